@@ -1,0 +1,21 @@
+package dev.durablestore.api;
+
+/**
+ * Identifies an activity by the sequence position at which it was scheduled (M4). Canonical text:
+ * {@code activity:<n>}.
+ *
+ * @param position the unsigned position; Java stores it in a non-negative {@code long}
+ */
+public record ActivityId(long position) {
+
+    /** Validates that {@code position} is not negative. */
+    public ActivityId {
+        InvalidArgumentException.requireNonNegative(position, "position");
+    }
+
+    /** @return {@code activity:<position>} */
+    @Override
+    public String toString() {
+        return "activity:" + position;
+    }
+}

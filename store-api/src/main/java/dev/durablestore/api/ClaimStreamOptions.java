@@ -1,0 +1,102 @@
+package dev.durablestore.api;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Options of {@link OutboxStore#claimStream(ClaimStreamOptions)}. Immutable: each setter returns a
+ * copy, validated when called.
+ *
+ * <pre>{@code
+ * ClaimStreamOptions.defaults().scope(ClaimScope.of("default", "email")).maxBatch(32)
+ * }</pre>
+ */
+public final class ClaimStreamOptions {
+
+    private static final ClaimStreamOptions DEFAULTS =
+            new ClaimStreamOptions(null, Set::of, 64, Duration.ofSeconds(1));
+
+    private final ClaimScope scope;
+    private final Supplier<Set<WorkflowId>> held;
+    private final int maxBatch;
+    private final Duration pollInterval;
+
+    private ClaimStreamOptions(ClaimScope scope, Supplier<Set<WorkflowId>> held, int maxBatch, Duration pollInterval) {
+        this.scope = scope;
+        this.held = held;
+        this.maxBatch = maxBatch;
+        this.pollInterval = pollInterval;
+    }
+
+    /** @return no scope (every route), nothing held, batches of at most 64, a 1 s poll interval */
+    public static ClaimStreamOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * @param value the route to claim from, or {@code null} for every route
+     * @return a copy with the scope set
+     */
+    public ClaimStreamOptions scope(ClaimScope value) {
+        return new ClaimStreamOptions(value, held, maxBatch, pollInterval);
+    }
+
+    /**
+     * @param value asked before every claim for the workflows whose rows must not be claimed
+     * @return a copy with the supplier set
+     */
+    public ClaimStreamOptions heldWorkflows(Supplier<Set<WorkflowId>> value) {
+        InvalidArgumentException.requireNonNull(value, "heldWorkflows");
+        return new ClaimStreamOptions(scope, value, maxBatch, pollInterval);
+    }
+
+    /**
+     * @param value the most rows one claim takes, 1 to 10,000
+     * @return a copy with the batch bound set
+     */
+    public ClaimStreamOptions maxBatch(int value) {
+        if (value < 1 || value > 10_000) {
+            throw new InvalidArgumentException("maxBatch", "must be between 1 and 10000, was " + value);
+        }
+        return new ClaimStreamOptions(scope, held, value, pollInterval);
+    }
+
+    /**
+     * @param value how long an idle stream waits before looking again for rows staged by other
+     *     processes; positive
+     * @return a copy with the interval set
+     */
+    public ClaimStreamOptions pollInterval(Duration value) {
+        InvalidArgumentException.requireNonNull(value, "pollInterval");
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidArgumentException("pollInterval", "must be positive, was " + value);
+        }
+        return new ClaimStreamOptions(scope, held, maxBatch, value);
+    }
+
+    /** @return the route, or {@code null} for every route */
+    public ClaimScope scope() {
+        return scope;
+    }
+
+    /** @return the supplier of held workflows */
+    public Supplier<Set<WorkflowId>> heldWorkflows() {
+        return held;
+    }
+
+    /** @return the most rows one claim takes */
+    public int maxBatch() {
+        return maxBatch;
+    }
+
+    /** @return the idle poll interval */
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    @Override
+    public String toString() {
+        return "ClaimStreamOptions[scope=" + scope + ", maxBatch=" + maxBatch + ", pollInterval=" + pollInterval + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package dev.durablestore.api;
+
+import java.time.Instant;
+
+/**
+ * One dispatch of the transactional outbox (O1): an activity to hand to a dispatcher, staged in the
+ * same transaction as the events that scheduled it.
+ *
+ * <p>Immutable; the {@code with*} methods return copies. The constructor checks each field on its
+ * own; the cross-field invariant "{@code claimedAt} is present exactly when the status is
+ * {@code CLAIMED}" (O6) is checked when a row is staged, because rows read back from old databases
+ * may break it (O40).
+ *
+ * @param dispatchKey unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty
+ * @param workflowId the workflow that staged it
+ * @param ordinal non-negative ordinal within the workflow
+ * @param runId the run that staged it, or {@code null}
+ * @param namespace non-empty namespace ({@code "default"} for rows that predate namespaces)
+ * @param taskQueue non-empty task queue
+ * @param node the node the row is pinned to, or {@code null}
+ * @param activityType the activity type to run
+ * @param input the activity input
+ * @param status the dispatch status
+ * @param attempt zero-based dispatch count (not the 1-based activity attempt)
+ * @param visibleAfter the earliest instant the row may be claimed
+ * @param claimedAt when it was claimed, or {@code null}
+ */
+public record OutboxRow(
+        String dispatchKey,
+        WorkflowId workflowId,
+        long ordinal,
+        RunId runId,
+        String namespace,
+        String taskQueue,
+        String node,
+        String activityType,
+        Payload input,
+        OutboxStatus status,
+        int attempt,
+        Instant visibleAfter,
+        Instant claimedAt) {
+
+    /** The namespace and task queue of rows that name none. */
+    public static final String DEFAULT_ROUTE = "default";
+
+    /** Validates each field. */
+    public OutboxRow {
+        InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
+        InvalidArgumentException.requireNonNull(workflowId, "row.workflowId");
+        InvalidArgumentException.requireNonNegative(ordinal, "row.ordinal");
+        InvalidArgumentException.requireNonEmpty(namespace, "row.namespace");
+        InvalidArgumentException.requireNonEmpty(taskQueue, "row.taskQueue");
+        if (node != null && node.isEmpty()) {
+            throw new InvalidArgumentException("row.node", "must be null or non-empty");
+        }
+        InvalidArgumentException.requireNonNull(activityType, "row.activityType");
+        InvalidArgumentException.requireNonNull(input, "row.input");
+        InvalidArgumentException.requireNonNull(status, "row.status");
+        InvalidArgumentException.requireNonNegative(attempt, "row.attempt");
+        InvalidArgumentException.requireNonNull(visibleAfter, "row.visibleAfter");
+    }
+
+    /**
+     * The canonical dispatch key (O2).
+     *
+     * @param workflowId the workflow
+     * @param ordinal the ordinal
+     * @return {@code <workflowId>:<ordinal>}
+     */
+    public static String dispatchKey(WorkflowId workflowId, long ordinal) {
+        return workflowId + ":" + ordinal;
+    }
+
+    /**
+     * A fresh row (O5): canonical key, {@code PENDING}, attempt 0, visible at {@code now}, no claim,
+     * no run, default namespace and task queue, no node.
+     *
+     * @param workflowId the workflow
+     * @param ordinal the ordinal
+     * @param activityType the activity type
+     * @param input the input
+     * @param now the instant it becomes claimable
+     * @return the row
+     */
+    public static OutboxRow pending(WorkflowId workflowId, long ordinal, String activityType, Payload input, Instant now) {
+        InvalidArgumentException.requireNonNull(workflowId, "workflowId");
+        return new OutboxRow(dispatchKey(workflowId, ordinal), workflowId, ordinal, null, DEFAULT_ROUTE,
+                DEFAULT_ROUTE, null, activityType, input, OutboxStatus.PENDING, 0, now, null);
+    }
+
+    /** @return true when the status is live ({@code PENDING} or {@code CLAIMED}) */
+    public boolean isLive() {
+        return status.isLive();
+    }
+
+    /** @return the route of this row, as {@link OutboxStore#pendingRoutes()} reports it */
+    public ClaimScope route() {
+        return new ClaimScope(namespace, taskQueue, node);
+    }
+
+    /**
+     * @param value the run that staged the row, or {@code null}
+     * @return a copy with the run set
+     */
+    public OutboxRow withRunId(RunId value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, value, namespace, taskQueue, node, activityType,
+                input, status, attempt, visibleAfter, claimedAt);
+    }
+
+    /**
+     * @param newNamespace the namespace
+     * @param newTaskQueue the task queue
+     * @param newNode the node, or {@code null}
+     * @return a copy with the route set
+     */
+    public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, newNamespace, newTaskQueue, newNode,
+                activityType, input, status, attempt, visibleAfter, claimedAt);
+    }
+
+    /**
+     * @param value the status
+     * @param newClaimedAt the claim instant, or {@code null}
+     * @return a copy with status and claim instant set
+     */
+    public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, value, attempt, visibleAfter, newClaimedAt);
+    }
+
+    /**
+     * @param value the dispatch count
+     * @return a copy with the attempt set
+     */
+    public OutboxRow withAttempt(int value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, status, value, visibleAfter, claimedAt);
+    }
+
+    /**
+     * @param value the earliest claim instant
+     * @return a copy with {@code visibleAfter} set
+     */
+    public OutboxRow withVisibleAfter(Instant value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, status, attempt, value, claimedAt);
+    }
+}

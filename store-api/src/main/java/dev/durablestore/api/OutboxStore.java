@@ -1,0 +1,230 @@
+package dev.durablestore.api;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The transactional outbox (contract group O): rows staged with the events that schedule them,
+ * claimed by dispatchers, then settled as done, retried with backoff, dead-lettered or cancelled.
+ *
+ * <p>Every claim is one transaction that flips due rows to {@code CLAIMED} before returning them,
+ * so a row is handed to at most one claimer until something returns it to {@code PENDING} (O21).
+ * Delivery is at-least-once: a claim whose dispatcher dies is re-armed by the lease reaper.
+ *
+ * <p>{@link #complete}, {@link #retry} and {@link #fail} act only on live rows and are no-ops on
+ * terminal rows (O34, resolving OQ-1 and OQ-2). Unknown keys are no-ops (O33). Cold publishers,
+ * errors as signals.
+ */
+public interface OutboxStore {
+
+    /**
+     * Stages rows, skipping any whose dispatch key is already stored or repeats earlier in the list
+     * (O8–O11). Rows are stored with the values given; each must satisfy O6.
+     *
+     * @param rows the rows
+     * @return completes when the batch is durable (one transaction)
+     */
+    Mono<Void> appendOutboxBatch(List<OutboxRow> rows);
+
+    /**
+     * Returns rows to {@code PENDING} in one transaction (O12–O15): stored rows, in any status, get
+     * the supplied {@code visibleAfter} and lose their claim while keeping every other stored column;
+     * unknown rows are inserted as pending with the supplied values. This is the reopen path and may
+     * resurrect terminal rows: redelivery is at-least-once.
+     *
+     * @param rows the rows
+     * @return completes when durable
+     */
+    Mono<Void> rearmPending(List<OutboxRow> rows);
+
+    /**
+     * Claims up to {@code limit} due rows of any route, oldest {@code visibleAfter} first, then by
+     * dispatch key (O16–O22).
+     *
+     * @param limit the most rows to take; 0 takes none
+     * @return the claimed rows with their new status and {@code claimedAt}
+     */
+    Mono<List<OutboxRow>> claim(int limit);
+
+    /**
+     * Like {@link #claim(int)}, never taking rows of a held workflow, which do not use up the limit
+     * (O23–O25).
+     *
+     * @param limit the most rows to take
+     * @param held workflows whose rows must stay pending
+     * @return the claimed rows
+     */
+    Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held);
+
+    /**
+     * Like {@link #claim(int)}, restricted to rows the scope admits (O7, O26).
+     *
+     * @param scope the route
+     * @param limit the most rows to take
+     * @return the claimed rows
+     */
+    Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit);
+
+    /**
+     * Applies the scope and the hold together (O27).
+     *
+     * @param scope the route
+     * @param limit the most rows to take
+     * @param held workflows whose rows must stay pending
+     * @return the claimed rows
+     */
+    Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held);
+
+    /**
+     * An endless stream of claimed rows that claims only against downstream demand (O52): never more
+     * rows than requested and not yet delivered, in batches of at most
+     * {@link ClaimStreamOptions#maxBatch()}. When nothing is due it waits for an in-process wake-up
+     * (staging, retry, re-arm or redrive through this store), the next known {@code visibleAfter},
+     * or the poll interval, whichever comes first. Cancelling stops claiming at once; rows whose
+     * claim completes after cancellation are returned to pending.
+     *
+     * @param options scope, held workflows, batch size and poll interval
+     * @return the stream of claimed rows
+     */
+    Flux<OutboxRow> claimStream(ClaimStreamOptions options);
+
+    /**
+     * Marks a live row {@code DONE} and clears its claim (O29, O34).
+     *
+     * @param dispatchKey the row
+     * @return completes when durable; a no-op for terminal or unknown rows
+     */
+    Mono<Void> complete(String dispatchKey);
+
+    /**
+     * Returns a live row to {@code PENDING} with a new attempt count and visibility (O30, O34).
+     *
+     * @param dispatchKey the row
+     * @param nextAttempt the new zero-based dispatch count
+     * @param visibleAfter the earliest next claim
+     * @return completes when durable; a no-op for terminal or unknown rows
+     */
+    Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter);
+
+    /**
+     * Dead-letters a live row: {@code FAILED}, claim cleared (O31, O34).
+     *
+     * @param dispatchKey the row
+     * @return completes when durable; a no-op for terminal or unknown rows
+     */
+    Mono<Void> fail(String dispatchKey);
+
+    /**
+     * Cancels a live row (O32); terminal rows are left unchanged.
+     *
+     * @param dispatchKey the row
+     * @return completes when durable
+     */
+    Mono<Void> settleCancelled(String dispatchKey);
+
+    /**
+     * Cancels every live row of a workflow in one transaction (O35–O37).
+     *
+     * @param workflowId the workflow
+     * @return the keys it changed, in ascending order
+     */
+    Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId);
+
+    /**
+     * Lists rows claimed strictly before {@code olderThan}, oldest claim first (O39, O40).
+     *
+     * @param olderThan the staleness bound, exclusive
+     * @param limit the most rows to list
+     * @return the stale rows; read-only
+     */
+    Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit);
+
+    /**
+     * Returns the rows {@link #listStaleClaimed} would list to {@code PENDING}, in one transaction,
+     * keeping their attempt (O41, O42).
+     *
+     * @param olderThan the staleness bound, exclusive
+     * @param visibleAfter the new earliest claim instant
+     * @param limit the most rows to re-arm
+     * @return the re-armed rows with their new values
+     */
+    Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit);
+
+    /**
+     * Refreshes the claim of rows a dispatcher still works on, so the lease reaper leaves them alone.
+     *
+     * @param dispatchKeys the keys the caller holds
+     * @return the keys that were still {@code CLAIMED} and now carry {@code claimedAt = now}, in
+     *     ascending order; a key missing from the result has been re-armed or settled meanwhile
+     */
+    Mono<List<String>> heartbeat(Collection<String> dispatchKeys);
+
+    /**
+     * Returns a dead-lettered row to {@code PENDING}, visible now.
+     *
+     * @param dispatchKey the row
+     * @param resetAttempt true to set the attempt back to 0
+     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed)
+     */
+    Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt);
+
+    /**
+     * Returns every dead-lettered row of a workflow to {@code PENDING}, visible now, in one transaction.
+     *
+     * @param workflowId the workflow
+     * @param resetAttempt true to set the attempts back to 0
+     * @return the keys redriven, in ascending order
+     */
+    Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt);
+
+    /**
+     * Deletes settled rows ({@code DONE}, {@code FAILED}, {@code CANCELLED}) settled before
+     * {@code settledBefore}, in transactions of at most {@code batchSize} rows, so the writer is
+     * never held long.
+     *
+     * @param settledBefore the cutoff, exclusive
+     * @param batchSize the most rows deleted per transaction (at least 1)
+     * @return the number of rows deleted
+     */
+    Mono<Long> pruneSettled(Instant settledBefore, int batchSize);
+
+    /**
+     * @return each workflow with at least one live row, once, in ascending id order (O43)
+     */
+    Flux<WorkflowId> listUnsettledWorkflowIds();
+
+    /**
+     * @param namespace the namespace
+     * @return the number of pending or claimed rows in it (O44)
+     */
+    Mono<Long> countInflight(String namespace);
+
+    /**
+     * @param namespace the namespace
+     * @return the number of claimed rows in it (O45)
+     */
+    Mono<Long> countClaimed(String namespace);
+
+    /**
+     * @param namespaces the namespaces
+     * @return one entry per distinct requested namespace with its claimed count (O47)
+     */
+    Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces);
+
+    /**
+     * @return each route with at least one due row, once, ordered by namespace, task queue, then
+     *     node with unpinned first (O48, O49)
+     */
+    Flux<ClaimScope> pendingRoutes();
+
+    /**
+     * @param dispatchKey the row
+     * @return its status, attempt and visibility, or empty when the key is not stored (O50)
+     */
+    Mono<OutboxRowState> rowState(String dispatchKey);
+}

@@ -1,0 +1,22 @@
+package dev.durablestore.api;
+
+import java.time.Instant;
+
+/**
+ * One run of a workflow's run chain (M22, R41–R45).
+ *
+ * @param runId the run, from its {@code WorkflowStarted}
+ * @param parentRunId the run it continues, or {@code null} for the root
+ * @param status the status over the run's slice of history (R10)
+ * @param startedAt the record time of the run's {@code WorkflowStarted}
+ * @param closedAt the record time of the slice's current-lease terminal (R18), or {@code null}
+ */
+public record RunSummary(RunId runId, RunId parentRunId, WorkflowStatus status, Instant startedAt, Instant closedAt) {
+
+    /** Validates the required fields. */
+    public RunSummary {
+        InvalidArgumentException.requireNonNull(runId, "runId");
+        InvalidArgumentException.requireNonNull(status, "status");
+        InvalidArgumentException.requireNonNull(startedAt, "startedAt");
+    }
+}

@@ -1,0 +1,20 @@
+package dev.durablestore.api;
+
+import java.time.Instant;
+
+/**
+ * A stored timer (M23).
+ *
+ * @param workflowId the workflow that owns it
+ * @param timerId the timer
+ * @param fireAt when it is due
+ */
+public record TimerEntry(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+
+    /** Validates that every field is present. */
+    public TimerEntry {
+        InvalidArgumentException.requireNonNull(workflowId, "workflowId");
+        InvalidArgumentException.requireNonNull(timerId, "timerId");
+        InvalidArgumentException.requireNonNull(fireAt, "fireAt");
+    }
+}

@@ -1,0 +1,29 @@
+package dev.durablestore.api.event;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.ScheduleId;
+
+/**
+ * A schedule was created.
+ *
+ * @param envelope the sequence, time and workflow of this event
+ * @param scheduleId the schedule
+ * @param config its configuration
+ */
+public record ScheduleCreated(
+        EventEnvelope envelope,
+        ScheduleId scheduleId,
+        ScheduleConfig config) implements Event {
+
+    /** Validates required fields. */
+    public ScheduleCreated {
+        InvalidArgumentException.requireNonNull(envelope, "envelope");
+        InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");
+        InvalidArgumentException.requireNonNull(config, "config");
+    }
+
+    @Override
+    public EventKind kind() {
+        return EventKind.SCHEDULE_CREATED;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.durablestore.api.event;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.ScheduleId;
+
+/**
+ * A schedule was resumed.
+ *
+ * @param envelope the sequence, time and workflow of this event
+ * @param scheduleId the schedule
+ */
+public record ScheduleResumed(
+        EventEnvelope envelope,
+        ScheduleId scheduleId) implements Event {
+
+    /** Validates required fields. */
+    public ScheduleResumed {
+        InvalidArgumentException.requireNonNull(envelope, "envelope");
+        InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");
+    }
+
+    @Override
+    public EventKind kind() {
+        return EventKind.SCHEDULE_RESUMED;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.durablestore.api.event;
+
+import dev.durablestore.api.ActivityId;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.RunId;
+import java.util.List;
+
+/**
+ * A closed workflow was reopened (reset point; projects Running).
+ *
+ * @param envelope the sequence, time and workflow of this event
+ * @param runId the reopened run
+ * @param reopened activities to re-dispatch
+ */
+public record WorkflowReopened(
+        EventEnvelope envelope,
+        RunId runId,
+        List<ActivityId> reopened) implements Event {
+
+    /** Validates required fields and copies collections. */
+    public WorkflowReopened {
+        InvalidArgumentException.requireNonNull(envelope, "envelope");
+        InvalidArgumentException.requireNonNull(runId, "runId");
+        InvalidArgumentException.requireNonNull(reopened, "reopened");
+        reopened = List.copyOf(reopened);
+    }
+
+    @Override
+    public EventKind kind() {
+        return EventKind.WORKFLOW_REOPENED;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.durablestore.api.event;
+
+import dev.durablestore.api.InvalidArgumentException;
+
+/**
+ * The run timed out (terminal).
+ *
+ * @param envelope the sequence, time and workflow of this event
+ * @param timeout free-form descriptor of the timeout that fired
+ */
+public record WorkflowTimedOut(
+        EventEnvelope envelope,
+        String timeout) implements Event {
+
+    /** Validates required fields. */
+    public WorkflowTimedOut {
+        InvalidArgumentException.requireNonNull(envelope, "envelope");
+        InvalidArgumentException.requireNonNull(timeout, "timeout");
+    }
+
+    @Override
+    public EventKind kind() {
+        return EventKind.WORKFLOW_TIMED_OUT;
+    }
+}
