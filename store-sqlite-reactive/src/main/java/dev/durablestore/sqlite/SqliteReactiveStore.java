@@ -1,0 +1,337 @@
+package dev.durablestore.sqlite;
+
+import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.StoreException;
+import dev.durablestore.api.TimerEntry;
+import dev.durablestore.api.TimerId;
+import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.sqlite.internal.Connections;
+import dev.durablestore.sqlite.internal.DbConnection;
+import dev.durablestore.sqlite.internal.EventRows;
+import dev.durablestore.sqlite.internal.OutboxRows;
+import dev.durablestore.sqlite.internal.ReaderPool;
+import dev.durablestore.sqlite.internal.Schema;
+import dev.durablestore.sqlite.internal.SqliteHistory;
+import dev.durablestore.sqlite.internal.SqliteOutbox;
+import dev.durablestore.sqlite.internal.SqliteTimers;
+import dev.durablestore.sqlite.internal.Wakeups;
+import dev.durablestore.sqlite.internal.Writer;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The embedded store: one SQLite file, one writer thread with group commit, a bounded pool of
+ * read-only connections.
+ *
+ * <p>Every mutation is a command queued to the single writer thread, which owns the only write
+ * connection. The writer takes every waiting command (up to
+ * {@link SqliteStoreConfig#maxBatchCommands()}), runs them in one {@code BEGIN IMMEDIATE}
+ * transaction and commits once; each subscriber is signalled only after that commit returned.
+ * Reads run on the store's own reader threads against WAL snapshots. No JDBC call runs on a
+ * Reactor non-blocking thread; results are emitted on the store's {@code durable-store-emit}
+ * threads, so downstream operators never hold the writer or a reader.
+ *
+ * <pre>{@code
+ * try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(Path.of("app.db")))) {
+ *     store.appendWithOutbox(workflowId, events, 0, rows).block();
+ * }
+ * }</pre>
+ */
+public final class SqliteReactiveStore implements ReactiveStore {
+
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final String name;
+    private final Scheduler emit;
+    private final Writer writer;
+    private final ReaderPool readers;
+    private final SqliteHistory history;
+    private final SqliteTimers timers;
+    private final SqliteOutbox outbox;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private SqliteReactiveStore(String name, Scheduler emit, Writer writer, ReaderPool readers, SqliteHistory history,
+            SqliteTimers timers, SqliteOutbox outbox) {
+        this.name = name;
+        this.emit = emit;
+        this.writer = writer;
+        this.readers = readers;
+        this.history = history;
+        this.timers = timers;
+        this.outbox = outbox;
+    }
+
+    /**
+     * Opens (creating when missing) the database file, applies pragmas, schema and migrations
+     * (S6–S9, S16–S20), and starts the writer and readers.
+     *
+     * @param config the configuration
+     * @return the open store
+     * @throws BackendException when the file cannot be opened or migrated
+     */
+    public static SqliteReactiveStore open(SqliteStoreConfig config) {
+        String name = String.valueOf(INSTANCES.incrementAndGet());
+        Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(),
+                (int) config.busyTimeout().toMillis());
+        DbConnection writeConnection = connections.openWriter();
+        try {
+            Schema.apply(writeConnection);
+        } catch (SQLException | RuntimeException e) {
+            writeConnection.close();
+            throw e instanceof StoreException se ? se
+                    : new BackendException("cannot apply the schema to " + config.path() + ": " + e.getMessage(), e);
+        }
+        Scheduler emit = Schedulers.newParallel("durable-store-emit-" + name,
+                Math.max(2, Runtime.getRuntime().availableProcessors()), true);
+        ReaderPool readers;
+        try {
+            readers = new ReaderPool(config.readerPoolSize(), connections::openReader, emit, name);
+        } catch (RuntimeException e) {
+            writeConnection.close();
+            emit.dispose();
+            throw e;
+        }
+        EventCodec codec = EventCodec.create();
+        Wakeups wakeups = new Wakeups();
+        Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit, wakeups, size -> { }, name);
+        OutboxRows outboxRows = new OutboxRows(codec);
+        return new SqliteReactiveStore(name, emit, writer, readers,
+                new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
+                new SqliteTimers(writer, readers),
+                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups));
+    }
+
+    /** @return commands waiting for the writer thread (a gauge for metrics) */
+    public int writerQueueDepth() {
+        return writer.queueDepth();
+    }
+
+    @Override
+    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
+        return history.append(workflowId, events, expectedSeq, List.of());
+    }
+
+    @Override
+    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+        return history.append(workflowId, events, expectedSeq, rows);
+    }
+
+    @Override
+    public Flux<Event> readHistory(WorkflowId workflowId) {
+        return history.readHistory(workflowId);
+    }
+
+    @Override
+    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return history.readHistoryFrom(workflowId, fromSeq);
+    }
+
+    @Override
+    public Mono<Long> readHead(WorkflowId workflowId) {
+        return history.readHead(workflowId);
+    }
+
+    @Override
+    public Flux<WorkflowId> listWorkflowIds() {
+        return history.listWorkflowIds();
+    }
+
+    @Override
+    public Flux<WorkflowId> listActive() {
+        return history.listActive();
+    }
+
+    @Override
+    public Flux<WorkflowId> listPaused() {
+        return history.listPaused();
+    }
+
+    @Override
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return history.query(filter);
+    }
+
+    @Override
+    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return history.readRunChain(workflowId);
+    }
+
+    @Override
+    public Mono<Void> validateStoredEvents() {
+        return history.validateStoredEvents();
+    }
+
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+        return timers.scheduleTimer(workflowId, timerId, fireAt);
+    }
+
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
+        return timers.expiredTimers(asOf);
+    }
+
+    @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+        return outbox.appendOutboxBatch(rows);
+    }
+
+    @Override
+    public Mono<Void> rearmPending(List<OutboxRow> rows) {
+        return outbox.rearmPending(rows);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(int limit) {
+        return outbox.claim(null, limit, Set.of());
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
+        return outbox.claim(null, limit, held);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
+        return Mono.defer(() -> outbox.claim(requireScope(scope), limit, Set.of()));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return Mono.defer(() -> outbox.claim(requireScope(scope), limit, held));
+    }
+
+    private static ClaimScope requireScope(ClaimScope scope) {
+        return dev.durablestore.api.InvalidArgumentException.requireNonNull(scope, "scope");
+    }
+
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return outbox.claimStream(options);
+    }
+
+    @Override
+    public Mono<Void> complete(String dispatchKey) {
+        return outbox.complete(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+        return outbox.retry(dispatchKey, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> fail(String dispatchKey) {
+        return outbox.fail(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(String dispatchKey) {
+        return outbox.settleCancelled(dispatchKey);
+    }
+
+    @Override
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return outbox.cancelWorkflowRows(workflowId);
+    }
+
+    @Override
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return outbox.listStaleClaimed(olderThan, limit);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return outbox.rearmStaleClaimed(olderThan, visibleAfter, limit);
+    }
+
+    @Override
+    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+        return outbox.heartbeat(dispatchKeys);
+    }
+
+    @Override
+    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+        return outbox.redrive(dispatchKey, resetAttempt);
+    }
+
+    @Override
+    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return outbox.redriveWorkflow(workflowId, resetAttempt);
+    }
+
+    @Override
+    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return outbox.pruneSettled(settledBefore, batchSize);
+    }
+
+    @Override
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return outbox.listUnsettledWorkflowIds();
+    }
+
+    @Override
+    public Mono<Long> countInflight(String namespace) {
+        return outbox.countInflight(namespace);
+    }
+
+    @Override
+    public Mono<Long> countClaimed(String namespace) {
+        return outbox.countClaimed(namespace);
+    }
+
+    @Override
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return outbox.countClaimedByNamespace(namespaces);
+    }
+
+    @Override
+    public Flux<ClaimScope> pendingRoutes() {
+        return outbox.pendingRoutes();
+    }
+
+    @Override
+    public Mono<OutboxRowState> rowState(String dispatchKey) {
+        return outbox.rowState(dispatchKey);
+    }
+
+    /**
+     * Lets every queued write finish (waiting up to 30 s), then closes the write connection, the
+     * readers and the store's threads. Operations subscribed afterwards fail with
+     * {@link dev.durablestore.api.StoreClosedException}. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        writer.close(30_000);
+        readers.close();
+        emit.dispose();
+    }
+
+    @Override
+    public String toString() {
+        return "SqliteReactiveStore[" + name + "]";
+    }
+}

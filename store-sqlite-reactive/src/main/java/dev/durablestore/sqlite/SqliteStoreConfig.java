@@ -1,0 +1,127 @@
+package dev.durablestore.sqlite;
+
+import dev.durablestore.api.InvalidArgumentException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * Configuration of a {@link SqliteReactiveStore}. Immutable and validated when built: each
+ * {@code with*} method returns a checked copy.
+ *
+ * <pre>{@code
+ * SqliteStoreConfig config = SqliteStoreConfig.of(Path.of("workflows.db"))
+ *         .withSynchronous("NORMAL")
+ *         .withReaderPoolSize(4);
+ * }</pre>
+ *
+ * @param path the database file; created when missing
+ * @param journalMode the {@code journal_mode} pragma; {@code WAL} by default (S17)
+ * @param synchronous the {@code synchronous} pragma, or {@code null} to keep SQLite's default
+ *     ({@code FULL}); set on every connection
+ * @param busyTimeout how long a connection waits for another process's lock; 10 s by default (S16)
+ * @param readerPoolSize number of read-only connections and reader threads; 4 by default
+ * @param maxBatchCommands most write commands committed in one group-commit transaction; 256 by default
+ * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
+ */
+public record SqliteStoreConfig(
+        Path path,
+        String journalMode,
+        String synchronous,
+        Duration busyTimeout,
+        int readerPoolSize,
+        int maxBatchCommands,
+        Clock clock) {
+
+    private static final Pattern PRAGMA_VALUE = Pattern.compile("[A-Za-z0-9_]+");
+
+    /** Validates every field (S19: pragma values are letters, digits and {@code _}). */
+    public SqliteStoreConfig {
+        InvalidArgumentException.requireNonNull(path, "path");
+        requirePragma(journalMode, "journalMode", false);
+        requirePragma(synchronous, "synchronous", true);
+        InvalidArgumentException.requireNonNull(busyTimeout, "busyTimeout");
+        if (busyTimeout.isNegative() || busyTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new InvalidArgumentException("busyTimeout", "must be between 0 and " + Integer.MAX_VALUE + " ms");
+        }
+        if (readerPoolSize < 1 || readerPoolSize > 64) {
+            throw new InvalidArgumentException("readerPoolSize", "must be between 1 and 64, was " + readerPoolSize);
+        }
+        if (maxBatchCommands < 1 || maxBatchCommands > 100_000) {
+            throw new InvalidArgumentException("maxBatchCommands",
+                    "must be between 1 and 100000, was " + maxBatchCommands);
+        }
+        InvalidArgumentException.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * @param path the database file
+     * @return the defaults for that file: WAL, SQLite's default synchronous, 10 s busy timeout,
+     *     4 readers, batches of up to 256 commands, the UTC system clock
+     */
+    public static SqliteStoreConfig of(Path path) {
+        return new SqliteStoreConfig(path, "WAL", null, Duration.ofSeconds(10), 4, 256, Clock.systemUTC());
+    }
+
+    /**
+     * @param value e.g. {@code WAL}, {@code DELETE}, {@code TRUNCATE}
+     * @return a copy with the journal mode set
+     */
+    public SqliteStoreConfig withJournalMode(String value) {
+        return new SqliteStoreConfig(path, value, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, clock);
+    }
+
+    /**
+     * @param value e.g. {@code FULL}, {@code NORMAL}, or {@code null} for SQLite's default
+     * @return a copy with the synchronous mode set
+     */
+    public SqliteStoreConfig withSynchronous(String value) {
+        return new SqliteStoreConfig(path, journalMode, value, busyTimeout, readerPoolSize, maxBatchCommands, clock);
+    }
+
+    /**
+     * @param value the lock wait bound
+     * @return a copy with the busy timeout set
+     */
+    public SqliteStoreConfig withBusyTimeout(Duration value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, value, readerPoolSize, maxBatchCommands, clock);
+    }
+
+    /**
+     * @param value number of read connections, 1 to 64
+     * @return a copy with the reader pool size set
+     */
+    public SqliteStoreConfig withReaderPoolSize(int value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, value, maxBatchCommands, clock);
+    }
+
+    /**
+     * @param value most commands per group commit, 1 to 100,000
+     * @return a copy with the batch bound set
+     */
+    public SqliteStoreConfig withMaxBatchCommands(int value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, value, clock);
+    }
+
+    /**
+     * @param value the clock the store reads {@code now} from
+     * @return a copy with the clock set
+     */
+    public SqliteStoreConfig withClock(Clock value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, value);
+    }
+
+    private static void requirePragma(String value, String argument, boolean nullable) {
+        if (value == null) {
+            if (!nullable) {
+                throw new InvalidArgumentException(argument, "must not be null");
+            }
+            return;
+        }
+        if (!PRAGMA_VALUE.matcher(value).matches()) {
+            throw new InvalidArgumentException(argument,
+                    "must be non-empty ASCII letters, digits or '_', was '" + value + "'");
+        }
+    }
+}

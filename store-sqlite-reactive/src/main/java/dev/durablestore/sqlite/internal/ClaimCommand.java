@@ -1,0 +1,155 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.SerializationException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One claim of a whole batch in one statement (O16–O27): due rows of the route, not held, oldest
+ * {@code visible_after} then dispatch key, flipped to {@code claimed} with {@code claimed_at = now}.
+ *
+ * <p>A row whose stored input cannot be decoded is dead-lettered in the same transaction and the
+ * claim reports a {@link SerializationException} naming it; the other rows of that batch are put
+ * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
+ */
+final class ClaimCommand implements WriteCommand<ClaimCommand.Result> {
+
+    /** What a claim returns: the rows, or the corrupt rows it dead-lettered; plus the next due time. */
+    record Result(List<OutboxRow> rows, SerializationException corrupt, Long nextVisibleAfterNanos) {}
+
+    private static final Comparator<OutboxRow> CLAIM_ORDER =
+            Comparator.comparing((OutboxRow r) -> r.visibleAfter()).thenComparing(r -> r.dispatchKey());
+
+    private static final String RESTORE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
+            + "WHERE dispatch_key IN (SELECT value FROM json_each(?))";
+    private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
+            + "settled_at = ? WHERE dispatch_key = ?";
+
+    private final OutboxRows codec;
+    private final ClaimScope scope;
+    private final Set<String> held;
+    private final int limit;
+    private final boolean wantNext;
+    private final Clock clock;
+
+    ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, int limit, boolean wantNext, Clock clock) {
+        this.codec = codec;
+        this.scope = scope;
+        this.held = held;
+        this.limit = limit;
+        this.wantNext = wantNext;
+        this.clock = clock;
+    }
+
+    @Override
+    public Result execute(DbConnection c) throws SQLException {
+        long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
+        String filter = filter();
+        PreparedStatement ps = c.prepare("UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
+                + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter
+                + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS);
+        int i = 1;
+        ps.setLong(i++, now);
+        ps.setLong(i++, now);
+        i = bindFilter(ps, i);
+        ps.setInt(i, limit);
+        List<OutboxRow> rows = new ArrayList<>(limit);
+        List<String> claimedKeys = new ArrayList<>(limit);
+        List<String> corruptKeys = new ArrayList<>();
+        SerializationException corrupt = null;
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String key = rs.getString(1);
+                claimedKeys.add(key);
+                try {
+                    rows.add(codec.decode(rs));
+                } catch (SerializationException e) {
+                    corruptKeys.add(key);
+                    if (corrupt == null) {
+                        corrupt = e;
+                    } else {
+                        corrupt.addSuppressed(e);
+                    }
+                }
+            }
+        }
+        if (corrupt != null) {
+            return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
+        }
+        rows.sort(CLAIM_ORDER);
+        Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c, filter) : null;
+        return new Result(rows, null, next);
+    }
+
+    private Result deadLetter(DbConnection c, long now, List<String> claimedKeys, List<String> corruptKeys,
+            SerializationException corrupt) throws SQLException {
+        claimedKeys.removeAll(corruptKeys);
+        if (!claimedKeys.isEmpty()) {
+            PreparedStatement restore = c.prepare(RESTORE);
+            restore.setString(1, JsonArrays.of(claimedKeys));
+            restore.executeUpdate();
+        }
+        PreparedStatement dl = c.prepare(DEAD_LETTER);
+        for (String key : corruptKeys) {
+            dl.setLong(1, now);
+            dl.setString(2, key);
+            dl.executeUpdate();
+        }
+        SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
+                + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
+        return new Result(List.of(), reported, null);
+    }
+
+    private Long nextVisibleAfter(DbConnection c, String filter) throws SQLException {
+        PreparedStatement ps = c.prepare(
+                "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter);
+        bindFilter(ps, 1);
+        try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                long v = rs.getLong(1);
+                return rs.wasNull() ? null : v;
+            }
+            return null;
+        }
+    }
+
+    private String filter() {
+        StringBuilder sb = new StringBuilder();
+        if (scope != null) {
+            sb.append(" AND namespace = ? AND task_queue = ?");
+            sb.append(scope.node() == null ? " AND node IS NULL" : " AND (node IS NULL OR node = ?)");
+        }
+        if (!held.isEmpty()) {
+            sb.append(" AND workflow_id NOT IN (SELECT value FROM json_each(?))");
+        }
+        return sb.toString();
+    }
+
+    private int bindFilter(PreparedStatement ps, int index) throws SQLException {
+        int i = index;
+        if (scope != null) {
+            ps.setString(i++, scope.namespace());
+            ps.setString(i++, scope.taskQueue());
+            if (scope.node() != null) {
+                ps.setString(i++, scope.node());
+            }
+        }
+        if (!held.isEmpty()) {
+            ps.setString(i++, JsonArrays.of(held));
+        }
+        return i;
+    }
+
+    @Override
+    public String name() {
+        return "claim";
+    }
+}

@@ -1,0 +1,68 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.BackendException;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Properties;
+import org.sqlite.SQLiteConfig;
+
+/** Opens the writer and reader connections with the configured pragmas (S16, S17, S20). */
+public final class Connections {
+
+    private final String url;
+    private final String journalMode;
+    private final String synchronous;
+    private final int busyTimeoutMillis;
+
+    /**
+     * @param path database file
+     * @param journalMode validated journal mode
+     * @param synchronous validated synchronous mode or {@code null}
+     * @param busyTimeoutMillis busy timeout
+     */
+    public Connections(Path path, String journalMode, String synchronous, int busyTimeoutMillis) {
+        this.url = "jdbc:sqlite:" + path.toAbsolutePath();
+        this.journalMode = journalMode.toUpperCase(Locale.ROOT);
+        this.synchronous = synchronous == null ? null : synchronous.toUpperCase(Locale.ROOT);
+        this.busyTimeoutMillis = busyTimeoutMillis;
+    }
+
+    /**
+     * @return the single write connection; sets the journal mode
+     * @throws BackendException when the file cannot be opened
+     */
+    public DbConnection openWriter() {
+        DbConnection c = open(false);
+        try {
+            c.execute("PRAGMA journal_mode=" + journalMode);
+            return c;
+        } catch (SQLException e) {
+            c.close();
+            throw new BackendException("cannot set journal_mode on " + url + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return a read-only connection */
+    public DbConnection openReader() {
+        return open(true);
+    }
+
+    private DbConnection open(boolean readOnly) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout(busyTimeoutMillis);
+        config.setReadOnly(readOnly);
+        if (synchronous != null) {
+            config.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
+        }
+        Properties props = config.toProperties();
+        try {
+            DbConnection c = new DbConnection(DriverManager.getConnection(url, props));
+            c.execute("PRAGMA busy_timeout=" + busyTimeoutMillis);
+            return c;
+        } catch (SQLException e) {
+            throw new BackendException("cannot open " + url + (readOnly ? " (read-only)" : "") + ": " + e.getMessage(), e);
+        }
+    }
+}

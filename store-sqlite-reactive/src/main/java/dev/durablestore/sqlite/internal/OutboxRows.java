@@ -1,0 +1,179 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.RunId;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.codec.EventCodec;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The {@code outbox} table: row validation, encoding, insertion and decoding (O1, O6, S5, S8). */
+public final class OutboxRows {
+
+    /** The columns every row-returning outbox statement selects, in this order. */
+    static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
+            + "activity_type, input, status, attempt, visible_after, claimed_at";
+
+    static final String INSERT_OR_IGNORE = "INSERT OR IGNORE INTO outbox (dispatch_key, workflow_id, ordinal, "
+            + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
+            + "settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+    private final EventCodec codec;
+
+    /** @param codec encodes row inputs */
+    public OutboxRows(EventCodec codec) {
+        this.codec = codec;
+    }
+
+    /**
+     * Validates rows for staging (O6, OQ-10, S15) and encodes their inputs, before any write.
+     *
+     * @param rows the rows
+     * @param argument the argument name to report
+     * @return the encoded rows
+     */
+    public List<Encoded> encodeForStaging(List<OutboxRow> rows, String argument) {
+        InvalidArgumentException.requireNonNull(rows, argument);
+        List<Encoded> encoded = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            String name = argument + "[" + i + "]";
+            OutboxRow row = InvalidArgumentException.requireNonNull(rows.get(i), name);
+            boolean claimed = row.status() == OutboxStatus.CLAIMED;
+            if (claimed != (row.claimedAt() != null)) {
+                throw new InvalidArgumentException(name + ".claimedAt", "must be present exactly when status is "
+                        + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
+                        + " and claimedAt " + row.claimedAt());
+            }
+            encoded.add(encode(row, name));
+        }
+        return encoded;
+    }
+
+    /**
+     * Encodes one row without the O6 check (re-arm inserts ignore the supplied status and claim).
+     *
+     * @param row the row
+     * @param name the argument name to report
+     * @return the encoded row
+     */
+    public Encoded encode(OutboxRow row, String name) {
+        long visibleAfter = Times.toNanos(row.visibleAfter(), name + ".visibleAfter");
+        Long claimedAt = row.claimedAt() == null ? null : Times.toNanos(row.claimedAt(), name + ".claimedAt");
+        return new Encoded(row, codec.encodePayload(row.input()), visibleAfter, claimedAt);
+    }
+
+    /**
+     * Inserts rows, skipping keys already stored (O9, E21).
+     *
+     * @param c the write connection
+     * @param rows encoded rows
+     * @param nowNanos the settle time recorded for rows staged in a terminal status
+     * @return number of rows inserted
+     * @throws SQLException on failure
+     */
+    static int insertOrIgnore(DbConnection c, List<Encoded> rows, long nowNanos) throws SQLException {
+        PreparedStatement ps = c.prepare(INSERT_OR_IGNORE);
+        int inserted = 0;
+        for (Encoded e : rows) {
+            OutboxRow r = e.row;
+            ps.setString(1, r.dispatchKey());
+            ps.setString(2, r.workflowId().toString());
+            ps.setLong(3, r.ordinal());
+            EventRows.setNullable(ps, 4, r.runId() == null ? null : r.runId().toString());
+            ps.setString(5, r.namespace());
+            ps.setString(6, r.taskQueue());
+            EventRows.setNullable(ps, 7, r.node());
+            ps.setString(8, r.activityType());
+            ps.setBytes(9, e.input);
+            ps.setString(10, r.status().token());
+            ps.setLong(11, r.attempt());
+            ps.setLong(12, e.visibleAfterNanos);
+            setNullableLong(ps, 13, e.claimedAtNanos);
+            setNullableLong(ps, 14, r.status().isLive() ? null : nowNanos);
+            inserted += ps.executeUpdate();
+        }
+        return inserted;
+    }
+
+    /**
+     * Decodes one row of {@link #COLUMNS}.
+     *
+     * @param rs positioned result set
+     * @return the row
+     * @throws SQLException on driver failure
+     * @throws SerializationException naming the dispatch key when a column does not decode
+     */
+    OutboxRow decode(ResultSet rs) throws SQLException {
+        String key = rs.getString(1);
+        try {
+            String runId = rs.getString(4);
+            String namespace = rs.getString(5);
+            String taskQueue = rs.getString(6);
+            long attempt = rs.getLong(11);
+            if (attempt < 0 || attempt > Integer.MAX_VALUE) {
+                throw new SerializationException("stored attempt " + attempt + " is out of range");
+            }
+            long visibleAfter = rs.getLong(12);
+            if (rs.wasNull()) {
+                throw new SerializationException("stored visible_after is NULL");
+            }
+            long claimed = rs.getLong(13);
+            Long claimedAt = rs.wasNull() ? null : claimed;
+            return new OutboxRow(key,
+                    EventRows.workflowId(rs.getString(2)),
+                    rs.getLong(3),
+                    runId == null ? null : RunId.parse(runId),
+                    namespace == null ? OutboxRow.DEFAULT_ROUTE : namespace,
+                    taskQueue == null ? OutboxRow.DEFAULT_ROUTE : taskQueue,
+                    rs.getString(7),
+                    rs.getString(8),
+                    decodeInput(rs.getBytes(9)),
+                    OutboxStatus.fromToken(rs.getString(10)),
+                    (int) attempt,
+                    Times.fromNanos(visibleAfter),
+                    Times.fromNanos(claimedAt));
+        } catch (SerializationException | InvalidArgumentException e) {
+            throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Decodes every row of a result set.
+     *
+     * @param rs result set over {@link #COLUMNS}
+     * @return rows in result order
+     * @throws SQLException on driver failure
+     */
+    List<OutboxRow> decodeAll(ResultSet rs) throws SQLException {
+        List<OutboxRow> rows = new ArrayList<>();
+        while (rs.next()) {
+            rows.add(decode(rs));
+        }
+        return rows;
+    }
+
+    private Payload decodeInput(byte[] bytes) {
+        if (bytes == null) {
+            throw new SerializationException("stored input is NULL");
+        }
+        return codec.decodePayload(bytes);
+    }
+
+    static void setNullableLong(PreparedStatement ps, int index, Long value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.INTEGER);
+        } else {
+            ps.setLong(index, value);
+        }
+    }
+
+    /** A row with its encoded input and timestamps, ready for insertion. */
+    public record Encoded(OutboxRow row, byte[] input, long visibleAfterNanos, Long claimedAtNanos) {}
+}

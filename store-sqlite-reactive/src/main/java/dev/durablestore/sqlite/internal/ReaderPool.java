@@ -1,0 +1,108 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.StoreClosedException;
+import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A fixed set of read-only connections served on a bounded scheduler that the store creates, names
+ * and owns (never Reactor's shared bounded-elastic scheduler). WAL lets these read while the writer
+ * writes; each read sees committed data only (S23).
+ */
+public final class ReaderPool {
+
+    /** A read against one borrowed connection. */
+    @FunctionalInterface
+    public interface Read<T> {
+        /**
+         * @param c a read-only connection, for this call only
+         * @return the result (null for empty)
+         * @throws SQLException on failure
+         */
+        T apply(DbConnection c) throws SQLException;
+    }
+
+    private final BlockingQueue<DbConnection> idle;
+    private final Scheduler scheduler;
+    private final Scheduler emit;
+    private final String storeName;
+    private volatile boolean closed;
+
+    /**
+     * @param size number of connections and threads
+     * @param opener opens one read-only connection
+     * @param emit where subscribers are signalled
+     * @param storeName used in thread names and errors
+     */
+    public ReaderPool(int size, Supplier<DbConnection> opener, Scheduler emit, String storeName) {
+        this.idle = new ArrayBlockingQueue<>(size);
+        for (int i = 0; i < size; i++) {
+            idle.add(opener.get());
+        }
+        this.scheduler = Schedulers.newBoundedElastic(size, Integer.MAX_VALUE, "durable-store-reader-" + storeName, 60, true);
+        this.emit = emit;
+        this.storeName = storeName;
+    }
+
+    /**
+     * @param operation the operation name, for errors
+     * @param read the read
+     * @param <T> result type
+     * @return a cold Mono running the read on a reader thread
+     */
+    public <T> Mono<T> read(String operation, Read<T> read) {
+        return Mono.fromCallable(() -> {
+                    if (closed) {
+                        throw new StoreClosedException(operation + " refused: store " + storeName + " is closed");
+                    }
+                    DbConnection c = idle.take();
+                    try {
+                        return read.apply(c);
+                    } catch (SQLException | RuntimeException e) {
+                        throw Failures.backend(operation, e);
+                    } finally {
+                        if (closed) {
+                            c.close();
+                        } else {
+                            idle.add(c);
+                        }
+                    }
+                })
+                .subscribeOn(scheduler)
+                .publishOn(emit);
+    }
+
+    /**
+     * Like {@link #read} inside one read transaction, so every statement sees the same snapshot.
+     *
+     * @param operation the operation name
+     * @param read the read
+     * @param <T> result type
+     * @return a cold Mono
+     */
+    public <T> Mono<T> readConsistent(String operation, Read<T> read) {
+        return read(operation, c -> {
+            c.execute("BEGIN");
+            try {
+                return read.apply(c);
+            } finally {
+                c.execute("COMMIT");
+            }
+        });
+    }
+
+    /** Closes the connections and the reader threads. */
+    public void close() {
+        closed = true;
+        scheduler.dispose();
+        DbConnection c;
+        while ((c = idle.poll()) != null) {
+            c.close();
+        }
+    }
+}

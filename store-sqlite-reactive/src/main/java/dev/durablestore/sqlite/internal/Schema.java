@@ -1,0 +1,117 @@
+package dev.durablestore.sqlite.internal;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Creates the tables and indexes idempotently (S1–S6) and migrates older outbox tables by adding
+ * missing columns and rewriting legacy NULL routes to {@code 'default'} (S7–S9).
+ *
+ * <p>Every timestamp column holds epoch nanoseconds as INTEGER (S10).
+ */
+public final class Schema {
+
+    private static final List<String> TABLES = List.of(
+            """
+            CREATE TABLE IF NOT EXISTS events (
+                workflow_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                event BLOB NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                queryable INTEGER NOT NULL,
+                workflow_type TEXT,
+                child_workflow_id TEXT,
+                PRIMARY KEY (workflow_id, seq)
+            ) WITHOUT ROWID""",
+            """
+            CREATE TABLE IF NOT EXISTS timers (
+                workflow_id TEXT NOT NULL,
+                timer_id TEXT NOT NULL,
+                fire_at INTEGER NOT NULL,
+                PRIMARY KEY (workflow_id, timer_id)
+            ) WITHOUT ROWID""",
+            """
+            CREATE TABLE IF NOT EXISTS outbox (
+                dispatch_key TEXT NOT NULL PRIMARY KEY,
+                workflow_id TEXT NOT NULL,
+                ordinal INTEGER NOT NULL,
+                activity_type TEXT NOT NULL,
+                input BLOB NOT NULL,
+                status TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                visible_after INTEGER NOT NULL
+            )""");
+
+    /** Columns added after the first outbox version, in the order they are added (S7). */
+    private static final List<String[]> OUTBOX_COLUMNS = List.of(
+            new String[] {"claimed_at", "INTEGER"},
+            new String[] {"run_id", "TEXT"},
+            new String[] {"namespace", "TEXT"},
+            new String[] {"task_queue", "TEXT"},
+            new String[] {"node", "TEXT"},
+            new String[] {"settled_at", "INTEGER"});
+
+    private static final List<String> INDEXES = List.of(
+            "CREATE INDEX IF NOT EXISTS events_projection ON events "
+                    + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)",
+            "CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)",
+            "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (status, visible_after, dispatch_key) "
+                    + "WHERE status = 'pending'",
+            "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (status, claimed_at, dispatch_key) "
+                    + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
+            "CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)",
+            "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "
+                    + "WHERE status IN ('done', 'failed', 'cancelled')");
+
+    private Schema() {}
+
+    /**
+     * Applies the schema and migrations in one transaction on the write connection.
+     *
+     * @param c the write connection
+     * @throws SQLException on failure (the caller maps it to a failed open, S20)
+     */
+    public static void apply(DbConnection c) throws SQLException {
+        c.execute("BEGIN IMMEDIATE");
+        try {
+            for (String ddl : TABLES) {
+                c.execute(ddl);
+            }
+            Set<String> present = outboxColumns(c);
+            for (String[] column : OUTBOX_COLUMNS) {
+                if (!present.contains(column[0])) {
+                    c.execute("ALTER TABLE outbox ADD COLUMN " + column[0] + " " + column[1]);
+                }
+            }
+            // S9: legacy rows get real routes, so every predicate can compare the columns directly.
+            c.execute("UPDATE outbox SET namespace = 'default' WHERE namespace IS NULL");
+            c.execute("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
+            for (String ddl : INDEXES) {
+                c.execute(ddl);
+            }
+            c.execute("COMMIT");
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.execute("ROLLBACK");
+            } catch (SQLException ignored) {
+                // the original failure is what matters
+            }
+            throw e;
+        }
+    }
+
+    private static Set<String> outboxColumns(DbConnection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.raw().createStatement(); ResultSet rs = s.executeQuery("PRAGMA table_info(outbox)")) {
+            while (rs.next()) {
+                names.add(rs.getString("name"));
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,262 @@
+package dev.durablestore.sqlite.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStatus;
+import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.api.event.EventKind;
+import dev.durablestore.api.event.WorkflowFailed;
+import dev.durablestore.api.projection.HistoryProjection;
+import dev.durablestore.api.projection.ParentIndex;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The event history of the SQLite store (contract groups E and R). */
+public final class SqliteHistory {
+
+    private static final String READ_HISTORY =
+            "SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? ORDER BY seq";
+    private static final String READ_FROM =
+            "SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? AND seq >= ? ORDER BY seq";
+    private static final String WORKFLOW_IDS = "SELECT DISTINCT workflow_id FROM events ORDER BY workflow_id";
+    /** The last lifecycle kind of each workflow, read from the projection index (S3). */
+    private static final String LIFECYCLE = "SELECT workflow_id, kind FROM events WHERE queryable = 1 "
+            + "AND kind <> 'ChildWorkflowStarted' ORDER BY workflow_id, seq";
+    private static final String QUERYABLE =
+            "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
+    private static final String QUERYABLE_OF =
+            "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 AND workflow_id = ? ORDER BY seq";
+    private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
+
+    private static final Comparator<WorkflowSummary> QUERY_ORDER =
+            Comparator.comparing(WorkflowSummary::startedAt).thenComparing(WorkflowSummary::workflowId);
+
+    private final Writer writer;
+    private final ReaderPool readers;
+    private final EventRows events;
+    private final OutboxRows outboxRows;
+    private final Clock clock;
+
+    /**
+     * @param writer the single writer
+     * @param readers the reader pool
+     * @param events event row codec
+     * @param outboxRows outbox row codec
+     * @param clock the store clock
+     */
+    public SqliteHistory(Writer writer, ReaderPool readers, EventRows events, OutboxRows outboxRows, Clock clock) {
+        this.writer = writer;
+        this.readers = readers;
+        this.events = events;
+        this.outboxRows = outboxRows;
+        this.clock = clock;
+    }
+
+    /**
+     * E3–E22. Validation and encoding run at subscription, before the command is queued.
+     *
+     * @param workflowId workflow
+     * @param batch events
+     * @param expectedSeq guard
+     * @param rows outbox rows (empty for a plain append)
+     * @return completion
+     */
+    public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
+        return Mono.defer(() -> {
+            requireNonNull(workflowId, "workflowId");
+            requireNonNull(batch, "events");
+            requireNonNegative(expectedSeq, "expectedSeq");
+            List<EventRows.Encoded> encoded = new ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                Event e = requireNonNull(batch.get(i), "events[" + i + "]");
+                if (!workflowId.equals(e.workflowId())) {
+                    throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
+                            + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
+                }
+                encoded.add(events.encode(e));
+            }
+            List<OutboxRows.Encoded> staged = outboxRows.encodeForStaging(rows, "rows");
+            return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock));
+        });
+    }
+
+    /** R1, R2. @param workflowId workflow @return events */
+    public Flux<Event> readHistory(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return readers.read("readHistory", c -> {
+                PreparedStatement ps = c.prepare(READ_HISTORY);
+                ps.setString(1, w);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return events.decodeAll(rs);
+                }
+            });
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** R3–R8: a range scan of the primary key (S28). @param workflowId w @param fromSeq from @return events */
+    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            requireNonNegative(fromSeq, "fromSeq");
+            return readers.read("readHistoryFrom", c -> {
+                PreparedStatement ps = c.prepare(READ_FROM);
+                ps.setString(1, w);
+                ps.setLong(2, fromSeq);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return events.decodeAll(rs);
+                }
+            });
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** E2. @param workflowId w @return head */
+    public Mono<Long> readHead(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return readers.read("readHead", c -> EventRows.head(c, w));
+        });
+    }
+
+    /** R9. @return ids */
+    public Flux<WorkflowId> listWorkflowIds() {
+        return readers.read("listWorkflowIds", SqliteHistory::workflowIds).flatMapMany(Flux::fromIterable);
+    }
+
+    private static List<WorkflowId> workflowIds(DbConnection c) throws SQLException {
+        List<WorkflowId> ids = new ArrayList<>();
+        try (ResultSet rs = c.prepare(WORKFLOW_IDS).executeQuery()) {
+            while (rs.next()) {
+                ids.add(EventRows.workflowId(rs.getString(1)));
+            }
+        }
+        return ids;
+    }
+
+    /** R19, R21–R23. @return running workflows */
+    public Flux<WorkflowId> listActive() {
+        return withStatus("listActive", WorkflowStatus.RUNNING);
+    }
+
+    /** R20–R23. @return paused workflows */
+    public Flux<WorkflowId> listPaused() {
+        return withStatus("listPaused", WorkflowStatus.PAUSED);
+    }
+
+    /**
+     * The projected status (R10) is the one of the last lifecycle event, or RUNNING without one
+     * (R11, R23), so only lifecycle kinds are read, from the covering projection index.
+     */
+    private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
+        return readers.readConsistent(name, c -> {
+            Map<String, EventKind> last = new TreeMap<>();
+            try (ResultSet rs = c.prepare(LIFECYCLE).executeQuery()) {
+                while (rs.next()) {
+                    String w = rs.getString(1);
+                    EventKind kind = EventKind.fromTypeName(rs.getString(2));
+                    if (kind == null || !kind.isLifecycle()) {
+                        throw new dev.durablestore.api.SerializationException(
+                                "stored event kind '" + rs.getString(2) + "' of workflow " + w + " is not a lifecycle kind");
+                    }
+                    last.put(w, kind);
+                }
+            }
+            List<WorkflowId> matching = new ArrayList<>();
+            for (WorkflowId id : workflowIds(c)) {
+                EventKind kind = last.get(id.toString());
+                WorkflowStatus status = kind == null ? WorkflowStatus.RUNNING : kind.projectedStatus();
+                if (status == wanted) {
+                    matching.add(id);
+                }
+            }
+            return matching;
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /**
+     * R24–R39. Projects from the queryable events (lifecycle plus {@code ChildWorkflowStarted});
+     * only workflows whose current lease ended in {@code WorkflowFailed} need their full history,
+     * for the failed step (R28).
+     *
+     * @param filter the filter
+     * @return matching summaries ordered by start time then id
+     */
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return Mono.defer(() -> {
+            requireNonNull(filter, "filter");
+            return readers.readConsistent("query", c -> {
+                Map<WorkflowId, List<Event>> byWorkflow = new TreeMap<>();
+                ParentIndex parents = new ParentIndex();
+                try (ResultSet rs = c.prepare(QUERYABLE).executeQuery()) {
+                    for (Event e : events.decodeAll(rs)) {
+                        byWorkflow.computeIfAbsent(e.workflowId(), k -> new ArrayList<>()).add(e);
+                        parents.accept(e);
+                    }
+                }
+                List<WorkflowSummary> out = new ArrayList<>();
+                for (Map.Entry<WorkflowId, List<Event>> entry : byWorkflow.entrySet()) {
+                    WorkflowId id = entry.getKey();
+                    List<Event> history = entry.getValue();
+                    if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
+                        history = fullHistory(c, id);
+                    }
+                    HistoryProjection.summarize(id, history, parents.parentOf(id).orElse(null))
+                            .filter(filter::matches)
+                            .ifPresent(out::add);
+                }
+                out.sort(QUERY_ORDER);
+                return out;
+            });
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    private List<Event> fullHistory(DbConnection c, WorkflowId id) throws SQLException {
+        PreparedStatement ps = c.prepare(READ_HISTORY);
+        ps.setString(1, id.toString());
+        try (ResultSet rs = ps.executeQuery()) {
+            return events.decodeAll(rs);
+        }
+    }
+
+    /** R40–R45. @param workflowId w @return the chain */
+    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return readers.read("readRunChain", c -> {
+                PreparedStatement ps = c.prepare(QUERYABLE_OF);
+                ps.setString(1, w);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return HistoryProjection.runChain(events.decodeAll(rs));
+                }
+            });
+        });
+    }
+
+    /** S25. @return completion or the first decoding error */
+    public Mono<Void> validateStoredEvents() {
+        return readers.readConsistent("validateStoredEvents", c -> {
+            try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
+                while (rs.next()) {
+                    events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
+                }
+            }
+            return null;
+        }).then();
+    }
+}

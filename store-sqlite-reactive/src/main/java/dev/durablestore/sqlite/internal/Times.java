@@ -1,0 +1,79 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.SerializationException;
+import java.time.Instant;
+
+/**
+ * Instants as signed 64-bit epoch nanoseconds: the one timestamp form of every column (S10), so SQL
+ * order is time order (S11) and every instant reads back to the nanosecond (S13).
+ */
+public final class Times {
+
+    /** The earliest storable instant, 1677-09-21T00:12:43.145224192Z (S15). */
+    public static final Instant MIN = Instant.ofEpochSecond(0, Long.MIN_VALUE);
+    /** The latest storable instant, 2262-04-11T23:47:16.854775807Z (S15). */
+    public static final Instant MAX = Instant.ofEpochSecond(0, Long.MAX_VALUE);
+
+    private Times() {}
+
+    /**
+     * @param instant an instant
+     * @param argument the argument name to report
+     * @return epoch nanoseconds
+     * @throws InvalidArgumentException when null or outside {@link #MIN}..{@link #MAX}
+     */
+    public static long toNanos(Instant instant, String argument) {
+        InvalidArgumentException.requireNonNull(instant, argument);
+        if (instant.isBefore(MIN) || instant.isAfter(MAX)) {
+            throw new InvalidArgumentException(argument,
+                    "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
+        }
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+    }
+
+    /**
+     * Like {@link #toNanos} but for instants produced by the store's own clock.
+     *
+     * @param instant an instant from the clock
+     * @return epoch nanoseconds
+     */
+    public static long nowNanos(Instant instant) {
+        return toNanos(instant, "clock.instant()");
+    }
+
+    /**
+     * @param nanos epoch nanoseconds
+     * @return the instant
+     */
+    public static Instant fromNanos(long nanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    /**
+     * @param nanos epoch nanoseconds, possibly SQL NULL
+     * @return the instant or {@code null}
+     */
+    public static Instant fromNanos(Long nanos) {
+        return nanos == null ? null : fromNanos(nanos.longValue());
+    }
+
+    /**
+     * Checks an instant argument without converting it.
+     *
+     * @param instant the instant
+     * @param argument its name
+     */
+    public static void requireStorable(Instant instant, String argument) {
+        toNanos(instant, argument);
+    }
+
+    /**
+     * @param column the column read
+     * @param where which row
+     * @return a decoding error for a NULL or non-integer timestamp
+     */
+    static SerializationException badTimestamp(String column, String where) {
+        return new SerializationException("stored " + column + " of " + where + " is not an epoch-nanosecond integer");
+    }
+}

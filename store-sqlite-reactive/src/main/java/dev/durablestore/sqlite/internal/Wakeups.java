@@ -1,0 +1,30 @@
+package dev.durablestore.sqlite.internal;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * In-process wake-ups for idle claim streams: the writer signals after any commit that may have
+ * made rows claimable (staging, retry, re-arm, redrive), so a stream does not wait for its poll
+ * interval.
+ */
+public final class Wakeups implements Runnable {
+
+    private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** Wakes every registered stream. */
+    @Override
+    public void run() {
+        for (Runnable r : listeners) {
+            r.run();
+        }
+    }
+
+    /**
+     * @param listener called on every wake-up; must not block
+     * @return unregisters it
+     */
+    public Runnable register(Runnable listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+}

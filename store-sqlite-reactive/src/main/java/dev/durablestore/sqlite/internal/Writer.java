@@ -1,0 +1,285 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.api.StoreException;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The single writer: one thread owns the only write connection and drains a queue of
+ * {@link WriteCommand}s in group commits. Each batch is one {@code BEGIN IMMEDIATE} transaction;
+ * every command's subscriber is signalled only after the commit that holds it has returned
+ * (nothing is acknowledged before it is durable). Commands run in queue order, so the writer is
+ * the serialization point for guards and claims.
+ */
+public final class Writer {
+
+    private static final Logger log = LoggerFactory.getLogger(Writer.class);
+
+    private final DbConnection connection;
+    private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
+    private final Pending<Void> poison = new Pending<>(null, null);
+    private final int maxBatch;
+    private final Scheduler emit;
+    private final Runnable onWake;
+    private final IntConsumer onBatch;
+    private final Thread thread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final String storeName;
+    private volatile boolean accepting = true;
+
+    /**
+     * @param connection the write connection, owned from now on
+     * @param maxBatch most commands per transaction
+     * @param emit where subscribers are signalled (never the writer thread)
+     * @param onWake called after a commit that may have made outbox rows claimable
+     * @param onBatch called with each committed batch size (metrics)
+     * @param storeName used in the thread name and in errors
+     */
+    public Writer(DbConnection connection, int maxBatch, Scheduler emit, Runnable onWake, IntConsumer onBatch,
+            String storeName) {
+        this.connection = connection;
+        this.maxBatch = maxBatch;
+        this.emit = emit;
+        this.onWake = onWake;
+        this.onBatch = onBatch;
+        this.storeName = storeName;
+        this.thread = new Thread(this::loop, "durable-store-writer-" + storeName);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /**
+     * Queues a command when subscribed.
+     *
+     * @param command the command
+     * @param <T> its result type
+     * @return a cold Mono signalled after the command's transaction committed (or failed)
+     */
+    public <T> Mono<T> submit(WriteCommand<T> command) {
+        return Mono.<T>create(sink -> {
+            if (!accepting) {
+                sink.error(closed(command));
+                return;
+            }
+            Pending<T> p = new Pending<>(command, sink);
+            sink.onCancel(p::cancel);
+            queue.add(p);
+        }).publishOn(emit);
+    }
+
+    /** @return commands waiting for the writer */
+    public int queueDepth() {
+        return queue.size();
+    }
+
+    /**
+     * Stops accepting commands, lets the queued ones finish, then closes the write connection.
+     *
+     * @param timeoutMillis how long to wait for queued commands
+     */
+    public void close(long timeoutMillis) {
+        if (!accepting) {
+            awaitStop(timeoutMillis);
+            return;
+        }
+        accepting = false;
+        queue.add(poison);
+        awaitStop(timeoutMillis);
+    }
+
+    private void awaitStop(long timeoutMillis) {
+        try {
+            if (!stopped.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                thread.interrupt();
+                stopped.await(timeoutMillis, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void loop() {
+        List<Pending<?>> batch = new ArrayList<>();
+        try {
+            boolean stop = false;
+            while (!stop) {
+                Pending<?> first = queue.take();
+                if (first == poison) {
+                    break;
+                }
+                batch.add(first);
+                List<Pending<?>> drained = new ArrayList<>();
+                queue.drainTo(drained, maxBatch - 1);
+                for (Pending<?> p : drained) {
+                    if (p == poison) {
+                        stop = true;
+                    } else if (stop) {
+                        p.fail(closed(p.command));
+                    } else {
+                        batch.add(p);
+                    }
+                }
+                runBatch(batch);
+                batch.clear();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            for (Pending<?> p : batch) {
+                p.fail(closed(p.command));
+            }
+        } catch (Throwable t) {
+            log.error("durable-store writer {} stopped unexpectedly", storeName, t);
+            for (Pending<?> p : batch) {
+                p.fail(Failures.backend(p.command.name(), t));
+            }
+        } finally {
+            accepting = false;
+            Pending<?> p;
+            while ((p = queue.poll()) != null) {
+                if (p != poison) {
+                    p.fail(closed(p.command));
+                }
+            }
+            connection.close();
+            stopped.countDown();
+        }
+    }
+
+    private void runBatch(List<Pending<?>> batch) {
+        List<Pending<?>> todo = new ArrayList<>(batch.size());
+        for (Pending<?> p : batch) {
+            if (!p.cancelled) {
+                todo.add(p);
+            }
+        }
+        while (!todo.isEmpty()) {
+            try {
+                connection.execute("BEGIN IMMEDIATE");
+            } catch (SQLException e) {
+                failAll(todo, e);
+                return;
+            }
+            int failedAt = -1;
+            Throwable failure = null;
+            for (int i = 0; i < todo.size(); i++) {
+                Pending<?> p = todo.get(i);
+                try {
+                    p.run(connection);
+                } catch (StoreException rejected) {
+                    p.reject(rejected);
+                } catch (Throwable t) {
+                    failedAt = i;
+                    failure = t;
+                    break;
+                }
+            }
+            if (failedAt >= 0) {
+                rollbackQuietly();
+                Pending<?> bad = todo.remove(failedAt);
+                bad.fail(mapFailure(bad, failure));
+                continue; // the others wrote nothing durable: run them again
+            }
+            try {
+                connection.execute("COMMIT");
+            } catch (SQLException e) {
+                rollbackQuietly();
+                failAll(todo, e);
+                return;
+            }
+            boolean wake = false;
+            for (Pending<?> p : todo) {
+                wake |= p.deliver();
+            }
+            onBatch.accept(todo.size());
+            if (wake) {
+                onWake.run();
+            }
+            return;
+        }
+    }
+
+    private void failAll(List<Pending<?>> todo, Throwable failure) {
+        for (Pending<?> p : todo) {
+            p.fail(mapFailure(p, failure));
+        }
+    }
+
+    private Throwable mapFailure(Pending<?> p, Throwable failure) {
+        try {
+            return p.command.onTransactionFailure(connection, failure);
+        } catch (Throwable t) {
+            failure.addSuppressed(t);
+            return Failures.backend(p.command.name(), failure);
+        }
+    }
+
+    private void rollbackQuietly() {
+        try {
+            connection.execute("ROLLBACK");
+        } catch (SQLException e) {
+            log.debug("rollback after failure also failed (no transaction left open?)", e);
+        }
+    }
+
+    private StoreClosedException closed(WriteCommand<?> command) {
+        return new StoreClosedException(
+                (command == null ? "operation" : command.name()) + " refused: store " + storeName + " is closed");
+    }
+
+    /** A queued command with its subscriber and its outcome in the current transaction. */
+    private static final class Pending<T> {
+        final WriteCommand<T> command;
+        final MonoSink<T> sink;
+        volatile boolean cancelled;
+        T value;
+        Throwable rejection;
+
+        Pending(WriteCommand<T> command, MonoSink<T> sink) {
+            this.command = command;
+            this.sink = sink;
+        }
+
+        void cancel() {
+            cancelled = true;
+        }
+
+        void run(DbConnection c) throws SQLException {
+            rejection = null;
+            value = command.execute(c);
+        }
+
+        void reject(StoreException e) {
+            value = null;
+            rejection = e;
+        }
+
+        /** @return true when the command succeeded and wakes claimers */
+        boolean deliver() {
+            if (rejection != null) {
+                sink.error(rejection);
+                return false;
+            }
+            if (value == null) {
+                sink.success();
+            } else {
+                sink.success(value);
+            }
+            return command.wakesClaimers();
+        }
+
+        void fail(Throwable t) {
+            sink.error(t);
+        }
+    }
+}
