@@ -113,7 +113,8 @@ public final class SqliteReactiveStore implements ReactiveStore {
         }
         EventCodec codec = EventCodec.create();
         Wakeups wakeups = new Wakeups();
-        Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit, wakeups, size -> { }, name);
+        Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
+                () -> emit.schedule(wakeups), size -> { }, name);
         OutboxRows outboxRows = new OutboxRows(codec);
         return new SqliteReactiveStore(name, emit, writer, readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),

@@ -6,7 +6,8 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -27,7 +28,8 @@ public final class Writer {
     private static final Logger log = LoggerFactory.getLogger(Writer.class);
 
     private final DbConnection connection;
-    private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
+    /** Lock-free, so submitting never parks a non-blocking subscriber thread. */
+    private final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
     private final Pending<Void> poison = new Pending<>(null, null);
     private final int maxBatch;
     private final Scheduler emit;
@@ -75,6 +77,7 @@ public final class Writer {
             Pending<T> p = new Pending<>(command, sink);
             sink.onCancel(p::cancel);
             queue.add(p);
+            LockSupport.unpark(thread);
         }).publishOn(emit);
     }
 
@@ -95,6 +98,7 @@ public final class Writer {
         }
         accepting = false;
         queue.add(poison);
+        LockSupport.unpark(thread);
         awaitStop(timeoutMillis);
     }
 
@@ -114,13 +118,16 @@ public final class Writer {
         try {
             boolean stop = false;
             while (!stop) {
-                Pending<?> first = queue.take();
+                Pending<?> first = take();
                 if (first == poison) {
                     break;
                 }
                 batch.add(first);
                 List<Pending<?>> drained = new ArrayList<>();
-                queue.drainTo(drained, maxBatch - 1);
+                Pending<?> next;
+                while (drained.size() < maxBatch - 1 && (next = queue.poll()) != null) {
+                    drained.add(next);
+                }
                 for (Pending<?> p : drained) {
                     if (p == poison) {
                         stop = true;
@@ -154,6 +161,17 @@ public final class Writer {
             connection.close();
             stopped.countDown();
         }
+    }
+
+    private Pending<?> take() throws InterruptedException {
+        Pending<?> p;
+        while ((p = queue.poll()) == null) {
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        return p;
     }
 
     private void runBatch(List<Pending<?>> batch) {
