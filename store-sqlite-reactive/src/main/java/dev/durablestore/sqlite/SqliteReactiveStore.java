@@ -105,7 +105,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
                 Math.max(2, Runtime.getRuntime().availableProcessors()), true);
         ReaderPool readers;
         try {
-            readers = new ReaderPool(config.readerPoolSize(), connections::openReader, emit, name);
+            readers = new ReaderPool(config.readerPoolSize(), connections::openReader, emit, name, config.metrics());
         } catch (RuntimeException e) {
             writeConnection.close();
             emit.dispose();
@@ -114,12 +114,12 @@ public final class SqliteReactiveStore implements ReactiveStore {
         EventCodec codec = EventCodec.create();
         Wakeups wakeups = new Wakeups();
         Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
-                () -> emit.schedule(wakeups), size -> { }, name);
+                () -> emit.schedule(wakeups), config.metrics(), name);
         OutboxRows outboxRows = new OutboxRows(codec);
         return new SqliteReactiveStore(name, emit, writer, readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
                 new SqliteTimers(writer, readers),
-                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups));
+                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups, config.metrics()));
     }
 
     /** @return commands waiting for the writer thread (a gauge for metrics) */

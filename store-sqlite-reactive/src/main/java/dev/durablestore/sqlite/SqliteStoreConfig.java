@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite;
 
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +25,8 @@ import java.util.regex.Pattern;
  * @param readerPoolSize number of read-only connections and reader threads; 4 by default
  * @param maxBatchCommands most write commands committed in one group-commit transaction; 256 by default
  * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
+ * @param metrics where operation timings, claim counts, commit batch sizes and the writer queue
+ *     depth are reported; {@link StoreMetrics#NONE} by default
  */
 public record SqliteStoreConfig(
         Path path,
@@ -32,7 +35,8 @@ public record SqliteStoreConfig(
         Duration busyTimeout,
         int readerPoolSize,
         int maxBatchCommands,
-        Clock clock) {
+        Clock clock,
+        StoreMetrics metrics) {
 
     private static final Pattern PRAGMA_VALUE = Pattern.compile("[A-Za-z0-9_]+");
 
@@ -53,6 +57,7 @@ public record SqliteStoreConfig(
                     "must be between 1 and 100000, was " + maxBatchCommands);
         }
         InvalidArgumentException.requireNonNull(clock, "clock");
+        InvalidArgumentException.requireNonNull(metrics, "metrics");
     }
 
     /**
@@ -61,7 +66,8 @@ public record SqliteStoreConfig(
      *     4 readers, batches of up to 256 commands, the UTC system clock
      */
     public static SqliteStoreConfig of(Path path) {
-        return new SqliteStoreConfig(path, "WAL", null, Duration.ofSeconds(10), 4, 256, Clock.systemUTC());
+        return new SqliteStoreConfig(path, "WAL", null, Duration.ofSeconds(10), 4, 256, Clock.systemUTC(),
+                StoreMetrics.NONE);
     }
 
     /**
@@ -69,7 +75,7 @@ public record SqliteStoreConfig(
      * @return a copy with the journal mode set
      */
     public SqliteStoreConfig withJournalMode(String value) {
-        return new SqliteStoreConfig(path, value, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, clock);
+        return new SqliteStoreConfig(path, value, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, clock, metrics);
     }
 
     /**
@@ -77,7 +83,7 @@ public record SqliteStoreConfig(
      * @return a copy with the synchronous mode set
      */
     public SqliteStoreConfig withSynchronous(String value) {
-        return new SqliteStoreConfig(path, journalMode, value, busyTimeout, readerPoolSize, maxBatchCommands, clock);
+        return new SqliteStoreConfig(path, journalMode, value, busyTimeout, readerPoolSize, maxBatchCommands, clock, metrics);
     }
 
     /**
@@ -85,7 +91,7 @@ public record SqliteStoreConfig(
      * @return a copy with the busy timeout set
      */
     public SqliteStoreConfig withBusyTimeout(Duration value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, value, readerPoolSize, maxBatchCommands, clock);
+        return new SqliteStoreConfig(path, journalMode, synchronous, value, readerPoolSize, maxBatchCommands, clock, metrics);
     }
 
     /**
@@ -93,7 +99,7 @@ public record SqliteStoreConfig(
      * @return a copy with the reader pool size set
      */
     public SqliteStoreConfig withReaderPoolSize(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, value, maxBatchCommands, clock);
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, value, maxBatchCommands, clock, metrics);
     }
 
     /**
@@ -101,7 +107,7 @@ public record SqliteStoreConfig(
      * @return a copy with the batch bound set
      */
     public SqliteStoreConfig withMaxBatchCommands(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, value, clock);
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, value, clock, metrics);
     }
 
     /**
@@ -109,7 +115,16 @@ public record SqliteStoreConfig(
      * @return a copy with the clock set
      */
     public SqliteStoreConfig withClock(Clock value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, value);
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, value, metrics);
+    }
+
+    /**
+     * @param value where to report metrics, e.g. {@code new MicrometerStoreMetrics(registry, "orders")}
+     * @return a copy with the metrics sink set
+     */
+    public SqliteStoreConfig withMetrics(StoreMetrics value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands, clock,
+                value);
     }
 
     private static void requirePragma(String value, String argument, boolean nullable) {

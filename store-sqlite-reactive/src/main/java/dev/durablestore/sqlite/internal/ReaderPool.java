@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.api.StoreMetrics;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -31,6 +32,7 @@ public final class ReaderPool {
     private final Scheduler scheduler;
     private final Scheduler emit;
     private final String storeName;
+    private final StoreMetrics metrics;
     private volatile boolean closed;
 
     /**
@@ -38,8 +40,9 @@ public final class ReaderPool {
      * @param opener opens one read-only connection
      * @param emit where subscribers are signalled
      * @param storeName used in thread names and errors
+     * @param metrics receives read timings
      */
-    public ReaderPool(int size, Supplier<DbConnection> opener, Scheduler emit, String storeName) {
+    public ReaderPool(int size, Supplier<DbConnection> opener, Scheduler emit, String storeName, StoreMetrics metrics) {
         this.idle = new ArrayBlockingQueue<>(size);
         for (int i = 0; i < size; i++) {
             idle.add(opener.get());
@@ -47,6 +50,7 @@ public final class ReaderPool {
         this.scheduler = Schedulers.newBoundedElastic(size, Integer.MAX_VALUE, "durable-store-reader-" + storeName, 60, true);
         this.emit = emit;
         this.storeName = storeName;
+        this.metrics = metrics;
     }
 
     /**
@@ -57,15 +61,20 @@ public final class ReaderPool {
      */
     public <T> Mono<T> read(String operation, Read<T> read) {
         return Mono.fromCallable(() -> {
+                    long started = System.nanoTime();
+                    boolean ok = false;
                     if (closed) {
                         throw new StoreClosedException(operation + " refused: store " + storeName + " is closed");
                     }
                     DbConnection c = idle.take();
                     try {
-                        return read.apply(c);
+                        T result = read.apply(c);
+                        ok = true;
+                        return result;
                     } catch (SQLException | RuntimeException e) {
                         throw Failures.backend(operation, e);
                     } finally {
+                        metrics.operation(operation, System.nanoTime() - started, ok);
                         if (closed) {
                             c.close();
                         } else {

@@ -10,6 +10,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,6 +75,7 @@ public final class SqliteOutbox {
     private final OutboxRows rows;
     private final Clock clock;
     private final Wakeups wakeups;
+    private final StoreMetrics metrics;
 
     /**
      * @param writer the single writer
@@ -81,13 +83,16 @@ public final class SqliteOutbox {
      * @param rows row codec
      * @param clock the store clock
      * @param wakeups signalled by the writer after commits that make rows claimable
+     * @param metrics receives claimed-row counts
      */
-    public SqliteOutbox(Writer writer, ReaderPool readers, OutboxRows rows, Clock clock, Wakeups wakeups) {
+    public SqliteOutbox(Writer writer, ReaderPool readers, OutboxRows rows, Clock clock, Wakeups wakeups,
+            StoreMetrics metrics) {
         this.writer = writer;
         this.readers = readers;
         this.rows = rows;
         this.clock = clock;
         this.wakeups = wakeups;
+        this.metrics = metrics;
     }
 
     /**
@@ -174,7 +179,8 @@ public final class SqliteOutbox {
      * Corrupt rows are reported in the result rather than as an error.
      */
     Mono<ClaimCommand.Result> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> writer.submit(new ClaimCommand(rows, scope, heldKeys(held), limit, true, clock)));
+        return Mono.defer(() -> writer.submit(new ClaimCommand(rows, scope, heldKeys(held), limit, true, clock)))
+                .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
     private Mono<ClaimCommand.Result> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
@@ -185,6 +191,7 @@ public final class SqliteOutbox {
                 return Mono.just(new ClaimCommand.Result(List.of(), null, null));
             }
             return writer.submit(new ClaimCommand(rows, scope, keys, limit, next, clock))
+                    .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });
     }

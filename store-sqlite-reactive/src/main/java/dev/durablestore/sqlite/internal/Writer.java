@@ -2,6 +2,7 @@ package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreException;
+import dev.durablestore.api.StoreMetrics;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -30,11 +30,11 @@ public final class Writer {
     private final DbConnection connection;
     /** Lock-free, so submitting never parks a non-blocking subscriber thread. */
     private final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
-    private final Pending<Void> poison = new Pending<>(null, null);
+    private final Pending<Void> poison = new Pending<>(null, null, StoreMetrics.NONE);
     private final int maxBatch;
     private final Scheduler emit;
     private final Runnable onWake;
-    private final IntConsumer onBatch;
+    private final StoreMetrics metrics;
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String storeName;
@@ -45,16 +45,17 @@ public final class Writer {
      * @param maxBatch most commands per transaction
      * @param emit where subscribers are signalled (never the writer thread)
      * @param onWake called after a commit that may have made outbox rows claimable
-     * @param onBatch called with each committed batch size (metrics)
+     * @param metrics receives operation timings and commit batch sizes
      * @param storeName used in the thread name and in errors
      */
-    public Writer(DbConnection connection, int maxBatch, Scheduler emit, Runnable onWake, IntConsumer onBatch,
+    public Writer(DbConnection connection, int maxBatch, Scheduler emit, Runnable onWake, StoreMetrics metrics,
             String storeName) {
         this.connection = connection;
         this.maxBatch = maxBatch;
         this.emit = emit;
         this.onWake = onWake;
-        this.onBatch = onBatch;
+        this.metrics = metrics;
+        metrics.registerQueueDepth(queue::size);
         this.storeName = storeName;
         this.thread = new Thread(this::loop, "durable-store-writer-" + storeName);
         this.thread.setDaemon(true);
@@ -74,7 +75,7 @@ public final class Writer {
                 sink.error(closed(command));
                 return;
             }
-            Pending<T> p = new Pending<>(command, sink);
+            Pending<T> p = new Pending<>(command, sink, metrics);
             sink.onCancel(p::cancel);
             queue.add(p);
             LockSupport.unpark(thread);
@@ -182,6 +183,7 @@ public final class Writer {
             }
         }
         while (!todo.isEmpty()) {
+            long began = System.nanoTime();
             try {
                 connection.execute("BEGIN IMMEDIATE");
             } catch (SQLException e) {
@@ -219,7 +221,7 @@ public final class Writer {
             for (Pending<?> p : todo) {
                 wake |= p.deliver();
             }
-            onBatch.accept(todo.size());
+            metrics.batchCommitted(todo.size(), System.nanoTime() - began);
             if (wake) {
                 onWake.run();
             }
@@ -259,13 +261,16 @@ public final class Writer {
     private static final class Pending<T> {
         final WriteCommand<T> command;
         final MonoSink<T> sink;
+        final StoreMetrics metrics;
+        final long queuedAt = System.nanoTime();
         volatile boolean cancelled;
         T value;
         Throwable rejection;
 
-        Pending(WriteCommand<T> command, MonoSink<T> sink) {
+        Pending(WriteCommand<T> command, MonoSink<T> sink, StoreMetrics metrics) {
             this.command = command;
             this.sink = sink;
+            this.metrics = metrics;
         }
 
         void cancel() {
@@ -285,9 +290,10 @@ public final class Writer {
         /** @return true when the command succeeded and wakes claimers */
         boolean deliver() {
             if (rejection != null) {
-                sink.error(rejection);
+                fail(rejection);
                 return false;
             }
+            metrics.operation(command.name(), System.nanoTime() - queuedAt, true);
             if (value == null) {
                 sink.success();
             } else {
@@ -297,6 +303,7 @@ public final class Writer {
         }
 
         void fail(Throwable t) {
+            metrics.operation(command.name(), System.nanoTime() - queuedAt, false);
             sink.error(t);
         }
     }

@@ -1,0 +1,76 @@
+package dev.durablestore.api;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * {@link StoreMetrics} recorded into a Micrometer {@link MeterRegistry}. Micrometer is an optional
+ * dependency of durable-store: add {@code io.micrometer:micrometer-core} to use this class.
+ *
+ * <p>Meters (all tagged with {@code store}):
+ * <ul>
+ *   <li>{@code durable.store.operation} — timer per {@code operation} and {@code outcome}
+ *       ({@code success}/{@code error}): appends, claims, settles, reads;</li>
+ *   <li>{@code durable.store.claimed.rows} — counter of rows handed out by claims;</li>
+ *   <li>{@code durable.store.commit.batch.size} — distribution of commands per group commit;</li>
+ *   <li>{@code durable.store.commit} — timer of group-commit transactions;</li>
+ *   <li>{@code durable.store.writer.queue.depth} — gauge of write commands waiting.</li>
+ * </ul>
+ */
+public final class MicrometerStoreMetrics implements StoreMetrics {
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Map<String, Timer> success = new ConcurrentHashMap<>();
+    private final Map<String, Timer> error = new ConcurrentHashMap<>();
+    private final Counter claimed;
+    private final DistributionSummary batchSize;
+    private final Timer commit;
+
+    /**
+     * @param registry where to record
+     * @param storeName the value of the {@code store} tag, to tell several stores apart
+     */
+    public MicrometerStoreMetrics(MeterRegistry registry, String storeName) {
+        this.registry = InvalidArgumentException.requireNonNull(registry, "registry");
+        this.tags = Tags.of("store", InvalidArgumentException.requireNonNull(storeName, "storeName"));
+        this.claimed = Counter.builder("durable.store.claimed.rows").tags(tags).register(registry);
+        this.batchSize = DistributionSummary.builder("durable.store.commit.batch.size").tags(tags).register(registry);
+        this.commit = Timer.builder("durable.store.commit").tags(tags).register(registry);
+    }
+
+    @Override
+    public void operation(String operation, long nanos, boolean ok) {
+        Map<String, Timer> timers = ok ? success : error;
+        timers.computeIfAbsent(operation, op -> Timer.builder("durable.store.operation")
+                        .tags(tags)
+                        .tag("operation", op)
+                        .tag("outcome", ok ? "success" : "error")
+                        .register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void rowsClaimed(int rows) {
+        claimed.increment(rows);
+    }
+
+    @Override
+    public void batchCommitted(int commands, long nanos) {
+        batchSize.record(commands);
+        commit.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void registerQueueDepth(IntSupplier depth) {
+        Gauge.builder("durable.store.writer.queue.depth", depth, IntSupplier::getAsInt).tags(tags).register(registry);
+    }
+}

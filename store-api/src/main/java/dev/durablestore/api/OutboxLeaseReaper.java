@@ -1,0 +1,169 @@
+package dev.durablestore.api;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Recovers rows whose dispatcher died holding them: every {@code interval}, re-arms rows claimed
+ * longer ago than {@code lease} (O41), so they are claimed again. A dispatcher that works on a row
+ * for longer than the lease keeps it by calling {@link OutboxStore#heartbeat} for the keys it holds.
+ *
+ * <p>Immutable configuration with copy-returning setters; {@link #start()} runs it until the
+ * returned {@link Disposable} is disposed.
+ *
+ * <pre>{@code
+ * Disposable reaper = OutboxLeaseReaper.of(store)
+ *         .lease(Duration.ofMinutes(5))
+ *         .interval(Duration.ofSeconds(30))
+ *         .start();
+ * }</pre>
+ */
+public final class OutboxLeaseReaper {
+
+    private final OutboxStore store;
+    private final Duration lease;
+    private final Duration interval;
+    private final int batchSize;
+    private final Clock clock;
+    private final Consumer<List<OutboxRow>> onReaped;
+    private final Consumer<Throwable> onError;
+
+    private OutboxLeaseReaper(OutboxStore store, Duration lease, Duration interval, int batchSize, Clock clock,
+            Consumer<List<OutboxRow>> onReaped, Consumer<Throwable> onError) {
+        this.store = store;
+        this.lease = lease;
+        this.interval = interval;
+        this.batchSize = batchSize;
+        this.clock = clock;
+        this.onReaped = onReaped;
+        this.onError = onError;
+    }
+
+    /**
+     * @param store the outbox to watch
+     * @return a reaper with a 5 minute lease, a 30 s interval, batches of 500, the UTC system
+     *     clock, and no callbacks
+     */
+    public static OutboxLeaseReaper of(OutboxStore store) {
+        InvalidArgumentException.requireNonNull(store, "store");
+        return new OutboxLeaseReaper(store, Duration.ofMinutes(5), Duration.ofSeconds(30), 500, Clock.systemUTC(),
+                rows -> { }, e -> { });
+    }
+
+    /**
+     * @param value how long a claim may go without a heartbeat before its row is re-armed; positive
+     * @return a copy with the lease set
+     */
+    public OutboxLeaseReaper lease(Duration value) {
+        return new OutboxLeaseReaper(store, positive(value, "lease"), interval, batchSize, clock, onReaped, onError);
+    }
+
+    /**
+     * @param value time between sweeps; positive
+     * @return a copy with the interval set
+     */
+    public OutboxLeaseReaper interval(Duration value) {
+        return new OutboxLeaseReaper(store, lease, positive(value, "interval"), batchSize, clock, onReaped, onError);
+    }
+
+    /**
+     * @param value most rows re-armed per transaction; a sweep repeats until fewer are found
+     * @return a copy with the batch size set
+     */
+    public OutboxLeaseReaper batchSize(int value) {
+        if (value < 1) {
+            throw new InvalidArgumentException("batchSize", "must be at least 1, was " + value);
+        }
+        return new OutboxLeaseReaper(store, lease, interval, value, clock, onReaped, onError);
+    }
+
+    /**
+     * @param value the clock the lease is measured against (the store's clock)
+     * @return a copy with the clock set
+     */
+    public OutboxLeaseReaper clock(Clock value) {
+        InvalidArgumentException.requireNonNull(value, "clock");
+        return new OutboxLeaseReaper(store, lease, interval, batchSize, value, onReaped, onError);
+    }
+
+    /**
+     * @param value called with each non-empty batch of re-armed rows (for logging or metrics)
+     * @return a copy with the callback set
+     */
+    public OutboxLeaseReaper onReaped(Consumer<List<OutboxRow>> value) {
+        InvalidArgumentException.requireNonNull(value, "onReaped");
+        return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, value, onError);
+    }
+
+    /**
+     * @param value called when a sweep fails; the reaper keeps running
+     * @return a copy with the callback set
+     */
+    public OutboxLeaseReaper onError(Consumer<Throwable> value) {
+        InvalidArgumentException.requireNonNull(value, "onError");
+        return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, onReaped, value);
+    }
+
+    /**
+     * One sweep: re-arms every row claimed before {@code now - lease}, in batches, visible now.
+     *
+     * @return the number of rows re-armed
+     */
+    public Mono<Long> reapOnce() {
+        return Mono.defer(() -> {
+            Instant now = clock.instant();
+            Instant olderThan = now.minus(lease);
+            return store.rearmStaleClaimed(olderThan, now, batchSize)
+                    .doOnNext(rows -> {
+                        if (!rows.isEmpty()) {
+                            onReaped.accept(rows);
+                        }
+                    })
+                    .repeat()
+                    .takeUntil(rows -> rows.size() < batchSize)
+                    .reduce(0L, (sum, rows) -> sum + rows.size());
+        });
+    }
+
+    /**
+     * Sweeps every interval on Reactor's parallel scheduler until disposed. A failed sweep is
+     * reported to {@link #onError} and the next one runs as planned.
+     *
+     * @return disposes the reaper
+     */
+    public Disposable start() {
+        return start(Schedulers.parallel());
+    }
+
+    /**
+     * @param timer the scheduler that times the sweeps (a virtual-time scheduler in tests)
+     * @return disposes the reaper
+     */
+    public Disposable start(Scheduler timer) {
+        Objects.requireNonNull(timer, "timer");
+        return Flux.interval(interval, interval, timer)
+                .onBackpressureDrop()
+                .concatMap(tick -> reapOnce().onErrorResume(e -> {
+                    onError.accept(e);
+                    return Mono.empty();
+                }), 1)
+                .subscribe();
+    }
+
+    private static Duration positive(Duration value, String argument) {
+        InvalidArgumentException.requireNonNull(value, argument);
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidArgumentException(argument, "must be positive, was " + value);
+        }
+        return value;
+    }
+}

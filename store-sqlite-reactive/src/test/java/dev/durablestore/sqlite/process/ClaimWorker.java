@@ -1,0 +1,35 @@
+package dev.durablestore.sqlite.process;
+
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A dispatcher process: claims through the claim stream and completes every row, printing
+ * {@code DONE <key>} after each completion is acknowledged; exits when the outbox has had no live
+ * row for a while.
+ *
+ * <p>Arguments: database path.
+ */
+public final class ClaimWorker {
+
+    private ClaimWorker() {}
+
+    public static void main(String[] args) throws java.io.IOException {
+        Path db = Path.of(args[0]);
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous("NORMAL"))) {
+            System.out.println("READY");
+            System.out.flush();
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
+            store.claimStream(ClaimStreamOptions.defaults().maxBatch(32).pollInterval(Duration.ofMillis(10)))
+                    .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 16)
+                    .doOnNext(key -> System.out.println("DONE " + key))
+                    .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained
+                    .onErrorResume(java.util.concurrent.TimeoutException.class, e -> reactor.core.publisher.Flux.empty())
+                    .blockLast(Duration.ofMinutes(5));
+        }
+        System.out.flush();
+    }
+}
