@@ -33,6 +33,8 @@ import java.util.List;
  * Member names are the snake_case form of the record components, with the exceptions listed
  * below. Values:
  * <ul>
+ *   <li>strings: JSON strings in UTF-8 (an unpaired UTF-16 surrogate is written as a <code>&#92;uXXXX</code>
+ *       escape, so every Java string round-trips);</li>
  *   <li>workflow, run and schedule ids: canonical lower-case UUID text (M1, M2);</li>
  *   <li>{@code ActivityId}: its position as a JSON number;</li>
  *   <li>{@code TimerId}: {@code {"Named":"x"}} or {@code {"Anonymous":3}};</li>
@@ -127,8 +129,8 @@ public final class EventCodec {
      * @param event the event
      * @return its UTF-8 JSON
      * @throws InvalidArgumentException when {@code event} is null
-     * @throws SerializationException when the event cannot be encoded, for example an instant outside
-     *     the years 0000–9999 or a string holding an unpaired surrogate
+     * @throws SerializationException when the event cannot be encoded: an instant outside the years
+     *     0000–9999
      */
     public byte[] encode(Event event) {
         InvalidArgumentException.requireNonNull(event, "event");

@@ -1,5 +1,8 @@
 package dev.durablestore.api.codec;
 
+import static dev.durablestore.api.codec.WireNames.*;
+
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.durablestore.api.ActivityId;
 import dev.durablestore.api.PackageVersion;
@@ -77,17 +80,17 @@ final class EventReader {
 
     static Event readEvent(JsonNode root, String where) {
         FieldReader frame = FieldReader.of(root, where);
-        String type = frame.text(WireNames.TYPE.getValue());
+        String type = frame.text(TYPE);
         EventKind kind = WireNames.kind(type);
         if (kind == null) {
-            throw new SerializationException(frame.where("type") + ": unknown event type '" + type + "'");
+            throw new SerializationException(frame.where(TYPE) + ": unknown event type '" + type + "'");
         }
-        FieldReader data = frame.object(WireNames.DATA.getValue());
-        FieldReader env = data.object(WireNames.ENVELOPE.getValue());
+        FieldReader data = frame.object(DATA);
+        FieldReader env = data.object(ENVELOPE);
         EventEnvelope envelope = new EventEnvelope(
-                env.unsigned(WireNames.SEQ.getValue()),
-                env.instant(WireNames.RECORDED_AT.getValue()),
-                new WorkflowId(env.uuid(WireNames.WORKFLOW_ID.getValue())));
+                env.unsigned(SEQ),
+                env.instant(RECORDED_AT),
+                new WorkflowId(env.uuid(WORKFLOW_ID)));
         try {
             return readFields(kind, envelope, data);
         } catch (RuntimeException e) {
@@ -99,81 +102,81 @@ final class EventReader {
     private static Event readFields(EventKind kind, EventEnvelope envelope, FieldReader data) {
         return switch (kind) {
             case WORKFLOW_STARTED -> new WorkflowStarted(envelope,
-                    data.text("workflow_type"),
-                    payload(data, "input"),
-                    new RunId(data.uuid("run_id")),
-                    optionalRunId(data, "parent_run_id"),
-                    new PackageVersion(data.text("package_version")));
-            case WORKFLOW_COMPLETED -> new WorkflowCompleted(envelope, payload(data, "result"));
-            case WORKFLOW_FAILED -> new WorkflowFailed(envelope, workflowError(data.object("error")));
-            case WORKFLOW_CANCELLED -> new WorkflowCancelled(envelope, data.text("reason"));
-            case WORKFLOW_TIMED_OUT -> new WorkflowTimedOut(envelope, data.text("timeout"));
+                    data.text(WORKFLOW_TYPE),
+                    payload(data, INPUT),
+                    new RunId(data.uuid(RUN_ID)),
+                    optionalRunId(data, PARENT_RUN_ID),
+                    new PackageVersion(data.text(PACKAGE_VERSION)));
+            case WORKFLOW_COMPLETED -> new WorkflowCompleted(envelope, payload(data, RESULT));
+            case WORKFLOW_FAILED -> new WorkflowFailed(envelope, workflowError(data.object(ERROR)));
+            case WORKFLOW_CANCELLED -> new WorkflowCancelled(envelope, data.text(REASON));
+            case WORKFLOW_TIMED_OUT -> new WorkflowTimedOut(envelope, data.text(TIMEOUT));
             case WORKFLOW_CONTINUED_AS_NEW -> new WorkflowContinuedAsNew(envelope,
-                    payload(data, "input"),
-                    data.optionalText("workflow_type"),
-                    new RunId(data.uuid("parent_run_id")));
+                    payload(data, INPUT),
+                    data.optionalText(WORKFLOW_TYPE),
+                    new RunId(data.uuid(PARENT_RUN_ID)));
             case WORKFLOW_REOPENED -> new WorkflowReopened(envelope,
-                    new RunId(data.uuid("run_id")),
-                    list(data, "reopened", (v, w) -> new ActivityId(FieldReader.unsigned(v, w))));
+                    new RunId(data.uuid(RUN_ID)),
+                    list(data, REOPENED, (v, w) -> new ActivityId(FieldReader.unsigned(v, w))));
             case WORKFLOW_PAUSED -> new WorkflowPaused(envelope,
-                    new RunId(data.uuid("run_id")),
-                    data.optionalText("reason"),
-                    data.optionalText("operator"));
+                    new RunId(data.uuid(RUN_ID)),
+                    data.optionalText(REASON),
+                    data.optionalText(OPERATOR));
             case WORKFLOW_RESUMED -> new WorkflowResumed(envelope,
-                    new RunId(data.uuid("run_id")),
-                    data.optionalText("operator"));
+                    new RunId(data.uuid(RUN_ID)),
+                    data.optionalText(OPERATOR));
             case SEARCH_ATTRIBUTES_UPDATED -> new SearchAttributesUpdated(envelope,
-                    new WorkflowId(data.uuid("workflow_id")),
-                    searchAttributes(data.object("attributes")));
+                    new WorkflowId(data.uuid(WORKFLOW_ID)),
+                    searchAttributes(data.object(ATTRIBUTES)));
             case ACTIVITY_SCHEDULED -> new ActivityScheduled(envelope,
                     activityId(data),
-                    data.text("activity_type"),
-                    payload(data, "input"),
-                    data.optional("task_queue") == null ? DEFAULT_TASK_QUEUE : data.text("task_queue"),
-                    data.optionalText("node"));
+                    data.text(ACTIVITY_TYPE),
+                    payload(data, INPUT),
+                    data.optional(TASK_QUEUE) == null ? DEFAULT_TASK_QUEUE : data.text(TASK_QUEUE),
+                    data.optionalText(NODE));
             case ACTIVITY_STARTED -> new ActivityStarted(envelope,
-                    activityId(data), data.count("attempt", LEGACY_ATTEMPT));
+                    activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
             case ACTIVITY_COMPLETED -> new ActivityCompleted(envelope,
-                    activityId(data), payload(data, "result"), data.count("attempt", LEGACY_ATTEMPT));
+                    activityId(data), payload(data, RESULT), data.count(ATTEMPT, LEGACY_ATTEMPT));
             case ACTIVITY_FAILED -> new ActivityFailed(envelope,
-                    activityId(data), activityError(data.object("error")), data.count("attempt", null));
+                    activityId(data), activityError(data.object(ERROR)), data.count(ATTEMPT, null));
             case ACTIVITY_CANCELLED -> new ActivityCancelled(envelope,
-                    activityId(data), data.count("attempt", LEGACY_ATTEMPT));
-            case TIMER_STARTED -> new TimerStarted(envelope, timerId(data), data.instant("fire_at"));
+                    activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
+            case TIMER_STARTED -> new TimerStarted(envelope, timerId(data), data.instant(FIRE_AT));
             case TIMER_FIRED -> new TimerFired(envelope, timerId(data));
             case TIMER_CANCELLED -> new TimerCancelled(envelope, timerId(data),
-                    data.optional("cause") == null
+                    data.optional(CAUSE) == null
                             ? TimerCancelCause.WORKFLOW_INTENT
-                            : token(data, "cause", WireTokens::timerCancelCause));
+                            : token(data, CAUSE, WireTokens::timerCancelCause));
             case WITH_TIMEOUT_COMPLETED -> new WithTimeoutCompleted(envelope, timerId(data),
-                    token(data, "outcome", WireTokens::withTimeoutOutcome),
-                    data.optional("result") == null ? null : payload(data, "result"));
-            case SIGNAL_RECEIVED -> new SignalReceived(envelope, data.text("name"), payload(data, "payload"));
+                    token(data, OUTCOME, WireTokens::withTimeoutOutcome),
+                    data.optional(RESULT) == null ? null : payload(data, RESULT));
+            case SIGNAL_RECEIVED -> new SignalReceived(envelope, data.text(NAME), payload(data, PAYLOAD));
             case SIGNAL_SENT -> new SignalSent(envelope,
-                    new WorkflowId(data.uuid("target_workflow_id")),
-                    data.text("name"),
-                    payload(data, "payload"));
+                    new WorkflowId(data.uuid(TARGET_WORKFLOW_ID)),
+                    data.text(NAME),
+                    payload(data, PAYLOAD));
             case CHILD_WORKFLOW_STARTED -> new ChildWorkflowStarted(envelope,
                     childId(data),
-                    data.text("workflow_type"),
-                    payload(data, "input"),
-                    new PackageVersion(data.text("package_version")));
+                    data.text(WORKFLOW_TYPE),
+                    payload(data, INPUT),
+                    new PackageVersion(data.text(PACKAGE_VERSION)));
             case CHILD_WORKFLOW_COMPLETED -> new ChildWorkflowCompleted(envelope,
-                    childId(data), payload(data, "result"));
+                    childId(data), payload(data, RESULT));
             case CHILD_WORKFLOW_FAILED -> new ChildWorkflowFailed(envelope,
-                    childId(data), workflowError(data.object("error")));
+                    childId(data), workflowError(data.object(ERROR)));
             case CHILD_WORKFLOW_CANCELLED -> new ChildWorkflowCancelled(envelope, childId(data));
             case SCHEDULE_CREATED -> new ScheduleCreated(envelope,
-                    scheduleId(data), scheduleConfig(data.object("config")));
+                    scheduleId(data), scheduleConfig(data.object(CONFIG)));
             case SCHEDULE_UPDATED -> new ScheduleUpdated(envelope,
-                    scheduleId(data), scheduleConfig(data.object("config")));
+                    scheduleId(data), scheduleConfig(data.object(CONFIG)));
             case SCHEDULE_PAUSED -> new SchedulePaused(envelope, scheduleId(data));
             case SCHEDULE_RESUMED -> new ScheduleResumed(envelope, scheduleId(data));
             case SCHEDULE_DELETED -> new ScheduleDeleted(envelope, scheduleId(data));
             case SCHEDULE_TRIGGERED -> new ScheduleTriggered(envelope,
                     scheduleId(data),
-                    new WorkflowId(data.uuid("workflow_id")),
-                    new RunId(data.uuid("run_id")));
+                    new WorkflowId(data.uuid(WORKFLOW_ID)),
+                    new RunId(data.uuid(RUN_ID)));
         };
     }
 
@@ -183,12 +186,12 @@ final class EventReader {
      */
     static Payload readPayload(JsonNode value, String where) {
         FieldReader p = FieldReader.of(value, where);
-        String contentType = p.text("content_type");
+        String contentType = p.text(CONTENT_TYPE);
         if (!contentType.equals(WireNames.JSON_CONTENT.getValue())) {
-            throw new SerializationException(p.where("content_type") + ": unknown content type '" + contentType + "'");
+            throw new SerializationException(p.where(CONTENT_TYPE) + ": unknown content type '" + contentType + "'");
         }
-        JsonNode bytes = p.required("bytes");
-        String at = p.where("bytes");
+        JsonNode bytes = p.required(BYTES);
+        String at = p.where(BYTES);
         if (bytes.isTextual()) {
             try {
                 return Payload.json(Base64.getDecoder().decode(bytes.textValue()));
@@ -210,28 +213,28 @@ final class EventReader {
         throw FieldReader.wrongType(bytes, at, "base64 text or an array of bytes");
     }
 
-    private static Payload payload(FieldReader data, String name) {
+    private static Payload payload(FieldReader data, SerializedString name) {
         return readPayload(data.required(name), data.where(name));
     }
 
-    private static RunId optionalRunId(FieldReader data, String name) {
+    private static RunId optionalRunId(FieldReader data, SerializedString name) {
         UUID id = data.optionalUuid(name);
         return id == null ? null : new RunId(id);
     }
 
     private static ActivityId activityId(FieldReader data) {
-        return new ActivityId(data.unsigned("activity_id"));
+        return new ActivityId(data.unsigned(ACTIVITY_ID));
     }
 
     private static WorkflowId childId(FieldReader data) {
-        return new WorkflowId(data.uuid("child_workflow_id"));
+        return new WorkflowId(data.uuid(CHILD_WORKFLOW_ID));
     }
 
     private static ScheduleId scheduleId(FieldReader data) {
-        return new ScheduleId(data.uuid("schedule_id"));
+        return new ScheduleId(data.uuid(SCHEDULE_ID));
     }
 
-    private static <T> T token(FieldReader data, String name, Function<String, T> decode) {
+    private static <T> T token(FieldReader data, SerializedString name, Function<String, T> decode) {
         String text = data.text(name);
         T value = decode.apply(text);
         if (value == null) {
@@ -241,25 +244,25 @@ final class EventReader {
     }
 
     private static WorkflowError workflowError(FieldReader error) {
-        return new WorkflowError(error.text("message"), optionalPayload(error, "details"));
+        return new WorkflowError(error.text(MESSAGE), optionalPayload(error, DETAILS));
     }
 
     private static ActivityError activityError(FieldReader error) {
         return new ActivityError(
-                token(error, "kind", WireTokens::activityErrorKind),
-                error.text("message"),
-                optionalPayload(error, "details"));
+                token(error, KIND, WireTokens::activityErrorKind),
+                error.text(MESSAGE),
+                optionalPayload(error, DETAILS));
     }
 
-    private static Payload optionalPayload(FieldReader data, String name) {
+    private static Payload optionalPayload(FieldReader data, SerializedString name) {
         JsonNode value = data.optional(name);
         return value == null ? null : readPayload(value, data.where(name));
     }
 
     /** {@code {"Named":"x"}}, {@code {"Anonymous":3}}, or the canonical text of either. */
     private static TimerId timerId(FieldReader data) {
-        JsonNode value = data.required("timer_id");
-        String where = data.where("timer_id");
+        JsonNode value = data.required(TIMER_ID);
+        String where = data.where(TIMER_ID);
         if (value.isTextual()) {
             try {
                 return TimerId.parse(value.textValue());
@@ -270,42 +273,48 @@ final class EventReader {
         Map.Entry<String, JsonNode> variant = singleMember(value, where);
         String at = where + "." + variant.getKey();
         return switch (variant.getKey()) {
-            case "Named" -> TimerId.named(FieldReader.text(variant.getValue(), at));
+            case "Named" -> {
+                String name = FieldReader.text(variant.getValue(), at);
+                if (name.isEmpty()) {
+                    throw new SerializationException(at + ": a timer name must not be empty (M5)");
+                }
+                yield TimerId.named(name);
+            }
             case "Anonymous" -> TimerId.anonymous(FieldReader.unsigned(variant.getValue(), at));
             default -> throw new SerializationException(where + ": unknown timer id variant '" + variant.getKey() + "'");
         };
     }
 
     private static ScheduleConfig scheduleConfig(FieldReader config) {
-        JsonNode overlap = config.optional("overlap_policy");
-        JsonNode catchUp = config.optional("catch_up_policy");
-        JsonNode attributes = config.optional("search_attributes");
+        JsonNode overlap = config.optional(OVERLAP_POLICY);
+        JsonNode catchUp = config.optional(CATCH_UP_POLICY);
+        JsonNode attributes = config.optional(SEARCH_ATTRIBUTES);
         return new ScheduleConfig(
                 trigger(config),
-                overlap == null ? OverlapPolicy.SKIP : token(config, "overlap_policy", WireTokens::overlapPolicy),
-                catchUp == null ? CatchUpPolicy.ONE : token(config, "catch_up_policy", WireTokens::catchUpPolicy),
-                config.text("workflow_type"),
-                payload(config, "input"),
+                overlap == null ? OverlapPolicy.SKIP : token(config, OVERLAP_POLICY, WireTokens::overlapPolicy),
+                catchUp == null ? CatchUpPolicy.ONE : token(config, CATCH_UP_POLICY, WireTokens::catchUpPolicy),
+                config.text(WORKFLOW_TYPE),
+                payload(config, INPUT),
                 attributes == null
                         ? Map.of()
-                        : searchAttributes(FieldReader.of(attributes, config.where("search_attributes"))));
+                        : searchAttributes(FieldReader.of(attributes, config.where(SEARCH_ATTRIBUTES))));
     }
 
     /** {@code {"Cron":{"expression":"…"}}} or {@code {"Interval":{"period":{"secs":N,"nanos":N}}}}. */
     private static ScheduleTrigger trigger(FieldReader config) {
-        String where = config.where("trigger");
-        Map.Entry<String, JsonNode> variant = singleMember(config.required("trigger"), where);
+        String where = config.where(TRIGGER);
+        Map.Entry<String, JsonNode> variant = singleMember(config.required(TRIGGER), where);
         FieldReader body = FieldReader.of(variant.getValue(), where + "." + variant.getKey());
         switch (variant.getKey()) {
             case "Cron":
-                return new ScheduleTrigger.Cron(body.text("expression"));
+                return new ScheduleTrigger.Cron(body.text(EXPRESSION));
             case "Interval":
-                FieldReader period = body.object("period");
-                long nanos = period.unsigned("nanos");
+                FieldReader period = body.object(PERIOD);
+                long nanos = period.unsigned(NANOS);
                 if (nanos > 999_999_999L) {
-                    throw new SerializationException(period.where("nanos") + ": " + nanos + " exceeds 999999999");
+                    throw new SerializationException(period.where(NANOS) + ": " + nanos + " exceeds 999999999");
                 }
-                return new ScheduleTrigger.Interval(Duration.ofSeconds(period.unsigned("secs"), nanos));
+                return new ScheduleTrigger.Interval(Duration.ofSeconds(period.unsigned(SECS), nanos));
             default:
                 throw new SerializationException(where + ": unknown trigger variant '" + variant.getKey() + "'");
         }
@@ -314,7 +323,7 @@ final class EventReader {
     private static Map<String, SearchAttributeValue> searchAttributes(FieldReader map) {
         Map<String, SearchAttributeValue> out = new HashMap<>();
         for (Map.Entry<String, JsonNode> field : map.node().properties()) {
-            out.put(field.getKey(), searchAttributeValue(field.getValue(), map.where(field.getKey())));
+            out.put(field.getKey(), searchAttributeValue(field.getValue(), map.whereKey(field.getKey())));
         }
         return out;
     }
@@ -326,9 +335,11 @@ final class EventReader {
     private static SearchAttributeValue searchAttributeValue(JsonNode value, String where) {
         String tag;
         JsonNode content;
-        if (value.isObject() && value.size() == 2 && value.has("type") && value.has("data")) {
-            tag = FieldReader.text(value.get("type"), where + ".type");
-            content = value.get("data");
+        String type = TYPE.getValue();
+        String data = DATA.getValue();
+        if (value.isObject() && value.size() == 2 && value.has(type) && value.has(data)) {
+            tag = FieldReader.text(value.get(type), where + "." + type);
+            content = value.get(data);
         } else {
             Map.Entry<String, JsonNode> variant = singleMember(value, where);
             tag = variant.getKey();
@@ -397,7 +408,7 @@ final class EventReader {
         T read(JsonNode value, String where);
     }
 
-    private static <T> List<T> list(FieldReader data, String name, ElementReader<T> element) {
+    private static <T> List<T> list(FieldReader data, SerializedString name, ElementReader<T> element) {
         JsonNode array = data.required(name);
         String where = data.where(name);
         if (!array.isArray()) {

@@ -1,5 +1,6 @@
 package dev.durablestore.api.codec;
 
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import dev.durablestore.api.SerializationException;
@@ -39,18 +40,23 @@ final class FieldReader {
     }
 
     /** @return the path of member {@code name} */
-    String where(String name) {
-        return path + name;
+    String where(SerializedString name) {
+        return path + name.getValue();
+    }
+
+    /** @return the path of the member with the run-time key {@code key} (a map entry) */
+    String whereKey(String key) {
+        return path + key;
     }
 
     /** @return the member's value, or {@code null} when it is absent or JSON {@code null} */
-    JsonNode optional(String name) {
-        JsonNode value = node.get(name);
+    JsonNode optional(SerializedString name) {
+        JsonNode value = node.get(name.getValue());
         return value == null || value.isNull() ? null : value;
     }
 
     /** @return the member's value, failing when it is absent or JSON {@code null} */
-    JsonNode required(String name) {
+    JsonNode required(SerializedString name) {
         JsonNode value = optional(name);
         if (value == null) {
             throw new SerializationException(where(name) + ": missing required field");
@@ -58,20 +64,20 @@ final class FieldReader {
         return value;
     }
 
-    FieldReader object(String name) {
+    FieldReader object(SerializedString name) {
         return of(required(name), where(name));
     }
 
-    String text(String name) {
+    String text(SerializedString name) {
         return text(required(name), where(name));
     }
 
-    String optionalText(String name) {
+    String optionalText(SerializedString name) {
         JsonNode value = optional(name);
         return value == null ? null : text(value, where(name));
     }
 
-    long unsigned(String name) {
+    long unsigned(SerializedString name) {
         return unsigned(required(name), where(name));
     }
 
@@ -80,7 +86,7 @@ final class FieldReader {
      *
      * @param fallback the value when the member is absent, or {@code null} when it is required
      */
-    int count(String name, Integer fallback) {
+    int count(SerializedString name, Integer fallback) {
         JsonNode value = fallback == null ? required(name) : optional(name);
         if (value == null) {
             return fallback;
@@ -92,16 +98,16 @@ final class FieldReader {
         return (int) n;
     }
 
-    UUID uuid(String name) {
+    UUID uuid(SerializedString name) {
         return uuid(required(name), where(name));
     }
 
-    UUID optionalUuid(String name) {
+    UUID optionalUuid(SerializedString name) {
         JsonNode value = optional(name);
         return value == null ? null : uuid(value, where(name));
     }
 
-    Instant instant(String name) {
+    Instant instant(SerializedString name) {
         return instant(required(name), where(name));
     }
 

@@ -6,8 +6,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The JSON member names and tags of the wire format, pre-encoded for the streaming generator. The
- * single source of truth for both directions: the reader uses {@link SerializedString#getValue()}.
+ * The JSON member names and tags of the wire format, pre-encoded for the streaming generator and
+ * shared by the reader. (The reader's {@code switch} labels for variant tags such as {@code Named} or
+ * {@code Cron} must be literals; the round-trip tests of every kind keep them in step.)
  */
 final class WireNames {
 

@@ -30,6 +30,6 @@ public record ScheduleConfig(
         InvalidArgumentException.requireNonNull(workflowType, "workflowType");
         InvalidArgumentException.requireNonNull(input, "input");
         InvalidArgumentException.requireNonNull(searchAttributes, "searchAttributes");
-        searchAttributes = Map.copyOf(searchAttributes);
+        searchAttributes = Copies.map(searchAttributes, "searchAttributes");
     }
 }

@@ -129,7 +129,7 @@ public sealed interface SearchAttributeValue {
         /** Validates presence and copies the list. */
         public KeywordListValue {
             InvalidArgumentException.requireNonNull(value, "value");
-            value = List.copyOf(value);
+            value = Copies.list(value, "value");
         }
 
         @Override

@@ -21,7 +21,7 @@ public record SearchAttributesUpdated(
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(attributesWorkflowId, "attributesWorkflowId");
         InvalidArgumentException.requireNonNull(attributes, "attributes");
-        attributes = Map.copyOf(attributes);
+        attributes = Copies.map(attributes, "attributes");
     }
 
     @Override

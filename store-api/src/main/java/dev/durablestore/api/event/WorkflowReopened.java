@@ -22,7 +22,7 @@ public record WorkflowReopened(
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");
         InvalidArgumentException.requireNonNull(reopened, "reopened");
-        reopened = List.copyOf(reopened);
+        reopened = Copies.list(reopened, "reopened");
     }
 
     @Override
