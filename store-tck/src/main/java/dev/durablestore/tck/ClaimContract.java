@@ -389,7 +389,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 100 with scope (remote, gpu, box-7)
         // then exactly the first two are claimed; the others stay pending
         StepVerifier.create(store.claimScoped(scope("remote", "gpu", "box-7"), 100))
-                .assertNext(rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
+                .assertNext(rows -> assertThat(keys(rows))
+                        .containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
         for (OutboxRow r : List.of(otherNamespace, otherQueue, otherNode)) {
@@ -479,7 +480,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 2 with scope (remote, gpu, box-7) excluding P
         // then exactly O's two admitted rows are claimed
         StepVerifier.create(store.claimScopedExcluding(scope("remote", "gpu", "box-7"), 2, Set.of(p)))
-                .assertNext(rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
+                .assertNext(rows -> assertThat(keys(rows))
+                        .containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
         for (OutboxRow r : List.of(heldPinned, heldUnpinned, otherNode, otherQueue)) {

@@ -33,6 +33,12 @@ final class KitSupport {
 
     static final Duration TIMEOUT = ContractTestSupport.TIMEOUT;
 
+    /** The earliest instant both stored time forms of S10 can hold (S15). */
+    static final Instant EARLIEST = Instant.parse("1677-09-21T00:12:43.145224192Z");
+
+    /** The latest instant both stored time forms of S10 can hold (S15). */
+    static final Instant LATEST = Instant.parse("2262-04-11T23:47:16.854775807Z");
+
     private KitSupport() {}
 
     /**

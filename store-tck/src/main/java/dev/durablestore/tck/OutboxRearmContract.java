@@ -42,8 +42,9 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // given an empty outbox and a row with a run, a route, an attempt and a past visibility
         WorkflowId w = workflow(1);
         Instant visibleAfter = now().minusSeconds(30);
-        OutboxRow fresh = new OutboxRow(OutboxRow.dispatchKey(w, 4), w, 4, RunId.parse("00000000-0000-4000-8000-0000000000cc"),
-                "remote", "gpu", "box-7", "send", Payload.json("{\"a\":1}"), OutboxStatus.PENDING, 3, visibleAfter, null);
+        RunId run = RunId.parse("00000000-0000-4000-8000-0000000000cc");
+        OutboxRow fresh = new OutboxRow(OutboxRow.dispatchKey(w, 4), w, 4, run, "remote", "gpu", "box-7", "send",
+                Payload.json("{\"a\":1}"), OutboxStatus.PENDING, 3, visibleAfter, null);
 
         // when it is re-armed
         StepVerifier.create(store.rearmPending(List.of(fresh))).expectComplete().verify(TIMEOUT);

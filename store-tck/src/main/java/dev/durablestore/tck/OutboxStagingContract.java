@@ -36,7 +36,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         // given a row with a run, a non-default route, a node, a non-zero attempt and a nanosecond visibility
         WorkflowId w = workflow(1);
         Instant visibleAfter = Instant.parse("2026-06-02T23:59:59.123456789Z");
-        OutboxRow staged = new OutboxRow(OutboxRow.dispatchKey(w, 3), w, 3, RunId.parse("00000000-0000-4000-8000-0000000000bb"),
+        RunId run = RunId.parse("00000000-0000-4000-8000-0000000000bb");
+        OutboxRow staged = new OutboxRow(OutboxRow.dispatchKey(w, 3), w, 3, run,
                 "remote", "gpu", "box-7", "send-email", Payload.json("{\"to\":\"a@b.c\",\"n\":[1,2,3]}"),
                 OutboxStatus.PENDING, 4, visibleAfter, null);
 
@@ -46,7 +47,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // then the claimed row carries every staged value, only status and claimedAt changed (O1, O20, S13)
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(rows).containsExactly(staged.withStatus(OutboxStatus.CLAIMED, claimedAt)))
+                .assertNext(rows -> assertThat(rows)
+                        .containsExactly(staged.withStatus(OutboxStatus.CLAIMED, claimedAt)))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -220,8 +222,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         // given a batch holding two rows with the same key, then a third row
         WorkflowId w = workflow(1);
         OutboxRow first = row(w, 0, now());
-        OutboxRow repeat = new OutboxRow(first.dispatchKey(), w, 0, null, "default", "default", null, "different-activity",
-                Payload.json("{}"), OutboxStatus.PENDING, 3, now().minusSeconds(60), null);
+        OutboxRow repeat = new OutboxRow(first.dispatchKey(), w, 0, null, "default", "default", null,
+                "different-activity", Payload.json("{}"), OutboxStatus.PENDING, 3, now().minusSeconds(60), null);
         OutboxRow third = row(w, 1, now());
 
         // when the batch is staged
@@ -248,7 +250,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         OutboxRow cancelled = OutboxFixtures.inState(row(w, 2, past), OutboxStatus.CANCELLED, null, 4);
         Instant claimedAt = Instant.ofEpochSecond(20, 5);
         OutboxRow claimed = OutboxFixtures.inState(row(w, 3, past), OutboxStatus.CLAIMED, claimedAt, 5);
-        OutboxRow pending = OutboxFixtures.inState(row(w, 4, past), OutboxStatus.PENDING, null, 6).withRunId(OutboxFixtures.RUN);
+        OutboxRow pending = OutboxFixtures.inState(row(w, 4, past), OutboxStatus.PENDING, null, 6)
+                .withRunId(OutboxFixtures.RUN);
 
         // when they are staged
         stage(done, failed, cancelled, claimed, pending);

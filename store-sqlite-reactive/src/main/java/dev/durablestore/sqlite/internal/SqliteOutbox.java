@@ -346,7 +346,7 @@ public final class SqliteOutbox {
      */
     public Mono<List<String>> heartbeat(Collection<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = keyList(keys, "dispatchKeys");
+            List<String> list = keyList(keys, "dispatchKeys", true);
             if (list.isEmpty()) {
                 return Mono.just(List.<String>of());
             }
@@ -487,7 +487,7 @@ public final class SqliteOutbox {
     /** O47. @param namespaces namespaces @return counts */
     public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return Mono.defer(() -> {
-            List<String> list = keyList(namespaces, "namespaces");
+            List<String> list = keyList(namespaces, "namespaces", false);
             if (list.isEmpty()) {
                 return Mono.just(Map.<String, Long>of());
             }
@@ -545,11 +545,13 @@ public final class SqliteOutbox {
         return Times.nowNanos(clock.instant());
     }
 
-    private static List<String> keyList(Collection<String> keys, String argument) {
+    private static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
         requireNonNull(keys, argument);
         List<String> list = new ArrayList<>(keys.size());
+        int i = 0;
         for (String k : keys) {
-            list.add(requireNonNull(k, argument + "[]"));
+            String name = argument + "[" + i++ + "]";
+            list.add(nonEmpty ? requireNonEmpty(k, name) : requireNonNull(k, name));
         }
         return list;
     }
