@@ -27,6 +27,7 @@ import dev.durablestore.sqlite.internal.SqliteTimers;
 import dev.durablestore.sqlite.internal.Wakeups;
 import dev.durablestore.sqlite.internal.Writer;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -328,7 +329,8 @@ public final class SqliteReactiveStore implements ReactiveStore {
         }
         writer.close(30_000);
         readers.close();
-        emit.dispose();
+        // let the signals of the last operations reach their subscribers before the threads stop
+        emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()).block();
     }
 
     @Override

@@ -12,6 +12,7 @@ import static dev.durablestore.tck.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.EventStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -416,7 +417,7 @@ public abstract class AppendContract extends ContractTestSupport {
         assertThat(head(store, w)).isEqualTo(winnersHead);
     }
 
-    static List<Supplier<? extends Publisher<?>>> appendsOf(dev.durablestore.api.EventStore target,
+    static List<Supplier<? extends Publisher<?>>> appendsOf(EventStore target,
             List<List<Event>> batches, long expectedSeq) {
         List<Supplier<? extends Publisher<?>>> operations = new ArrayList<>();
         for (List<Event> batch : batches) {

@@ -82,18 +82,21 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.append(null, validBatch(), 1), "workflowId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_append_rejects_a_null_event_list() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.append(w, null, 1), "events");
         assertNothingWritten();
     }
 
     @Test
     public void X10_append_rejects_a_null_event_in_the_list() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.append(w, withNull(validBatch(), 1), 1), "events");
         invalidArgument(() -> store.append(w, Arrays.asList((Event) null), 1), "events");
         assertNothingWritten();
@@ -101,6 +104,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_rejects_a_negative_expected_seq() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.append(w, validBatch(), -1), "expectedSeq");
         invalidArgument(() -> store.append(w, List.of(), Long.MIN_VALUE), "expectedSeq");
         assertNothingWritten();
@@ -122,6 +126,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void S15_append_rejects_a_record_time_out_of_the_stored_range() {
+        // when / then (given: the baseline)
         for (Instant outOfRange : List.of(Instant.MAX, Instant.MIN)) {
             TestEvents ev = TestEvents.of(w, 1);
             List<Event> lastBad = List.of(ev.signalReceived("fine"), ev.at(outOfRange).signalReceived("bad"));
@@ -161,6 +166,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_with_outbox_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         invalidArgument(() -> store.appendWithOutbox(null, validBatch(), 1, List.of(row)), "workflowId");
         assertNothingWritten(row);
@@ -168,6 +174,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_with_outbox_rejects_a_null_or_holey_event_list() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         invalidArgument(() -> store.appendWithOutbox(w, null, 1, List.of(row)), "events");
         invalidArgument(() -> store.appendWithOutbox(w, withNull(validBatch(), 0), 1, List.of(row)), "events");
@@ -176,6 +183,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_with_outbox_rejects_a_negative_expected_seq() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         invalidArgument(() -> store.appendWithOutbox(w, validBatch(), -1, List.of(row)), "expectedSeq");
         assertNothingWritten(row);
@@ -183,6 +191,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_append_with_outbox_rejects_a_null_or_holey_row_list() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         invalidArgument(() -> store.appendWithOutbox(w, validBatch(), 1, null), "rows");
         invalidArgument(() -> store.appendWithOutbox(w, validBatch(), 1, withNull(List.of(row), 1)), "rows");
@@ -191,6 +200,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void E11_append_with_outbox_rejects_an_event_of_another_workflow() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         List<Event> foreign = List.of(TestEvents.of(other, 1).signalReceived("x"));
         invalidArgument(() -> store.appendWithOutbox(w, foreign, 1, List.of(row)), "events", "workflowId");
@@ -199,6 +209,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void S15_append_with_outbox_rejects_instants_out_of_the_stored_range() {
+        // when / then (given: the baseline)
         OutboxRow row = row(2);
         List<Event> outOfRange = List.of(TestEvents.of(w, 1).at(Instant.MAX).signalReceived("x"));
         invalidArgument(() -> store.appendWithOutbox(w, outOfRange, 1, List.of(row)), "events", "recordedAt");
@@ -225,18 +236,21 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_read_history_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.readHistory(null), "workflowId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_read_history_from_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.readHistoryFrom(null, 1), "workflowId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_read_history_from_rejects_a_negative_from_seq() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.readHistoryFrom(w, -1), "fromSeq");
         invalidArgument(() -> store.readHistoryFrom(w, Long.MIN_VALUE), "fromSeq");
         // while zero is valid and reads everything (R4)
@@ -246,18 +260,21 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_read_head_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.readHead(null), "workflowId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_query_rejects_a_null_filter() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.query(null), "filter");
         assertNothingWritten();
     }
 
     @Test
     public void X10_read_run_chain_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.readRunChain(null), "workflowId");
         assertNothingWritten();
     }
@@ -266,24 +283,28 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_schedule_timer_rejects_a_null_workflow_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.scheduleTimer(null, TimerId.named("t"), t(10)), "workflowId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_schedule_timer_rejects_a_null_timer_id() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.scheduleTimer(w, null, t(10)), "timerId");
         assertNothingWritten();
     }
 
     @Test
     public void X10_schedule_timer_rejects_a_null_fire_time() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.scheduleTimer(w, TimerId.named("t"), null), "fireAt");
         assertNothingWritten();
     }
 
     @Test
     public void S15_schedule_timer_rejects_a_fire_time_out_of_the_stored_range() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.scheduleTimer(w, TimerId.named("t"), Instant.MAX), "fireAt");
         invalidArgument(() -> store.scheduleTimer(w, TimerId.named("t"), Instant.MIN), "fireAt");
         // a reschedule of an existing timer out of range also leaves it as it was
@@ -305,12 +326,14 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
 
     @Test
     public void X10_expired_timers_rejects_a_null_instant() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.expiredTimers(null), "asOf");
         assertNothingWritten();
     }
 
     @Test
     public void S15_expired_timers_rejects_an_instant_out_of_the_stored_range() {
+        // when / then (given: the baseline)
         invalidArgument(() -> store.expiredTimers(Instant.MAX), "asOf");
         invalidArgument(() -> store.expiredTimers(Instant.MIN), "asOf");
         assertNothingWritten();

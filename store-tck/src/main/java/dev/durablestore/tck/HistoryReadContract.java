@@ -14,6 +14,7 @@ import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
+import dev.durablestore.api.event.SignalReceived;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -250,8 +251,8 @@ public abstract class HistoryReadContract extends ContractTestSupport {
         List<Event> read = history(store, w);
         assertThat(read).isEqualTo(events);
         for (int i = 1; i < events.size(); i++) {
-            Payload expected = ((dev.durablestore.api.event.SignalReceived) events.get(i)).payload();
-            Payload actual = ((dev.durablestore.api.event.SignalReceived) read.get(i)).payload();
+            Payload expected = ((SignalReceived) events.get(i)).payload();
+            Payload actual = ((SignalReceived) read.get(i)).payload();
             assertThat(actual.bytes()).isEqualTo(expected.bytes());
         }
     }

@@ -13,9 +13,12 @@ import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.event.ActivityError;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.event.SearchAttributeValue;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -143,7 +146,7 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
         given(store, List.of(ev.started("checkout", t(1)),
-                ev.searchAttributesUpdated(java.util.Map.of("k", dev.durablestore.api.event.SearchAttributeValue.of(1L))),
+                ev.searchAttributesUpdated(Map.of("k", SearchAttributeValue.of(1L))),
                 ev.completed(t(2)), ev.at(t(3)).timedOut("run")));
         // then
         assertThat(single(WorkflowFilter.all()))
@@ -338,8 +341,7 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
         given(store, List.of(ev.started("a"), ev.activityScheduled(2, "charge"), ev.activityScheduled(3, "ship"),
-                ev.activityFailed(2, new dev.durablestore.api.event.ActivityError(
-                        dev.durablestore.api.event.ActivityError.Kind.TERMINAL, "declined", null), 1),
+                ev.activityFailed(2, new ActivityError(ActivityError.Kind.TERMINAL, "declined", null), 1),
                 ev.activityCompleted(3, 1), ev.failed("boom")));
         // then
         assertThat(single(WorkflowFilter.all()).failedStep()).isEqualTo("charge");

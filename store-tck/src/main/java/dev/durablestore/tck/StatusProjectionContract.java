@@ -17,6 +17,7 @@ import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -365,7 +366,7 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
 
     private static <T> List<T> reversed(List<T> list) {
         List<T> copy = new ArrayList<>(list);
-        java.util.Collections.reverse(copy);
+        Collections.reverse(copy);
         return copy;
     }
 

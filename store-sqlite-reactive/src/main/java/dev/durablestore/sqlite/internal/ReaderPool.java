@@ -60,11 +60,19 @@ public final class ReaderPool {
      * @return a cold Mono running the read on a reader thread
      */
     public <T> Mono<T> read(String operation, Read<T> read) {
+        return Mono.defer(() -> closed ? Mono.error(closed(operation)) : readOpen(operation, read));
+    }
+
+    private StoreClosedException closed(String operation) {
+        return new StoreClosedException(operation + " refused: store " + storeName + " is closed");
+    }
+
+    private <T> Mono<T> readOpen(String operation, Read<T> read) {
         return Mono.fromCallable(() -> {
                     long started = System.nanoTime();
                     boolean ok = false;
                     if (closed) {
-                        throw new StoreClosedException(operation + " refused: store " + storeName + " is closed");
+                        throw closed(operation);
                     }
                     DbConnection c = idle.take();
                     try {

@@ -29,7 +29,13 @@ public final class Times {
             throw new InvalidArgumentException(argument,
                     "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
         }
-        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+        long seconds = instant.getEpochSecond();
+        int nanos = instant.getNano();
+        if (seconds < 0 && nanos > 0) {
+            // (seconds + 1) s - (1e9 - nanos) ns: avoids overflowing near MIN before adding the nanos
+            return Math.multiplyExact(seconds + 1, 1_000_000_000L) - (1_000_000_000L - nanos);
+        }
+        return Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos);
     }
 
     /**

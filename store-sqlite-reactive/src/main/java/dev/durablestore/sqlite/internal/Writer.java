@@ -70,16 +70,21 @@ public final class Writer {
      * @return a cold Mono signalled after the command's transaction committed (or failed)
      */
     public <T> Mono<T> submit(WriteCommand<T> command) {
-        return Mono.<T>create(sink -> {
+        return Mono.defer(() -> {
             if (!accepting) {
-                sink.error(closed(command));
-                return;
+                return Mono.error(closed(command));
             }
-            Pending<T> p = new Pending<>(command, sink, metrics);
-            sink.onCancel(p::cancel);
-            queue.add(p);
-            LockSupport.unpark(thread);
-        }).publishOn(emit);
+            return Mono.<T>create(sink -> {
+                if (!accepting) {
+                    sink.error(closed(command));
+                    return;
+                }
+                Pending<T> p = new Pending<>(command, sink, metrics);
+                sink.onCancel(p::cancel);
+                queue.add(p);
+                LockSupport.unpark(thread);
+            }).publishOn(emit);
+        });
     }
 
     /** @return commands waiting for the writer */
