@@ -7,8 +7,6 @@ package dev.durablestore.api;
  * @param position the unsigned position; Java stores it in a non-negative {@code long}
  */
 public record ActivityId(long position) {
-
-    /** Validates that {@code position} is not negative. */
     public ActivityId {
         InvalidArgumentException.requireNonNegative(position, "position");
     }

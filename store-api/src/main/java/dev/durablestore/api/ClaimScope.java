@@ -10,8 +10,6 @@ package dev.durablestore.api;
  * @param node the dispatcher's node, or {@code null}
  */
 public record ClaimScope(String namespace, String taskQueue, String node) {
-
-    /** Validates that namespace and task queue are non-empty and a node, when given, is non-empty. */
     public ClaimScope {
         InvalidArgumentException.requireNonEmpty(namespace, "scope.namespace");
         InvalidArgumentException.requireNonEmpty(taskQueue, "scope.taskQueue");

@@ -42,8 +42,6 @@ public record OutboxRow(
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
-
-    /** Validates each field. */
     public OutboxRow {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
         InvalidArgumentException.requireNonNull(workflowId, "row.workflowId");

@@ -10,8 +10,6 @@ import java.time.Instant;
  * @param visibleAfter the earliest instant it may be claimed
  */
 public record OutboxRowState(OutboxStatus status, int attempt, Instant visibleAfter) {
-
-    /** Validates the fields. */
     public OutboxRowState {
         InvalidArgumentException.requireNonNull(status, "status");
         InvalidArgumentException.requireNonNegative(attempt, "attempt");

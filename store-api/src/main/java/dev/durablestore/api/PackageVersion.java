@@ -7,8 +7,6 @@ package dev.durablestore.api;
  * @param value the version text, never null
  */
 public record PackageVersion(String value) {
-
-    /** Validates that {@code value} is present. */
     public PackageVersion {
         InvalidArgumentException.requireNonNull(value, "value");
     }

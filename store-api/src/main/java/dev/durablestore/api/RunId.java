@@ -9,8 +9,6 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record RunId(UUID value) implements Comparable<RunId> {
-
-    /** Validates that {@code value} is present. */
     public RunId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

@@ -12,8 +12,6 @@ import java.time.Instant;
  * @param closedAt the record time of the slice's current-lease terminal (R18), or {@code null}
  */
 public record RunSummary(RunId runId, RunId parentRunId, WorkflowStatus status, Instant startedAt, Instant closedAt) {
-
-    /** Validates the required fields. */
     public RunSummary {
         InvalidArgumentException.requireNonNull(runId, "runId");
         InvalidArgumentException.requireNonNull(status, "status");

@@ -9,8 +9,6 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record ScheduleId(UUID value) implements Comparable<ScheduleId> {
-
-    /** Validates that {@code value} is present. */
     public ScheduleId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

@@ -10,8 +10,6 @@ import java.time.Instant;
  * @param fireAt when it is due
  */
 public record TimerEntry(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-
-    /** Validates that every field is present. */
     public TimerEntry {
         InvalidArgumentException.requireNonNull(workflowId, "workflowId");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

@@ -62,8 +62,6 @@ public sealed interface TimerId permits TimerId.Named, TimerId.Anonymous {
      */
     record Named(String name) implements TimerId {
         static final String PREFIX = "timer:named:";
-
-        /** Validates that the name is non-empty (M5, C161). */
         public Named {
             InvalidArgumentException.requireNonEmpty(name, "name");
         }
@@ -86,8 +84,6 @@ public sealed interface TimerId permits TimerId.Named, TimerId.Anonymous {
      */
     record Anonymous(long position) implements TimerId {
         static final String PREFIX = "timer:anonymous:";
-
-        /** Validates that the position is not negative. */
         public Anonymous {
             InvalidArgumentException.requireNonNegative(position, "position");
         }

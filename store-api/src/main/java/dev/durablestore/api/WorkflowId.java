@@ -10,8 +10,6 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record WorkflowId(UUID value) implements Comparable<WorkflowId> {
-
-    /** Validates that {@code value} is present. */
     public WorkflowId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

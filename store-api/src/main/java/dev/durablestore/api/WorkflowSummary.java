@@ -23,8 +23,6 @@ public record WorkflowSummary(
         WorkflowId parent,
         String failedStep,
         String failureReason) {
-
-    /** Validates the required fields. */
     public WorkflowSummary {
         InvalidArgumentException.requireNonNull(workflowId, "workflowId");
         InvalidArgumentException.requireNonNull(workflowType, "workflowType");

@@ -14,8 +14,6 @@ public record ActivityCancelled(
         EventEnvelope envelope,
         ActivityId activityId,
         int attempt) implements Event {
-
-    /** Validates required fields. */
     public ActivityCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

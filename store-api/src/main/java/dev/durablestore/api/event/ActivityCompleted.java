@@ -17,8 +17,6 @@ public record ActivityCompleted(
         ActivityId activityId,
         Payload result,
         int attempt) implements Event {
-
-    /** Validates required fields. */
     public ActivityCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

@@ -19,8 +19,6 @@ public record ActivityError(Kind kind, String message, Payload details) {
         /** No attempt will succeed. */
         TERMINAL
     }
-
-    /** Validates that {@code kind} and {@code message} are present. */
     public ActivityError {
         InvalidArgumentException.requireNonNull(kind, "kind");
         InvalidArgumentException.requireNonNull(message, "message");

@@ -16,8 +16,6 @@ public record ActivityFailed(
         ActivityId activityId,
         ActivityError error,
         int attempt) implements Event {
-
-    /** Validates required fields. */
     public ActivityFailed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

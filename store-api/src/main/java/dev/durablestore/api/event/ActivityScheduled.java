@@ -21,8 +21,6 @@ public record ActivityScheduled(
         Payload input,
         String taskQueue,
         String node) implements Event {
-
-    /** Validates required fields. */
     public ActivityScheduled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

@@ -14,8 +14,6 @@ public record ActivityStarted(
         EventEnvelope envelope,
         ActivityId activityId,
         int attempt) implements Event {
-
-    /** Validates required fields. */
     public ActivityStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

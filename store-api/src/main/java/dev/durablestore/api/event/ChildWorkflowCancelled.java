@@ -12,8 +12,6 @@ import dev.durablestore.api.WorkflowId;
 public record ChildWorkflowCancelled(
         EventEnvelope envelope,
         WorkflowId childWorkflowId) implements Event {
-
-    /** Validates required fields. */
     public ChildWorkflowCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

@@ -15,8 +15,6 @@ public record ChildWorkflowCompleted(
         EventEnvelope envelope,
         WorkflowId childWorkflowId,
         Payload result) implements Event {
-
-    /** Validates required fields. */
     public ChildWorkflowCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

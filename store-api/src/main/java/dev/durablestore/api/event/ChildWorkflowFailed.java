@@ -14,8 +14,6 @@ public record ChildWorkflowFailed(
         EventEnvelope envelope,
         WorkflowId childWorkflowId,
         WorkflowError error) implements Event {
-
-    /** Validates required fields. */
     public ChildWorkflowFailed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

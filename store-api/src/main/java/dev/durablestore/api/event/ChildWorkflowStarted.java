@@ -20,8 +20,6 @@ public record ChildWorkflowStarted(
         String workflowType,
         Payload input,
         PackageVersion packageVersion) implements Event {
-
-    /** Validates required fields. */
     public ChildWorkflowStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

@@ -13,8 +13,6 @@ import java.time.Instant;
  * @param workflowId the workflow; must equal the workflow argument of the append (E11)
  */
 public record EventEnvelope(long seq, Instant recordedAt, WorkflowId workflowId) {
-
-    /** Validates that {@code seq} is not negative and the other fields are present. */
     public EventEnvelope {
         InvalidArgumentException.requireNonNegative(seq, "seq");
         InvalidArgumentException.requireNonNull(recordedAt, "recordedAt");

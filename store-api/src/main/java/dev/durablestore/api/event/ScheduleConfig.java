@@ -21,8 +21,6 @@ public record ScheduleConfig(
         String workflowType,
         Payload input,
         Map<String, SearchAttributeValue> searchAttributes) {
-
-    /** Validates that every field is present and copies the attribute map. */
     public ScheduleConfig {
         InvalidArgumentException.requireNonNull(trigger, "trigger");
         InvalidArgumentException.requireNonNull(overlapPolicy, "overlapPolicy");

@@ -14,8 +14,6 @@ public record ScheduleCreated(
         EventEnvelope envelope,
         ScheduleId scheduleId,
         ScheduleConfig config) implements Event {
-
-    /** Validates required fields. */
     public ScheduleCreated {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

@@ -12,8 +12,6 @@ import dev.durablestore.api.ScheduleId;
 public record ScheduleDeleted(
         EventEnvelope envelope,
         ScheduleId scheduleId) implements Event {
-
-    /** Validates required fields. */
     public ScheduleDeleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

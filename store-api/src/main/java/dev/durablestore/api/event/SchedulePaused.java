@@ -12,8 +12,6 @@ import dev.durablestore.api.ScheduleId;
 public record SchedulePaused(
         EventEnvelope envelope,
         ScheduleId scheduleId) implements Event {
-
-    /** Validates required fields. */
     public SchedulePaused {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

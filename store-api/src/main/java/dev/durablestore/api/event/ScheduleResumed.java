@@ -12,8 +12,6 @@ import dev.durablestore.api.ScheduleId;
 public record ScheduleResumed(
         EventEnvelope envelope,
         ScheduleId scheduleId) implements Event {
-
-    /** Validates required fields. */
     public ScheduleResumed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

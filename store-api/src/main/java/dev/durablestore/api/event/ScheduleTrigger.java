@@ -12,7 +12,6 @@ public sealed interface ScheduleTrigger permits ScheduleTrigger.Cron, ScheduleTr
      * @param expression the expression
      */
     record Cron(String expression) implements ScheduleTrigger {
-        /** Validates that the expression is present. */
         public Cron {
             InvalidArgumentException.requireNonNull(expression, "expression");
         }
@@ -24,7 +23,6 @@ public sealed interface ScheduleTrigger permits ScheduleTrigger.Cron, ScheduleTr
      * @param period the period, not negative
      */
     record Interval(Duration period) implements ScheduleTrigger {
-        /** Validates that the period is present and not negative. */
         public Interval {
             InvalidArgumentException.requireNonNull(period, "period");
             if (period.isNegative()) {

@@ -18,8 +18,6 @@ public record ScheduleTriggered(
         ScheduleId scheduleId,
         WorkflowId startedWorkflowId,
         RunId runId) implements Event {
-
-    /** Validates required fields. */
     public ScheduleTriggered {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

@@ -14,8 +14,6 @@ public record ScheduleUpdated(
         EventEnvelope envelope,
         ScheduleId scheduleId,
         ScheduleConfig config) implements Event {
-
-    /** Validates required fields. */
     public ScheduleUpdated {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

@@ -76,7 +76,6 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the string */
     record StringValue(String value) implements SearchAttributeValue {
-        /** Validates presence. */
         public StringValue {
             InvalidArgumentException.requireNonNull(value, "value");
         }
@@ -113,7 +112,6 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the UTC instant */
     record DatetimeValue(Instant value) implements SearchAttributeValue {
-        /** Validates presence. */
         public DatetimeValue {
             InvalidArgumentException.requireNonNull(value, "value");
         }
@@ -126,7 +124,6 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the keywords (copied) */
     record KeywordListValue(List<String> value) implements SearchAttributeValue {
-        /** Validates presence and copies the list. */
         public KeywordListValue {
             InvalidArgumentException.requireNonNull(value, "value");
             value = Copies.list(value, "value");

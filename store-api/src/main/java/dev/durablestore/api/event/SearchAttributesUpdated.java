@@ -15,8 +15,6 @@ public record SearchAttributesUpdated(
         EventEnvelope envelope,
         WorkflowId attributesWorkflowId,
         Map<String, SearchAttributeValue> attributes) implements Event {
-
-    /** Validates required fields and copies collections. */
     public SearchAttributesUpdated {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(attributesWorkflowId, "attributesWorkflowId");

@@ -14,8 +14,6 @@ public record SignalReceived(
         EventEnvelope envelope,
         String name,
         Payload payload) implements Event {
-
-    /** Validates required fields. */
     public SignalReceived {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(name, "name");

@@ -17,8 +17,6 @@ public record SignalSent(
         WorkflowId targetWorkflowId,
         String name,
         Payload payload) implements Event {
-
-    /** Validates required fields. */
     public SignalSent {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(targetWorkflowId, "targetWorkflowId");

@@ -14,8 +14,6 @@ public record TimerCancelled(
         EventEnvelope envelope,
         TimerId timerId,
         TimerCancelCause cause) implements Event {
-
-    /** Validates required fields. */
     public TimerCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

@@ -12,8 +12,6 @@ import dev.durablestore.api.TimerId;
 public record TimerFired(
         EventEnvelope envelope,
         TimerId timerId) implements Event {
-
-    /** Validates required fields. */
     public TimerFired {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

@@ -15,8 +15,6 @@ public record TimerStarted(
         EventEnvelope envelope,
         TimerId timerId,
         Instant fireAt) implements Event {
-
-    /** Validates required fields. */
     public TimerStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

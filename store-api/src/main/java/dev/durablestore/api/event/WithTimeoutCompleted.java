@@ -17,8 +17,6 @@ public record WithTimeoutCompleted(
         TimerId timerId,
         WithTimeoutOutcome outcome,
         Payload result) implements Event {
-
-    /** Validates required fields. */
     public WithTimeoutCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

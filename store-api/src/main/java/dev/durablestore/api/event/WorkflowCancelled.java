@@ -11,8 +11,6 @@ import dev.durablestore.api.InvalidArgumentException;
 public record WorkflowCancelled(
         EventEnvelope envelope,
         String reason) implements Event {
-
-    /** Validates required fields. */
     public WorkflowCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(reason, "reason");

@@ -12,8 +12,6 @@ import dev.durablestore.api.Payload;
 public record WorkflowCompleted(
         EventEnvelope envelope,
         Payload result) implements Event {
-
-    /** Validates required fields. */
     public WorkflowCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(result, "result");

@@ -17,8 +17,6 @@ public record WorkflowContinuedAsNew(
         Payload input,
         String workflowType,
         RunId parentRunId) implements Event {
-
-    /** Validates required fields. */
     public WorkflowContinuedAsNew {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(input, "input");

@@ -10,8 +10,6 @@ import dev.durablestore.api.Payload;
  * @param details structured details, or {@code null}
  */
 public record WorkflowError(String message, Payload details) {
-
-    /** Validates that {@code message} is present. */
     public WorkflowError {
         InvalidArgumentException.requireNonNull(message, "message");
     }

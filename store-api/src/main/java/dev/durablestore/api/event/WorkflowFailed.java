@@ -11,8 +11,6 @@ import dev.durablestore.api.InvalidArgumentException;
 public record WorkflowFailed(
         EventEnvelope envelope,
         WorkflowError error) implements Event {
-
-    /** Validates required fields. */
     public WorkflowFailed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(error, "error");

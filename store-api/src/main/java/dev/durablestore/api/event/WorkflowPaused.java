@@ -16,8 +16,6 @@ public record WorkflowPaused(
         RunId runId,
         String reason,
         String operator) implements Event {
-
-    /** Validates required fields. */
     public WorkflowPaused {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

@@ -16,8 +16,6 @@ public record WorkflowReopened(
         EventEnvelope envelope,
         RunId runId,
         List<ActivityId> reopened) implements Event {
-
-    /** Validates required fields and copies collections. */
     public WorkflowReopened {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

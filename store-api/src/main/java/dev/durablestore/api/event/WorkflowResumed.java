@@ -14,8 +14,6 @@ public record WorkflowResumed(
         EventEnvelope envelope,
         RunId runId,
         String operator) implements Event {
-
-    /** Validates required fields. */
     public WorkflowResumed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

@@ -22,8 +22,6 @@ public record WorkflowStarted(
         RunId runId,
         RunId parentRunId,
         PackageVersion packageVersion) implements Event {
-
-    /** Validates required fields. */
     public WorkflowStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(workflowType, "workflowType");

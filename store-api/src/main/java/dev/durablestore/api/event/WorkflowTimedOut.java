@@ -11,8 +11,6 @@ import dev.durablestore.api.InvalidArgumentException;
 public record WorkflowTimedOut(
         EventEnvelope envelope,
         String timeout) implements Event {
-
-    /** Validates required fields. */
     public WorkflowTimedOut {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timeout, "timeout");
