@@ -327,8 +327,9 @@ public final class SqliteReactiveStore implements ReactiveStore {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        writer.close(30_000);
+        // readers first: the writer's connection is then the last one, which checkpoints the WAL
         readers.close();
+        writer.close(30_000);
         // let the signals of the last operations reach their subscribers before the threads stop
         emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()).block();
     }

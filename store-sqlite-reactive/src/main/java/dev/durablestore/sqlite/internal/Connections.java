@@ -53,6 +53,8 @@ public final class Connections {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(busyTimeoutMillis);
         config.setReadOnly(readOnly);
+        // the store never asks for generated keys; without this the driver runs an extra query per insert
+        config.setGetGeneratedKeys(false);
         if (synchronous != null) {
             config.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
         }

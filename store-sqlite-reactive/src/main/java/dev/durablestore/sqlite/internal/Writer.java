@@ -164,6 +164,7 @@ public final class Writer {
                     p.fail(closed(p.command));
                 }
             }
+            checkpoint();
             connection.close();
             stopped.countDown();
         }
@@ -178,6 +179,15 @@ public final class Writer {
             }
         }
         return p;
+    }
+
+    /** Folds the WAL back into the database so a clean close leaves no {@code -wal} behind. */
+    private void checkpoint() {
+        try {
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (SQLException e) {
+            log.debug("checkpoint at close failed; the WAL is recovered on the next open", e);
+        }
     }
 
     private void runBatch(List<Pending<?>> batch) {
