@@ -1,0 +1,102 @@
+package dev.durablestore.bench;
+
+import dev.durablestore.bench.ReportWriter.Report;
+import dev.durablestore.bench.workload.AppendThroughput;
+import dev.durablestore.bench.workload.ClaimCost;
+import dev.durablestore.bench.workload.ClaimStreamMemory;
+import dev.durablestore.bench.workload.OutboxRoundTrip;
+import dev.durablestore.bench.workload.RangeRead;
+import dev.durablestore.bench.workload.WakeLatency;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The workload runner of issue 5: measures every target (P1–P6) against a raw-JDBC baseline run in
+ * the same process, prints a table and one {@code RESULT} line per target, and writes
+ * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
+ * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
+ */
+public final class BenchmarkRunner {
+
+    private BenchmarkRunner() {}
+
+    /**
+     * @param args see {@link RunnerOptions#USAGE}
+     * @throws Exception when JMH or the report file fails
+     */
+    public static void main(String[] args) throws Exception {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        RunnerOptions options;
+        try {
+            options = RunnerOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench: " + e.getMessage());
+            System.err.print(RunnerOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help()) {
+            System.out.print(RunnerOptions.USAGE);
+            return;
+        }
+        if (options.jmhArgs() != null) {
+            org.openjdk.jmh.Main.main(options.jmhArgs().toArray(new String[0]));
+            return;
+        }
+        System.exit(run(options, String.join(" ", args)) ? 0 : 1);
+    }
+
+    /**
+     * @return every workload, in report order
+     */
+    static List<Workload> workloads() {
+        return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
+                new RangeRead(), new ClaimStreamMemory());
+    }
+
+    private static boolean run(RunnerOptions options, String argLine) throws IOException {
+        long began = System.nanoTime();
+        String command = System.getenv("BENCH_COMMAND");
+        if (command == null || command.isBlank()) {
+            command = "java -cp … " + BenchmarkRunner.class.getName() + (argLine.isEmpty() ? "" : " " + argLine);
+        }
+        List<Section> sections = new ArrayList<>();
+        Map<String, String> machine;
+        try (RunContext ctx = new RunContext(options.sizes(), options.runs(), options.dataDir(), System.err)) {
+            machine = MachineInfo.describe(ctx.dir().getParent());
+            ctx.log("sizes " + options.sizes() + ", " + options.runs() + " run(s), files in " + ctx.dir());
+            for (Workload w : workloads()) {
+                if (!options.selects(w.id())) {
+                    continue;
+                }
+                long t = System.nanoTime();
+                sections.add(runOne(w, ctx));
+                ctx.log(String.format("%s done in %.1f s", w.id(), (System.nanoTime() - t) / 1e9));
+            }
+        }
+        Report report = new Report(command, options.quick(), options.runs(), machine,
+                (System.nanoTime() - began) / 1e9, sections);
+        ReportWriter.printConsole(report, System.out);
+        ReportWriter.writeMarkdown(report, options.out());
+        System.err.println("[bench] wrote " + options.out().toAbsolutePath());
+        return report.results().stream().allMatch(TargetResult::met);
+    }
+
+    private static Section runOne(Workload w, RunContext ctx) {
+        try {
+            return w.run(ctx);
+        } catch (Exception e) {
+            ctx.log(w.id() + " failed: " + e);
+            e.printStackTrace(System.err);
+            Section failed = new Section(w.id(), "failed", "The workload failed: `" + e + "`.");
+            for (Target t : w.targets()) {
+                failed.target(TargetResult.failed(t, e.getClass().getSimpleName()));
+            }
+            return failed;
+        }
+    }
+}

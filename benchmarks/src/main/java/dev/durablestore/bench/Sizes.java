@@ -1,0 +1,45 @@
+package dev.durablestore.bench;
+
+/**
+ * How big each workload is. {@link #full()} follows issue 5; {@link #quick()} shrinks every
+ * workload so that three runs of everything finish within about three minutes on a quiet machine.
+ *
+ * @param appends P1: appends per store run and per 100-per-transaction raw run
+ * @param appendsRawSingle P1: appends per one-transaction-per-append raw run (its rate is per second,
+ *     so a smaller count only shortens the run)
+ * @param outboxRows P2: rows staged and drained per run
+ * @param outboxFanOut P2: rows staged per workflow (one {@code appendWithOutbox} each)
+ * @param outboxRowsRawSingle P2: rows drained by the one-row-per-transaction raw loop
+ * @param wakeSamples P3: wake-ups measured per run
+ * @param settledRows P4: settled rows loaded before the store opens
+ * @param claims P4: timed claims per table per run
+ * @param historyEvents P5: events in the long history
+ * @param reads P5: timed reads of each kind per run
+ * @param memoryRows P6: rows passed through the claim stream
+ * @param memoryHeap P6: the child JVM's {@code -Xmx}
+ */
+public record Sizes(
+        int appends,
+        int appendsRawSingle,
+        int outboxRows,
+        int outboxFanOut,
+        int outboxRowsRawSingle,
+        int wakeSamples,
+        int settledRows,
+        int claims,
+        int historyEvents,
+        int reads,
+        int memoryRows,
+        String memoryHeap) {
+
+    /** @return the sizes issue 5 names (100k outbox rows, 1M settled rows, 100k-event history, 1M rows for memory) */
+    public static Sizes full() {
+        return new Sizes(50_000, 20_000, 100_000, 10, 10_000, 1_000, 1_000_000, 2_000, 100_000, 2_000,
+                1_000_000, "128m");
+    }
+
+    /** @return smaller sizes for a run of a few minutes */
+    public static Sizes quick() {
+        return new Sizes(10_000, 3_000, 20_000, 10, 1_000, 200, 100_000, 300, 20_000, 300, 10_000, "128m");
+    }
+}

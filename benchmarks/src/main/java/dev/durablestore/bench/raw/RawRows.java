@@ -1,0 +1,117 @@
+package dev.durablestore.bench.raw;
+
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.api.event.ChildWorkflowStarted;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.api.event.WorkflowStarted;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * Binds events and outbox rows to the store's insert statements and reads claimed rows back, doing
+ * the same encoding and decoding work as the store (JSON through {@link EventCodec}).
+ */
+public final class RawRows {
+
+    private final EventCodec codec;
+
+    /** @param codec the codec (the public one from {@code store-api}, as the store uses) */
+    public RawRows(EventCodec codec) {
+        this.codec = codec;
+    }
+
+    /**
+     * Encodes an event and binds it to {@link RawSql#INSERT_EVENT}.
+     *
+     * @param ps the prepared insert
+     * @param event the event
+     * @throws SQLException on failure
+     */
+    public void bindEvent(PreparedStatement ps, Event event) throws SQLException {
+        String type = null;
+        String child = null;
+        if (event instanceof WorkflowStarted s) {
+            type = s.workflowType();
+        } else if (event instanceof ChildWorkflowStarted c) {
+            type = c.workflowType();
+            child = c.childWorkflowId().toString();
+        }
+        ps.setString(1, event.workflowId().toString());
+        ps.setLong(2, event.seq());
+        ps.setBytes(3, codec.encode(event));
+        ps.setLong(4, RawDb.nanos(event.recordedAt()));
+        ps.setString(5, event.kind().typeName());
+        ps.setInt(6, event.kind().isQueryable() ? 1 : 0);
+        setNullable(ps, 7, type);
+        setNullable(ps, 8, child);
+    }
+
+    /**
+     * Encodes a row and binds it to {@link RawSql#INSERT_OR_IGNORE_ROW}.
+     *
+     * @param ps the prepared insert
+     * @param r the row
+     * @param settledAtNanos the settle time for a terminal row, ignored for a live one
+     * @throws SQLException on failure
+     */
+    public void bindRow(PreparedStatement ps, OutboxRow r, long settledAtNanos) throws SQLException {
+        ps.setString(1, r.dispatchKey());
+        ps.setString(2, r.workflowId().toString());
+        ps.setLong(3, r.ordinal());
+        setNullable(ps, 4, r.runId() == null ? null : r.runId().toString());
+        ps.setString(5, r.namespace());
+        ps.setString(6, r.taskQueue());
+        setNullable(ps, 7, r.node());
+        ps.setString(8, r.activityType());
+        ps.setBytes(9, codec.encodePayload(r.input()));
+        ps.setString(10, r.status().token());
+        ps.setLong(11, r.attempt());
+        ps.setLong(12, RawDb.nanos(r.visibleAfter()));
+        if (r.claimedAt() == null) {
+            ps.setNull(13, Types.INTEGER);
+        } else {
+            ps.setLong(13, RawDb.nanos(r.claimedAt()));
+        }
+        if (r.isLive()) {
+            ps.setNull(14, Types.INTEGER);
+        } else {
+            ps.setLong(14, settledAtNanos);
+        }
+    }
+
+    /**
+     * Reads a row of {@link RawSql#COLUMNS} the way a dispatcher needs it: every column, the input
+     * decoded.
+     *
+     * @param rs a positioned result set
+     * @return the dispatch key
+     * @throws SQLException on failure
+     */
+    public String readRow(ResultSet rs) throws SQLException {
+        String key = rs.getString(1);
+        rs.getString(2);
+        rs.getLong(3);
+        rs.getString(4);
+        rs.getString(5);
+        rs.getString(6);
+        rs.getString(7);
+        rs.getString(8);
+        codec.decodePayload(rs.getBytes(9));
+        rs.getString(10);
+        rs.getLong(11);
+        rs.getLong(12);
+        rs.getLong(13);
+        return key;
+    }
+
+    private static void setNullable(PreparedStatement ps, int index, String value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.VARCHAR);
+        } else {
+            ps.setString(index, value);
+        }
+    }
+}

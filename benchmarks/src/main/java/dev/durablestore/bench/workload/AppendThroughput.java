@@ -1,0 +1,160 @@
+package dev.durablestore.bench.workload;
+
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.bench.CommitCounter;
+import dev.durablestore.bench.Fixtures;
+import dev.durablestore.bench.RunContext;
+import dev.durablestore.bench.Section;
+import dev.durablestore.bench.Stats;
+import dev.durablestore.bench.TargetResult;
+import dev.durablestore.bench.Target;
+import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.Workload;
+import dev.durablestore.bench.raw.RawAppendLoop;
+import dev.durablestore.bench.raw.RawDb;
+import dev.durablestore.bench.raw.RawRows;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import reactor.core.publisher.Flux;
+
+/**
+ * P1: appends per second with 64 appends in flight, one event each, each on its own workflow,
+ * against single-threaded raw-JDBC loops running the same SQL — 100 appends per transaction (the
+ * group-commit bound) and one per transaction (the original design) — in {@code NORMAL} and
+ * {@code FULL}.
+ */
+public final class AppendThroughput implements Workload {
+
+    /** Appends the store has in flight. */
+    public static final int IN_FLIGHT = 64;
+    private static final int RAW_BATCH = 100;
+    private static final List<String> MODES = List.of("NORMAL", "FULL");
+
+    static final Target NORMAL_VS_RAW100 = Target.ratio("P1-normal-vs-raw100",
+            "appends/s, NORMAL: store (64 in flight) vs raw JDBC, 100 appends per transaction", "appends/s",
+            "raw, 100/txn", Comparison.AT_LEAST, 0.8);
+    static final Target FULL_VS_RAW100 = Target.ratio("P1-full-vs-raw100",
+            "appends/s, FULL: store (64 in flight) vs raw JDBC, 100 appends per transaction", "appends/s",
+            "raw, 100/txn", Comparison.AT_LEAST, 0.8);
+    static final Target FULL_VS_RAW1 = Target.ratio("P1-full-vs-raw1",
+            "appends/s, FULL: store (64 in flight) vs raw JDBC, one BEGIN IMMEDIATE per append", "appends/s",
+            "raw, 1/txn", Comparison.AT_LEAST, 4.0);
+
+    private final RawAppendLoop raw = new RawAppendLoop(new RawRows(EventCodec.create()));
+
+    @Override
+    public String id() {
+        return "P1";
+    }
+
+    @Override
+    public List<Target> targets() {
+        return List.of(NORMAL_VS_RAW100, FULL_VS_RAW100, FULL_VS_RAW1);
+    }
+
+    @Override
+    public Section run(RunContext ctx) throws Exception {
+        int n = ctx.sizes().appends();
+        int nSingle = ctx.sizes().appendsRawSingle();
+        TargetResult.Builder normal100 = NORMAL_VS_RAW100.builder();
+        TargetResult.Builder full100 = FULL_VS_RAW100.builder();
+        TargetResult.Builder full1 = FULL_VS_RAW1.builder();
+        List<Double> raw1Normal = new ArrayList<>();
+        List<Double> perCommitNormal = new ArrayList<>();
+        List<Double> perCommitFull = new ArrayList<>();
+        List<Double> txMicrosNormal = new ArrayList<>();
+        List<Double> busyNormal = new ArrayList<>();
+
+        ctx.log("P1 warm-up");
+        storeRate(ctx, "NORMAL", Math.max(1_000, n / 5), new CommitCounter());
+        rawRate(ctx, "NORMAL", Math.max(1_000, n / 5), RAW_BATCH);
+
+        for (int run = 1; run <= ctx.runs(); run++) {
+            for (String mode : MODES) {
+                ctx.log("P1 run " + run + "/" + ctx.runs() + " synchronous=" + mode);
+                CommitCounter commits = new CommitCounter();
+                double store;
+                double batched;
+                if (run % 2 == 1) {
+                    batched = rawRate(ctx, mode, n, RAW_BATCH);
+                    store = storeRate(ctx, mode, n, commits);
+                } else {
+                    store = storeRate(ctx, mode, n, commits);
+                    batched = rawRate(ctx, mode, n, RAW_BATCH);
+                }
+                double single = rawRate(ctx, mode, nSingle, 1);
+                ctx.log(String.format("P1   store %.0f/s, raw100 %.0f/s, raw1 %.0f/s, %.1f appends per commit",
+                        store, batched, single, commits.commandsPerCommit()));
+                if (mode.equals("NORMAL")) {
+                    normal100.run(store, batched);
+                    raw1Normal.add(single);
+                    perCommitNormal.add(commits.commandsPerCommit());
+                    txMicrosNormal.add(commits.microsPerTransaction());
+                    busyNormal.add(commits.writerBusy((long) (n / store * 1e9)));
+                } else {
+                    full100.run(store, batched);
+                    full1.run(store, single);
+                    perCommitFull.add(commits.commandsPerCommit());
+                }
+            }
+        }
+        return new Section("P1", "Append throughput",
+                "Each run appends " + n + " events to as many new workflows (one `WorkflowStarted`, expected "
+                        + "head 0), " + IN_FLIGHT + " appends in flight through `flatMap`, on a fresh WAL file per "
+                        + "measurement. The raw baselines run the store's SQL on one thread with plain sqlite-jdbc "
+                        + "(`SELECT max(seq)` guard, then the `INSERT`), encoding each event with the same "
+                        + "`EventCodec`: " + RAW_BATCH + " appends per `BEGIN IMMEDIATE` transaction, and one per "
+                        + "transaction (" + nSingle + " appends, the original design). Store and batched baseline "
+                        + "alternate which goes first; each ratio is store/baseline of the same run.")
+                .target(normal100.build())
+                .target(full100.build())
+                .target(full1.build())
+                .figure("raw JDBC, 1 append per transaction, NORMAL", raw1Normal, "appends/s")
+                .figure("store: appends per group commit, NORMAL", perCommitNormal, "")
+                .figure("store: appends per group commit, FULL", perCommitFull, "")
+                .figure("store: mean BEGIN…COMMIT time per group commit, NORMAL", txMicrosNormal, "µs")
+                .figure("store: writer busy inside transactions, NORMAL (share of wall time)", busyNormal, "");
+    }
+
+    private double storeRate(RunContext ctx, String mode, int n, CommitCounter commits) {
+        Path db = ctx.freshDb("p1-store-" + mode);
+        List<Event> events = events(n);
+        try (SqliteReactiveStore store = Fixtures.openStore(db, mode, commits)) {
+            commits.reset();
+            long began = System.nanoTime();
+            Flux.fromIterable(events)
+                    .flatMap(e -> store.append(e.workflowId(), List.of(e), 0), IN_FLIGHT)
+                    .then()
+                    .block(Duration.ofMinutes(10));
+            return Stats.perSecond(n, System.nanoTime() - began);
+        } finally {
+            ctx.delete(db);
+        }
+    }
+
+    private double rawRate(RunContext ctx, String mode, int n, int perTransaction) throws SQLException {
+        Path db = ctx.freshDb("p1-raw" + perTransaction + "-" + mode);
+        List<Event> events = events(n);
+        try (RawDb rawDb = RawDb.create(db, mode)) {
+            return Stats.perSecond(n, raw.run(rawDb, events, perTransaction));
+        } finally {
+            ctx.delete(db);
+        }
+    }
+
+    private static List<Event> events(int n) {
+        Instant now = Instant.now();
+        List<Event> events = new ArrayList<>(n);
+        for (WorkflowId w : Fixtures.workflows(n)) {
+            events.add(Fixtures.started(w, now));
+        }
+        return events;
+    }
+}
