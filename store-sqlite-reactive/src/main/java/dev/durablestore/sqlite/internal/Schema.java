@@ -89,8 +89,14 @@ public final class Schema {
                 }
             }
             // S9: legacy rows get real routes, so every predicate can compare the columns directly.
-            c.execute("UPDATE outbox SET namespace = 'default' WHERE namespace IS NULL");
-            c.execute("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
+            // Only rows written before the columns existed can hold NULL (this store never writes
+            // one), so the full-table rewrite runs only in the transaction that adds a column.
+            if (!present.contains("namespace")) {
+                c.execute("UPDATE outbox SET namespace = 'default' WHERE namespace IS NULL");
+            }
+            if (!present.contains("task_queue")) {
+                c.execute("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
+            }
             for (String ddl : INDEXES) {
                 c.execute(ddl);
             }
