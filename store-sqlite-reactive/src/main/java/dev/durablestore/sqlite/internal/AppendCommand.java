@@ -20,9 +20,11 @@ final class AppendCommand implements WriteCommand<Void> {
     private final List<EventRows.Encoded> events;
     private final List<OutboxRows.Encoded> rows;
     private final Clock clock;
+    private final HeadCache heads;
 
     AppendCommand(String workflowId, long expectedSeq, List<EventRows.Encoded> events,
-            List<OutboxRows.Encoded> rows, Clock clock) {
+            List<OutboxRows.Encoded> rows, Clock clock, HeadCache heads) {
+        this.heads = heads;
         this.workflowId = workflowId;
         this.expectedSeq = expectedSeq;
         this.events = events;
@@ -32,7 +34,7 @@ final class AppendCommand implements WriteCommand<Void> {
 
     @Override
     public Void execute(DbConnection c) throws SQLException {
-        long head = EventRows.head(c, workflowId);
+        long head = heads.head(c, workflowId);
         if (head != expectedSeq) {
             throw new SequenceConflictException(expectedSeq, head); // E3, E4: the guard comes first
         }
@@ -45,6 +47,9 @@ final class AppendCommand implements WriteCommand<Void> {
             }
         }
         EventRows.insert(c, workflowId, events);
+        if (!events.isEmpty()) {
+            heads.advanced(workflowId, expectedSeq + events.size());
+        }
         if (!rows.isEmpty()) {
             OutboxRows.insertOrIgnore(c, rows, Times.nowNanos(clock.instant()));
         }

@@ -52,6 +52,7 @@ public final class SqliteHistory {
     private final EventRows events;
     private final OutboxRows outboxRows;
     private final Clock clock;
+    private final HeadCache heads = new HeadCache(100_000);
 
     /**
      * @param writer the single writer
@@ -66,6 +67,7 @@ public final class SqliteHistory {
         this.events = events;
         this.outboxRows = outboxRows;
         this.clock = clock;
+        writer.addListener(heads);
     }
 
     /**
@@ -92,7 +94,7 @@ public final class SqliteHistory {
                 encoded.add(events.encode(e));
             }
             List<OutboxRows.Encoded> staged = outboxRows.encodeForStaging(rows, "rows");
-            return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock));
+            return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock, heads));
         });
     }
 

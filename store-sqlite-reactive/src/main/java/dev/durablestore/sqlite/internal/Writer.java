@@ -38,7 +38,23 @@ public final class Writer {
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String storeName;
+    private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean accepting = true;
+
+    /** Told about every transaction the writer opens and how it ends; called on the writer thread. */
+    public interface TransactionListener {
+        /**
+         * @param c the write connection, right after {@code BEGIN IMMEDIATE}
+         * @throws SQLException to fail the transaction
+         */
+        void afterBegin(DbConnection c) throws SQLException;
+
+        /** The transaction committed. */
+        void afterCommit();
+
+        /** The transaction was rolled back (or its commit failed). */
+        void afterRollback();
+    }
 
     /**
      * @param connection the write connection, owned from now on
@@ -85,6 +101,14 @@ public final class Writer {
                 LockSupport.unpark(thread);
             }).publishOn(emit);
         });
+    }
+
+    /**
+     * @param listener told about every transaction from now on; must be registered before commands
+     *     that rely on it are submitted
+     */
+    public void addListener(TransactionListener listener) {
+        listeners.add(listener);
     }
 
     /** @return commands waiting for the writer */
@@ -205,6 +229,15 @@ public final class Writer {
                 failAll(todo, e);
                 return;
             }
+            try {
+                for (TransactionListener l : listeners) {
+                    l.afterBegin(connection);
+                }
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly();
+                failAll(todo, e);
+                return;
+            }
             int failedAt = -1;
             Throwable failure = null;
             for (int i = 0; i < todo.size(); i++) {
@@ -231,6 +264,9 @@ public final class Writer {
                 rollbackQuietly();
                 failAll(todo, e);
                 return;
+            }
+            for (TransactionListener l : listeners) {
+                l.afterCommit();
             }
             boolean wake = false;
             for (Pending<?> p : todo) {
@@ -260,6 +296,9 @@ public final class Writer {
     }
 
     private void rollbackQuietly() {
+        for (TransactionListener l : listeners) {
+            l.afterRollback();
+        }
         try {
             connection.execute("ROLLBACK");
         } catch (SQLException e) {
