@@ -147,16 +147,17 @@ public final class SqliteOutbox {
                 return Mono.empty();
             }
             return writer.submit(Commands.of("rearmPending", true, c -> {
+                // rows apply in list order: a key repeated later in the list updates the row the
+                // earlier occurrence inserted, exactly as it would update a stored row (O13, O14)
                 PreparedStatement update = c.prepare(REARM_EXISTING);
-                List<OutboxRows.Encoded> absent = new ArrayList<>();
+                long now = now();
                 for (OutboxRows.Encoded e : encoded) {
                     update.setLong(1, e.visibleAfterNanos());
                     update.setString(2, e.row().dispatchKey());
                     if (update.executeUpdate() == 0) {
-                        absent.add(e);
+                        OutboxRows.insertOrIgnore(c, List.of(e), now);
                     }
                 }
-                OutboxRows.insertOrIgnore(c, absent, now());
                 return null;
             }));
         });
