@@ -3,6 +3,7 @@ package dev.durablestore.sqlite;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
@@ -18,6 +19,7 @@ import dev.durablestore.api.event.Event;
 import dev.durablestore.sqlite.internal.Connections;
 import dev.durablestore.sqlite.internal.DbConnection;
 import dev.durablestore.sqlite.internal.EventRows;
+import dev.durablestore.sqlite.internal.FileIdentity;
 import dev.durablestore.sqlite.internal.OutboxRows;
 import dev.durablestore.sqlite.internal.ReaderPool;
 import dev.durablestore.sqlite.internal.Schema;
@@ -91,6 +93,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
      * @throws BackendException when the file cannot be opened or migrated
      */
     public static SqliteReactiveStore open(SqliteStoreConfig config) {
+        InvalidArgumentException.requireNonNull(config, "config");
         String name = String.valueOf(INSTANCES.incrementAndGet());
         Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(),
                 (int) config.busyTimeout().toMillis());
@@ -117,6 +120,10 @@ public final class SqliteReactiveStore implements ReactiveStore {
         Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
                 () -> emit.schedule(wakeups), config.metrics(), name);
         OutboxRows outboxRows = new OutboxRows(codec);
+        FileIdentity identity = FileIdentity.of(config.path().toAbsolutePath());
+        if (identity != null) {
+            writer.addListener(identity);
+        }
         return new SqliteReactiveStore(name, emit, writer, readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
                 new SqliteTimers(writer, readers),
@@ -224,7 +231,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     private static ClaimScope requireScope(ClaimScope scope) {
-        return dev.durablestore.api.InvalidArgumentException.requireNonNull(scope, "scope");
+        return InvalidArgumentException.requireNonNull(scope, "scope");
     }
 
     @Override

@@ -61,6 +61,22 @@ public final class DbConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes and forgets every cached statement. Needed after a failure: sqlite-jdbc finalizes a
+     * statement whose step failed with an I/O, full-disk or read-only error but still reports it
+     * open, so reusing it would fail for ever ("statement is not executing").
+     */
+    public void resetStatements() {
+        for (PreparedStatement ps : statements.values()) {
+            try {
+                ps.close();
+            } catch (SQLException ignored) {
+                // dropping it anyway
+            }
+        }
+        statements.clear();
+    }
+
     /** @return the raw connection, for schema work */
     public Connection raw() {
         return connection;
@@ -68,14 +84,7 @@ public final class DbConnection implements AutoCloseable {
 
     @Override
     public void close() {
-        for (PreparedStatement ps : statements.values()) {
-            try {
-                ps.close();
-            } catch (SQLException ignored) {
-                // closing anyway
-            }
-        }
-        statements.clear();
+        resetStatements();
         try {
             connection.close();
         } catch (SQLException ignored) {

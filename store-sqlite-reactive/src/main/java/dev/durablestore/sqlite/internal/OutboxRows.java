@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -120,12 +121,8 @@ public final class OutboxRows {
             if (attempt < 0 || attempt > Integer.MAX_VALUE) {
                 throw new SerializationException("stored attempt " + attempt + " is out of range");
             }
-            long visibleAfter = rs.getLong(12);
-            if (rs.wasNull()) {
-                throw new SerializationException("stored visible_after is NULL");
-            }
-            long claimed = rs.getLong(13);
-            Long claimedAt = rs.wasNull() ? null : claimed;
+            Instant visibleAfter = Times.readInstant(rs, 12, "visible_after");
+            Long claimedAt = Times.readNanos(rs, 13, "claimed_at");
             return new OutboxRow(key,
                     EventRows.workflowId(rs.getString(2)),
                     rs.getLong(3),
@@ -137,7 +134,7 @@ public final class OutboxRows {
                     decodeInput(rs.getBytes(9)),
                     OutboxStatus.fromToken(rs.getString(10)),
                     (int) attempt,
-                    Times.fromNanos(visibleAfter),
+                    visibleAfter,
                     Times.fromNanos(claimedAt));
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);

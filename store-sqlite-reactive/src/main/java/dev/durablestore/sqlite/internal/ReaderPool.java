@@ -79,7 +79,10 @@ public final class ReaderPool {
                         T result = read.apply(c);
                         ok = true;
                         return result;
-                    } catch (SQLException | RuntimeException e) {
+                    } catch (SQLException e) {
+                        c.resetStatements();
+                        throw Failures.backend(operation, e);
+                    } catch (RuntimeException e) {
                         throw Failures.backend(operation, e);
                     } finally {
                         metrics.operation(operation, System.nanoTime() - started, ok);

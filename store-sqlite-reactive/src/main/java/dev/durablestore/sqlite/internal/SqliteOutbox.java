@@ -10,6 +10,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
 import java.sql.PreparedStatement;
@@ -24,11 +25,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Every outbox operation of the SQLite store (contract group O), each a writer command or a read. */
 public final class SqliteOutbox {
+
+    private static final Logger log = LoggerFactory.getLogger(SqliteOutbox.class);
 
     private static final String LIVE = "status IN ('pending', 'claimed')";
 
@@ -320,7 +325,28 @@ public final class SqliteOutbox {
                 return Mono.just(List.<OutboxRow>of());
             }
             return writer.submit(Commands.of("rearmStaleClaimed", true, c -> {
-                List<OutboxRow> stale = stale(c, bound, limit); // decodes before writing
+                List<OutboxRow> stale = new ArrayList<>();
+                List<String> corrupt = new ArrayList<>();
+                PreparedStatement select = c.prepare(STALE);
+                select.setLong(1, bound);
+                select.setInt(2, limit);
+                try (ResultSet rs = select.executeQuery()) {
+                    while (rs.next()) {
+                        try {
+                            stale.add(rows.decode(rs));
+                        } catch (SerializationException e) {
+                            // a corrupt claimed row must not block recovery of the others: dead-letter it
+                            log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
+                            corrupt.add(rs.getString(1));
+                        }
+                    }
+                }
+                for (String key : corrupt) {
+                    PreparedStatement deadLetter = c.prepare(FAIL);
+                    deadLetter.setLong(1, now());
+                    deadLetter.setString(2, key);
+                    deadLetter.executeUpdate();
+                }
                 if (stale.isEmpty()) {
                     return List.<OutboxRow>of();
                 }
@@ -535,8 +561,13 @@ public final class SqliteOutbox {
                     if (!rs.next()) {
                         return null;
                     }
-                    return new OutboxRowState(OutboxStatus.fromToken(rs.getString(1)), (int) rs.getLong(2),
-                            Times.fromNanos(rs.getLong(3)));
+                    try {
+                        return new OutboxRowState(OutboxStatus.fromToken(rs.getString(1)), (int) rs.getLong(2),
+                                Times.readInstant(rs, 3, "visible_after"));
+                    } catch (SerializationException | InvalidArgumentException e) {
+                        throw new SerializationException(
+                                "stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
+                    }
                 }
             });
         });

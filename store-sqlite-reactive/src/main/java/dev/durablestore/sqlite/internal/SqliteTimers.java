@@ -70,7 +70,7 @@ public final class SqliteTimers {
                             throw new SerializationException("stored timer id '" + t + "' of workflow " + w
                                     + " is not canonical", e);
                         }
-                        due.add(new TimerEntry(EventRows.workflowId(w), id, Times.fromNanos(rs.getLong(3))));
+                        due.add(new TimerEntry(EventRows.workflowId(w), id, Times.readInstant(rs, 3, "fire_at")));
                     }
                 }
                 return due;

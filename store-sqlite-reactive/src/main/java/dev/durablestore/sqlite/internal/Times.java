@@ -2,6 +2,8 @@ package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.SerializationException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 
 /**
@@ -75,11 +77,41 @@ public final class Times {
     }
 
     /**
-     * @param column the column read
-     * @param where which row
-     * @return a decoding error for a NULL or non-integer timestamp
+     * Reads a timestamp column, refusing anything but an integer (a damaged TEXT or REAL value
+     * would otherwise read as some arbitrary instant).
+     *
+     * @param rs a positioned result set
+     * @param index the column index
+     * @param column the column name, for the error
+     * @return epoch nanoseconds, or {@code null} for SQL NULL
+     * @throws SQLException on driver failure
+     * @throws SerializationException when the stored value is not an integer
      */
-    static SerializationException badTimestamp(String column, String where) {
-        return new SerializationException("stored " + column + " of " + where + " is not an epoch-nanosecond integer");
+    static Long readNanos(ResultSet rs, int index, String column) throws SQLException {
+        Object value = rs.getObject(index);
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof Integer || value instanceof Long) {
+            return ((Number) value).longValue();
+        }
+        throw new SerializationException("stored " + column + " '" + value + "' is not epoch nanoseconds");
+    }
+
+    /**
+     * Like {@link #readNanos} for a NOT NULL column.
+     *
+     * @param rs a positioned result set
+     * @param index the column index
+     * @param column the column name, for the error
+     * @return the instant
+     * @throws SQLException on driver failure
+     */
+    static Instant readInstant(ResultSet rs, int index, String column) throws SQLException {
+        Long nanos = readNanos(rs, index, column);
+        if (nanos == null) {
+            throw new SerializationException("stored " + column + " is NULL");
+        }
+        return fromNanos(nanos.longValue());
     }
 }

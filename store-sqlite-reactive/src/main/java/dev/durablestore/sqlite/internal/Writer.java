@@ -49,6 +49,13 @@ public final class Writer {
          */
         void afterBegin(DbConnection c) throws SQLException;
 
+        /**
+         * Last chance to refuse the transaction, right before {@code COMMIT}.
+         *
+         * @throws SQLException to roll the transaction back and fail its commands
+         */
+        default void beforeCommit() throws SQLException {}
+
         /** The transaction committed. */
         void afterCommit();
 
@@ -226,6 +233,7 @@ public final class Writer {
             try {
                 connection.execute("BEGIN IMMEDIATE");
             } catch (SQLException e) {
+                connection.resetStatements();
                 failAll(todo, e);
                 return;
             }
@@ -259,6 +267,9 @@ public final class Writer {
                 continue; // the others wrote nothing durable: run them again
             }
             try {
+                for (TransactionListener l : listeners) {
+                    l.beforeCommit();
+                }
                 connection.execute("COMMIT");
             } catch (SQLException e) {
                 rollbackQuietly();
@@ -296,6 +307,7 @@ public final class Writer {
     }
 
     private void rollbackQuietly() {
+        connection.resetStatements();
         for (TransactionListener l : listeners) {
             l.afterRollback();
         }

@@ -13,9 +13,10 @@ import java.util.function.Consumer;
 
 /**
  * A child JVM running a main class of the test class path, whose stdout lines are collected (and
- * optionally observed as they arrive). Used to prove behaviour across processes on one file.
+ * optionally observed as they arrive). Used to prove behaviour across processes on one file (also by
+ * the crash and contention tests of {@code dev.durablestore.sqlite.reliability}).
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
     private final Process process;
     private final List<String> lines = new CopyOnWriteArrayList<>();
@@ -39,7 +40,7 @@ final class ChildJvm implements AutoCloseable {
         pump.start();
     }
 
-    static ChildJvm start(Class<?> main, Path log, Consumer<String> onLine, String... args) throws IOException {
+    public static ChildJvm start(Class<?> main, Path log, Consumer<String> onLine, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -56,18 +57,18 @@ final class ChildJvm implements AutoCloseable {
      *
      * @param line the line
      */
-    void send(String line) throws IOException {
+    public void send(String line) throws IOException {
         process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().flush();
     }
 
     /** @return the stdout lines read so far */
-    List<String> lines() {
+    public List<String> lines() {
         return lines;
     }
 
     /** Kills the child at once (SIGKILL), as a crash would. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
         pump.join(10_000);
@@ -77,7 +78,7 @@ final class ChildJvm implements AutoCloseable {
      * @param seconds how long to wait
      * @return the exit code
      */
-    int await(long seconds) throws InterruptedException {
+    public int await(long seconds) throws InterruptedException {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("child JVM " + process.pid() + " did not finish within " + seconds + " s");

@@ -1,0 +1,113 @@
+package dev.durablestore.sqlite.reliability;
+
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The process the crash test kills: it appends with outbox rows on many workflows at once, claims
+ * and completes under that load, and prints one line per <em>acknowledged</em> success, only after
+ * the store's {@code Mono} succeeded:
+ *
+ * <ul>
+ *   <li>{@code APPEND <workflow> <newHead> #} — an {@code appendWithOutbox} committed;
+ *   <li>{@code CLAIM <key> #} — a claim returned the row;
+ *   <li>{@code DONE <key> #} — {@code complete} of the row committed;
+ *   <li>{@code ERROR <message> #} — something failed that should not have (the test fails).
+ * </ul>
+ *
+ * <p>Every append writes 1–3 events plus 0–3 rows (sometimes 25, so some commits are large); each
+ * event's payload describes its batch ({@link Reliability#batchEvents}), so the parent can check
+ * after the crash that no batch is partial. Each appender owns its workflows, so no append meets a
+ * conflict; nothing is ever re-armed. The process never exits on its own: the parent kills it.
+ *
+ * <p>Arguments: database path, synchronous mode ({@code FULL}/{@code NORMAL}), workflows, appenders.
+ */
+public final class CrashWorker {
+
+    private static final PrintStream OUT =
+            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+
+    private CrashWorker() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        Path db = Path.of(args[0]);
+        String synchronous = args[1];
+        int workflows = Integer.parseInt(args[2]);
+        int appenders = Integer.parseInt(args[3]);
+        SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(synchronous));
+        // never closed: the parent kills this process with SIGKILL
+
+        for (int a = 0; a < appenders; a++) {
+            List<WorkflowId> owned = new ArrayList<>();
+            for (int i = a; i < workflows; i += appenders) {
+                owned.add(WorkflowId.random());
+            }
+            long[] heads = new long[owned.size()];
+            Mono.defer(() -> appendOnce(store, owned, heads))
+                    .repeat()
+                    .subscribe(v -> { }, e -> print("ERROR append " + e.toString().replace('\n', ' ')));
+        }
+
+        // a claim stream, completing about 70% of what it claims (the rest stays claimed)
+        store.claimStream(ClaimStreamOptions.defaults().maxBatch(16).pollInterval(Duration.ofMillis(20)))
+                .doOnNext(row -> print("CLAIM " + row.dispatchKey()))
+                .flatMap(row -> completeSometimes(store, row), 16)
+                .subscribe(v -> { }, e -> print("ERROR claimStream " + e.toString().replace('\n', ' ')));
+
+        // and plain batch claims beside it
+        Mono.defer(() -> store.claim(8))
+                .flatMapMany(rows -> {
+                    rows.forEach(row -> print("CLAIM " + row.dispatchKey()));
+                    return Flux.fromIterable(rows).concatMap(row -> completeSometimes(store, row));
+                })
+                .then(Mono.delay(Duration.ofMillis(2)))
+                .repeat()
+                .subscribe(v -> { }, e -> print("ERROR claim " + e.toString().replace('\n', ' ')));
+
+        new CountDownLatch(1).await(); // until killed
+    }
+
+    private static Mono<Void> appendOnce(SqliteReactiveStore store, List<WorkflowId> owned, long[] heads) {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        int index = rnd.nextInt(owned.size());
+        WorkflowId w = owned.get(index);
+        long first = heads[index] + 1;
+        int events = 1 + rnd.nextInt(3);
+        int rows = rnd.nextInt(10) == 0 ? 25 : rnd.nextInt(4);
+        Instant now = Instant.now();
+        List<OutboxRow> staged = Reliability.batchRows(w, first, rows, now);
+        return store.appendWithOutbox(w, Reliability.batchEvents(w, first, events, rows, now), first - 1, staged)
+                .doOnSuccess(v -> {
+                    heads[index] = first + events - 1;
+                    print("APPEND " + w + " " + heads[index]);
+                });
+    }
+
+    private static Mono<Void> completeSometimes(SqliteReactiveStore store, OutboxRow row) {
+        if (ThreadLocalRandom.current().nextInt(10) >= 7) {
+            return Mono.empty();
+        }
+        return store.complete(row.dispatchKey()).doOnSuccess(v -> print("DONE " + row.dispatchKey()));
+    }
+
+    /** One whole line per call; the trailing marker lets the parent drop a line cut by the kill. */
+    private static void print(String line) {
+        OUT.println(line + " #");
+    }
+}
