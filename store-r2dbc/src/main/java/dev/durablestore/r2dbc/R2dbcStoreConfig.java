@@ -1,0 +1,102 @@
+package dev.durablestore.r2dbc;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.r2dbc.internal.Backend;
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Clock;
+
+/**
+ * Configuration of an {@link R2dbcReactiveStore}. Immutable and validated when built: each
+ * {@code with*} method returns a checked copy.
+ *
+ * <pre>{@code
+ * ConnectionFactory pool = ConnectionFactories.get("r2dbc:pool:postgresql://app@db:5432/workflows");
+ * R2dbcStoreConfig config = R2dbcStoreConfig.of(pool)
+ *         .withNotifications(false);   // behind PgBouncer in transaction-pooling mode
+ * }</pre>
+ *
+ * @param connectionFactory where connections come from; in production an r2dbc-pool
+ *     {@code ConnectionPool} over r2dbc-postgresql. The store never closes it.
+ * @param dialect the database, or {@code null} to detect it from the factory's metadata when the
+ *     store opens ({@link R2dbcDialect#detect})
+ * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
+ * @param notifications on PostgreSQL: whether writes that make rows claimable {@code NOTIFY} the
+ *     channel and the store {@code LISTEN}s on it (one extra connection per store), so claim streams
+ *     on every node wake at once; on by default. Turn it off where {@code LISTEN} cannot work (PgBouncer
+ *     in transaction-pooling mode): claim streams then rely on in-process wake-ups and their poll
+ *     interval. Ignored on H2.
+ * @param notifyChannel the {@code LISTEN/NOTIFY} channel: a lower-case identifier of at most 63
+ *     characters; {@code durable_store_outbox} by default. Stores sharing a database but not an
+ *     outbox (different schemas) should use different channels.
+ * @param metrics where operation timings, claim counts and commits are reported;
+ *     {@link StoreMetrics#NONE} by default
+ */
+public record R2dbcStoreConfig(
+        ConnectionFactory connectionFactory,
+        R2dbcDialect dialect,
+        Clock clock,
+        boolean notifications,
+        String notifyChannel,
+        StoreMetrics metrics) {
+
+    /** The default {@code LISTEN/NOTIFY} channel. */
+    public static final String DEFAULT_CHANNEL = "durable_store_outbox";
+
+    /** Validates every field. */
+    public R2dbcStoreConfig {
+        InvalidArgumentException.requireNonNull(connectionFactory, "connectionFactory");
+        InvalidArgumentException.requireNonNull(clock, "clock");
+        Backend.requireChannel(notifyChannel);
+        InvalidArgumentException.requireNonNull(metrics, "metrics");
+    }
+
+    /**
+     * @param connectionFactory the connection factory
+     * @return the defaults: dialect detected, UTC system clock, notifications on over
+     *     {@value #DEFAULT_CHANNEL}, no metrics
+     */
+    public static R2dbcStoreConfig of(ConnectionFactory connectionFactory) {
+        return new R2dbcStoreConfig(connectionFactory, null, Clock.systemUTC(), true, DEFAULT_CHANNEL, StoreMetrics.NONE);
+    }
+
+    /**
+     * @param value the database, or {@code null} to detect it
+     * @return a copy with the dialect set
+     */
+    public R2dbcStoreConfig withDialect(R2dbcDialect value) {
+        return new R2dbcStoreConfig(connectionFactory, value, clock, notifications, notifyChannel, metrics);
+    }
+
+    /**
+     * @param value the clock the store reads {@code now} from
+     * @return a copy with the clock set
+     */
+    public R2dbcStoreConfig withClock(Clock value) {
+        return new R2dbcStoreConfig(connectionFactory, dialect, value, notifications, notifyChannel, metrics);
+    }
+
+    /**
+     * @param value true to {@code NOTIFY}/{@code LISTEN} on PostgreSQL, false to rely on polling
+     * @return a copy with notifications switched
+     */
+    public R2dbcStoreConfig withNotifications(boolean value) {
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, value, notifyChannel, metrics);
+    }
+
+    /**
+     * @param value the channel name, a lower-case identifier
+     * @return a copy with the channel set
+     */
+    public R2dbcStoreConfig withNotifyChannel(String value) {
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, value, metrics);
+    }
+
+    /**
+     * @param value where to report metrics, e.g. {@code new MicrometerStoreMetrics(registry, "orders")}
+     * @return a copy with the metrics sink set
+     */
+    public R2dbcStoreConfig withMetrics(StoreMetrics value) {
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, value);
+    }
+}

@@ -1,0 +1,188 @@
+package dev.durablestore.r2dbc.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.WorkflowId;
+import io.r2dbc.spi.Connection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every claim (O16–O27): one statement per batch that takes the first {@code limit} due rows of the
+ * route, not held, oldest {@code visible_after} then dispatch key, and flips them to
+ * {@code claimed} with {@code claimed_at = now}. On PostgreSQL the due rows are locked
+ * {@code FOR UPDATE SKIP LOCKED}, so claimers on any number of nodes never take a row twice (O21)
+ * and never queue behind each other; see {@link SqlDialect#claim}.
+ *
+ * <p>A row whose stored input cannot be decoded is dead-lettered in the same transaction and the
+ * claim reports a {@link SerializationException} naming it; the other rows of that batch are put
+ * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
+ */
+final class Claims {
+
+    /** What a claim returns: the rows, or the corrupt rows it dead-lettered; plus the next due time. */
+    record Result(List<OutboxRow> rows, SerializationException corrupt, Long nextVisibleAfterNanos) {}
+
+    private static final Comparator<OutboxRow> CLAIM_ORDER =
+            Comparator.comparing((OutboxRow r) -> r.visibleAfter())
+                    .thenComparing(OutboxRow::dispatchKey, Times.CODE_POINT_ORDER);
+
+    private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
+            + "settled_at = $1 WHERE dispatch_key = $2";
+
+    private final Db db;
+    private final OutboxRows codec;
+    private final Clock clock;
+    private final StoreMetrics metrics;
+
+    Claims(Db db, OutboxRows codec, Clock clock, StoreMetrics metrics) {
+        this.db = db;
+        this.codec = codec;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** Every claim variant; an undecodable row fails the claim (after it was dead-lettered). */
+    Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return Mono.defer(() -> {
+            requireNonNegative(limit, "limit");
+            Set<String> keys = heldKeys(held);
+            if (limit == 0) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            return run(scope, limit, keys, false)
+                    .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r.rows()));
+        });
+    }
+
+    /** A claim for the claim stream: corrupt rows are reported in the result, with the next due time. */
+    Mono<Result> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return Mono.defer(() -> run(scope, limit, heldKeys(held), true));
+    }
+
+    private Mono<Result> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+        return db.write("claim", c -> claimIn(c, scope, limit, held, wantNext))
+                .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+    }
+
+    private Mono<Result> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+        long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
+        Mono<List<OutboxRows.Stored>> claimed;
+        if (db.dialect().postgres()) {
+            Sql.Params p = new Sql.Params();
+            String set = "status = 'claimed', claimed_at = " + p.add(now);
+            String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
+            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
+            claimed = Sql.query(c, sql, OutboxRows::stored, p.values()).collectList();
+        } else {
+            claimed = claimByKeys(c, now, scope, held, limit);
+        }
+        return claimed.flatMap(stored -> {
+            List<OutboxRow> rows = new ArrayList<>(stored.size());
+            List<String> claimedKeys = new ArrayList<>(stored.size());
+            List<String> corruptKeys = new ArrayList<>();
+            SerializationException corrupt = null;
+            for (OutboxRows.Stored s : stored) {
+                claimedKeys.add(s.dispatchKey());
+                try {
+                    rows.add(codec.decode(s));
+                } catch (SerializationException e) {
+                    corruptKeys.add(s.dispatchKey());
+                    if (corrupt == null) {
+                        corrupt = e;
+                    } else {
+                        corrupt.addSuppressed(e);
+                    }
+                }
+            }
+            if (corrupt != null) {
+                return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
+            }
+            rows.sort(CLAIM_ORDER);
+            if (wantNext && rows.size() < limit) {
+                return nextVisibleAfter(c, scope, held).map(next -> new Result(rows, null, next.orElse(null)))
+                        .defaultIfEmpty(new Result(rows, null, null));
+            }
+            return Mono.just(new Result(rows, null, null));
+        });
+    }
+
+    /** The two-step claim (H2, whose writers are serialized): the due keys, then exactly those keys. */
+    private Mono<List<OutboxRows.Stored>> claimByKeys(Connection c, long now, ClaimScope scope, Set<String> held,
+            int limit) {
+        Sql.Params p = new Sql.Params();
+        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
+        String select = db.dialect().dueKeys(due, p.add(limit));
+        return Sql.query(c, select, row -> Sql.textAt(row, 0), p.values())
+                .collectList()
+                .flatMap(keys -> {
+                    if (keys.isEmpty()) {
+                        return Mono.just(List.<OutboxRows.Stored>of());
+                    }
+                    Sql.Params u = new Sql.Params();
+                    String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
+                            + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
+                    return Sql.query(c, db.dialect().returning(update, OutboxRows.COLUMNS), OutboxRows::stored,
+                            u.values()).collectList();
+                });
+    }
+
+    private Mono<Result> deadLetter(Connection c, long now, List<String> claimedKeys, List<String> corruptKeys,
+            SerializationException corrupt) {
+        List<String> good = new ArrayList<>(claimedKeys);
+        good.removeAll(corruptKeys);
+        Mono<Long> restore = Mono.just(0L);
+        if (!good.isEmpty()) {
+            Sql.Params p = new Sql.Params();
+            restore = Sql.update(c, "UPDATE outbox SET status = 'pending', claimed_at = NULL WHERE dispatch_key IN "
+                    + p.list(good), p.values());
+        }
+        List<Object[]> dead = new ArrayList<>();
+        for (String key : corruptKeys) {
+            dead.add(new Object[] {now, key});
+        }
+        SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
+                + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
+        return restore.then(Sql.updateEach(c, DEAD_LETTER, dead))
+                .thenReturn(new Result(List.of(), reported, null));
+    }
+
+    private static Mono<java.util.Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held) {
+        Sql.Params p = new Sql.Params();
+        String sql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter(p, scope, held);
+        return Sql.query(c, sql, row -> java.util.Optional.ofNullable(Sql.longAt(row, 0)), p.values()).next();
+    }
+
+    /** The route (O7) and hold (O23) predicates, with their markers. */
+    private static String filter(Sql.Params p, ClaimScope scope, Set<String> held) {
+        StringBuilder sb = new StringBuilder();
+        if (scope != null) {
+            sb.append(" AND namespace = ").append(p.add(scope.namespace()));
+            sb.append(" AND task_queue = ").append(p.add(scope.taskQueue()));
+            sb.append(scope.node() == null ? " AND node IS NULL" : " AND (node IS NULL OR node = " + p.add(scope.node()) + ")");
+        }
+        if (!held.isEmpty()) {
+            sb.append(" AND workflow_id NOT IN ").append(p.list(held));
+        }
+        return sb.toString();
+    }
+
+    private static Set<String> heldKeys(Set<WorkflowId> held) {
+        requireNonNull(held, "held");
+        Set<String> keys = new TreeSet<>();
+        for (WorkflowId w : held) {
+            keys.add(requireNonNull(w, "held[]").toString());
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,251 @@
+package dev.durablestore.r2dbc.internal;
+
+import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.api.StoreMetrics;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.IsolationLevel;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * How every operation reaches the database: a connection from the factory per operation, each
+ * write in one transaction (S21), errors mapped in one place, metrics, and the in-flight count that
+ * {@link #close} waits for.
+ *
+ * <p>With a non-blocking driver (r2dbc-postgresql) nothing changes threads: statements run and
+ * results arrive on the driver's event loop. With a driver that works on the calling thread
+ * (r2dbc-h2 wraps the blocking H2 engine), every operation is subscribed on the store's own
+ * scheduler, and writes of this instance go through one {@link WriteLane}.
+ */
+final class Db {
+
+    private static final String NOTIFY = "SELECT pg_notify($1, '')";
+
+    private final ConnectionFactory factory;
+    private final SqlDialect dialect;
+    private final Scheduler scheduler;
+    private final WriteLane lane;
+    private final StoreMetrics metrics;
+    private final String storeName;
+    private final String notifyChannel;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger writesInFlight = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param factory where connections come from (not owned: never closed by the store)
+     * @param dialect the SQL dialect
+     * @param scheduler the store's scheduler for a blocking driver, or {@code null}
+     * @param metrics receives timings
+     * @param storeName for errors
+     * @param notifyChannel the PostgreSQL channel notified when rows become claimable, or {@code null}
+     */
+    Db(ConnectionFactory factory, SqlDialect dialect, Scheduler scheduler, StoreMetrics metrics, String storeName,
+            String notifyChannel) {
+        this.factory = factory;
+        this.dialect = dialect;
+        this.scheduler = scheduler;
+        this.lane = scheduler == null ? null : new WriteLane(scheduler);
+        this.metrics = metrics;
+        this.storeName = storeName;
+        this.notifyChannel = notifyChannel;
+        metrics.registerQueueDepth(() -> lane == null ? writesInFlight.get() : lane.depth());
+    }
+
+    SqlDialect dialect() {
+        return dialect;
+    }
+
+    /**
+     * Queues a {@code NOTIFY} in the open write transaction: PostgreSQL delivers it to every
+     * listening node when (and only if) the transaction commits. A no-op without a channel.
+     *
+     * @param c the connection inside the write transaction
+     * @return completes when queued
+     */
+    Mono<Void> notifyClaimers(Connection c) {
+        if (notifyChannel == null) {
+            return Mono.empty();
+        }
+        return Sql.query(c, NOTIFY, row -> Boolean.TRUE, notifyChannel).then();
+    }
+
+    /** Maps a transaction failure to the error the subscriber receives; runs after the rollback. */
+    interface FailureMapper {
+        /**
+         * @param c the connection, outside any transaction
+         * @param failure what failed
+         * @return the error to signal
+         */
+        Mono<Throwable> map(Connection c, Throwable failure);
+    }
+
+    /**
+     * Runs {@code work} in one transaction and commits; any failure rolls it back whole (X8).
+     *
+     * @param operation the operation name
+     * @param work the statements; may complete empty
+     * @param <T> the result
+     * @return the result, signalled after the commit returned
+     */
+    <T> Mono<T> write(String operation, Function<Connection, Mono<T>> work) {
+        return write(operation, work, (c, e) -> Mono.just(Failures.backend(operation, e)));
+    }
+
+    /**
+     * Like {@link #write(String, Function)} with a custom failure mapping (E15).
+     *
+     * @param operation the operation name
+     * @param work the statements
+     * @param onFailure maps a failure after the rollback
+     * @param <T> the result
+     * @return the result
+     */
+    <T> Mono<T> write(String operation, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
+        Mono<Optional<T>> tx = Mono.usingWhen(
+                Mono.from(factory.create()),
+                c -> transaction(c, work, onFailure),
+                c -> Mono.from(c.close()),
+                (c, e) -> Mono.from(c.close()),
+                c -> Mono.from(c.rollbackTransaction()).onErrorResume(e -> Mono.empty()).then(Mono.from(c.close())));
+        Mono<Optional<T>> ordered = lane != null ? lane.run(tx) : tx;
+        Mono<T> counted = Mono.defer(() -> {
+            writesInFlight.incrementAndGet();
+            return ordered.doFinally(s -> writesInFlight.decrementAndGet());
+        }).flatMap(Mono::justOrEmpty);
+        return guarded(operation, counted);
+    }
+
+    private <T> Mono<Optional<T>> transaction(Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
+        long begin = System.nanoTime();
+        String lock = dialect.writeLock();
+        Mono<Void> start = Mono.from(c.beginTransaction());
+        if (lock != null) {
+            start = start.then(Sql.update(c, lock)).then();
+        }
+        return start
+                .then(Mono.defer(() -> work.apply(c)).map(Optional::of).defaultIfEmpty(Optional.empty()))
+                .flatMap(result -> Mono.from(c.commitTransaction())
+                        .then(Mono.fromRunnable(() -> metrics.batchCommitted(1, System.nanoTime() - begin)))
+                        .thenReturn(result))
+                .onErrorResume(failure -> Mono.from(c.rollbackTransaction())
+                        .onErrorResume(rollbackFailure -> {
+                            failure.addSuppressed(rollbackFailure);
+                            return Mono.empty();
+                        })
+                        .then(Mono.defer(() -> onFailure.map(c, failure)))
+                        .flatMap(Mono::error));
+    }
+
+    /**
+     * Runs statements outside a transaction (each sees the latest committed state).
+     *
+     * @param operation the operation name
+     * @param work the statements
+     * @param <T> the result
+     * @return the result
+     */
+    <T> Mono<T> read(String operation, Function<Connection, Mono<T>> work) {
+        Mono<T> run = Mono.usingWhen(Mono.from(factory.create()), work, c -> Mono.from(c.close()));
+        return guarded(operation, run.onErrorMap(e -> Failures.backend(operation, e)));
+    }
+
+    /**
+     * Runs several statements in one read-only snapshot ({@code REPEATABLE READ}), so they agree.
+     *
+     * @param operation the operation name
+     * @param work the statements
+     * @param <T> the result
+     * @return the result
+     */
+    <T> Mono<T> readConsistent(String operation, Function<Connection, Mono<T>> work) {
+        Mono<T> run = Mono.usingWhen(Mono.from(factory.create()),
+                c -> Mono.from(c.beginTransaction(IsolationLevel.REPEATABLE_READ))
+                        .then(Mono.defer(() -> work.apply(c)).map(Optional::of).defaultIfEmpty(Optional.empty()))
+                        .flatMap(result -> Mono.from(c.commitTransaction()).thenReturn(result))
+                        .onErrorResume(e -> Mono.from(c.rollbackTransaction()).onErrorResume(x -> Mono.empty())
+                                .then(Mono.error(e)))
+                        .flatMap(Mono::justOrEmpty),
+                c -> Mono.from(c.close()));
+        return guarded(operation, run.onErrorMap(e -> Failures.backend(operation, e)));
+    }
+
+    /**
+     * Streams a query's rows outside a transaction.
+     *
+     * @param operation the operation name
+     * @param work the query
+     * @param <T> the row value
+     * @return the rows
+     */
+    <T> Flux<T> stream(String operation, Function<Connection, Flux<T>> work) {
+        Flux<T> run = Flux.usingWhen(Mono.from(factory.create()), work, c -> Mono.from(c.close()))
+                .onErrorMap(e -> Failures.backend(operation, e));
+        return Flux.defer(() -> {
+            if (!enter()) {
+                return Flux.error(closedError(operation));
+            }
+            long start = System.nanoTime();
+            Flux<T> timed = run.doOnComplete(() -> metrics.operation(operation, System.nanoTime() - start, true))
+                    .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
+                    .doFinally(s -> inFlight.decrementAndGet());
+            return scheduler == null ? timed : timed.subscribeOn(scheduler);
+        });
+    }
+
+    private <T> Mono<T> guarded(String operation, Mono<T> run) {
+        return Mono.defer(() -> {
+            if (!enter()) {
+                return Mono.error(closedError(operation));
+            }
+            long start = System.nanoTime();
+            Mono<T> timed = run.doOnSuccess(v -> metrics.operation(operation, System.nanoTime() - start, true))
+                    .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
+                    .doFinally(s -> inFlight.decrementAndGet());
+            return scheduler == null ? timed : timed.subscribeOn(scheduler);
+        });
+    }
+
+    /** Counts an operation in, unless the store is closed. */
+    private boolean enter() {
+        inFlight.incrementAndGet();
+        if (closed) {
+            inFlight.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * @param operation the refused operation
+     * @return the error for an operation subscribed after {@link #close}
+     */
+    StoreClosedException closedError(String operation) {
+        return new StoreClosedException(operation + " refused: store " + storeName + " is closed");
+    }
+
+    /** @return true once {@link #close} has begun */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Refuses new operations, then waits for those in flight to finish. Blocks the caller.
+     *
+     * @param timeout the longest wait
+     */
+    void close(Duration timeout) {
+        closed = true;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+}

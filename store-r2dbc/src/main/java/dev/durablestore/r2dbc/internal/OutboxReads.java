@@ -1,0 +1,153 @@
+package dev.durablestore.r2dbc.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.WorkflowId;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The read-only outbox operations (O39, O40, O43–O50); none takes a lock. */
+final class OutboxReads {
+
+    private static final String LIVE = "status IN ('pending', 'claimed')";
+    private static final String UNSETTLED = "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE
+            + " ORDER BY workflow_id";
+    private static final String COUNT_INFLIGHT = "SELECT count(*) FROM outbox WHERE namespace = $1 AND " + LIVE;
+    private static final String COUNT_CLAIMED = "SELECT count(*) FROM outbox WHERE namespace = $1 AND status = 'claimed'";
+    private static final String COUNT_CLAIMED_BY_NS = "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' "
+            + "AND namespace IN ";
+    private static final String ROUTES = "SELECT DISTINCT namespace, task_queue, node FROM outbox "
+            + "WHERE status = 'pending' AND visible_after <= $1";
+    private static final String ROW_STATE = "SELECT status, attempt, visible_after FROM outbox WHERE dispatch_key = $1";
+
+    /** O48: namespace, task queue, then node with unpinned first (Unicode code-point order, as SQL "C"). */
+    private static final Comparator<ClaimScope> ROUTE_ORDER = Comparator
+            .comparing(ClaimScope::namespace, Times.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::taskQueue, Times.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::node, Comparator.nullsFirst(Times.CODE_POINT_ORDER));
+
+    private final Db db;
+    private final OutboxRows rows;
+    private final Clock clock;
+
+    OutboxReads(Db db, OutboxRows rows, Clock clock) {
+        this.db = db;
+        this.rows = rows;
+        this.clock = clock;
+    }
+
+    /** O39, O40. */
+    Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return Mono.defer(() -> {
+            long bound = Times.toNanos(olderThan, "olderThan");
+            requireNonNegative(limit, "limit");
+            if (limit == 0) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            return db.read("listStaleClaimed", c -> Sql.query(c, OutboxWrites.STALE, OutboxRows::stored, bound, limit)
+                    .collectList()
+                    .map(rows::decodeAll));
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O43. */
+    Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return db.stream("listUnsettledWorkflowIds", c -> Sql.query(c, UNSETTLED, row -> Sql.textAt(row, 0)))
+                .map(EventRows::workflowId);
+    }
+
+    /** O44. */
+    Mono<Long> countInflight(String namespace) {
+        return count("countInflight", COUNT_INFLIGHT, namespace);
+    }
+
+    /** O45. */
+    Mono<Long> countClaimed(String namespace) {
+        return count("countClaimed", COUNT_CLAIMED, namespace);
+    }
+
+    private Mono<Long> count(String name, String sql, String namespace) {
+        return Mono.defer(() -> {
+            requireNonNull(namespace, "namespace");
+            return db.read(name, c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace).next().defaultIfEmpty(0L));
+        });
+    }
+
+    /** O47. */
+    Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return Mono.defer(() -> {
+            List<String> list = OutboxWrites.keyList(namespaces, "namespaces", false);
+            if (list.isEmpty()) {
+                return Mono.just(Map.<String, Long>of());
+            }
+            Sql.Params p = new Sql.Params();
+            String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(list)) + " GROUP BY namespace";
+            return db.read("countClaimedByNamespace", c -> Sql.query(c, sql,
+                            row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
+                    .collectList()
+                    .map(found -> {
+                        Map<String, Long> counts = new LinkedHashMap<>();
+                        for (String ns : list) {
+                            counts.put(ns, 0L);
+                        }
+                        for (Map.Entry<String, Long> e : found) {
+                            counts.put(e.getKey(), e.getValue());
+                        }
+                        return Map.copyOf(counts);
+                    }));
+        });
+    }
+
+    /** O48, O49. */
+    Flux<ClaimScope> pendingRoutes() {
+        return Mono.defer(() -> {
+            long now = Times.nowNanos(clock.instant());
+            return db.read("pendingRoutes", c -> Sql.query(c, ROUTES,
+                            row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.textAt(row, 2)}, now)
+                    .collectList()
+                    .map(found -> {
+                        List<ClaimScope> routes = new ArrayList<>(found.size());
+                        for (String[] r : found) {
+                            routes.add(new ClaimScope(r[0], r[1], r[2]));
+                        }
+                        routes.sort(ROUTE_ORDER);
+                        return routes;
+                    }));
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O50. */
+    Mono<OutboxRowState> rowState(String key) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            return db.read("rowState", c -> Sql.query(c, ROW_STATE,
+                            row -> new Object[] {Sql.textAt(row, 0), Sql.longAt(row, 1), Sql.longAt(row, 2)}, key)
+                    .next()
+                    .map(r -> {
+                        Long attempt = (Long) r[1];
+                        if (attempt == null || attempt < 0 || attempt > Integer.MAX_VALUE || r[2] == null) {
+                            throw new SerializationException("stored outbox row " + key
+                                    + " has an out-of-range attempt or no visible_after");
+                        }
+                        return new OutboxRowState(OutboxStatus.fromToken((String) r[0]), attempt.intValue(),
+                                Times.fromNanos((Long) r[2]));
+                    }));
+        });
+    }
+}

@@ -1,0 +1,175 @@
+package dev.durablestore.r2dbc.internal;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.RunId;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.codec.EventCodec;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Row;
+import java.util.ArrayList;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/** The {@code outbox} table: row validation, encoding, insertion and decoding (O1, O6, S5, S8). */
+final class OutboxRows {
+
+    /** The columns every row-returning outbox statement selects, in this order. */
+    static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
+            + "activity_type, input, status, attempt, visible_after, claimed_at";
+
+    /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
+    static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
+            + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
+            + "settled_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING";
+
+    private final EventCodec codec;
+
+    /** @param codec encodes row inputs */
+    OutboxRows(EventCodec codec) {
+        this.codec = codec;
+    }
+
+    /**
+     * Validates rows for staging (O6, OQ-10, S15) and encodes their inputs, before any write.
+     *
+     * @param rows the rows
+     * @param argument the argument name to report
+     * @return the encoded rows
+     */
+    List<Encoded> encodeForStaging(List<OutboxRow> rows, String argument) {
+        InvalidArgumentException.requireNonNull(rows, argument);
+        List<Encoded> encoded = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            String name = argument + "[" + i + "]";
+            OutboxRow row = InvalidArgumentException.requireNonNull(rows.get(i), name);
+            boolean claimed = row.status() == OutboxStatus.CLAIMED;
+            if (claimed != (row.claimedAt() != null)) {
+                throw new InvalidArgumentException(name + ".claimedAt", "must be present exactly when status is "
+                        + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
+                        + " and claimedAt " + row.claimedAt());
+            }
+            encoded.add(encode(row, name));
+        }
+        return encoded;
+    }
+
+    /**
+     * Encodes one row without the O6 check (re-arm inserts ignore the supplied status and claim).
+     *
+     * @param row the row
+     * @param name the argument name to report
+     * @return the encoded row
+     */
+    Encoded encode(OutboxRow row, String name) {
+        long visibleAfter = Times.toNanos(row.visibleAfter(), name + ".visibleAfter");
+        Long claimedAt = row.claimedAt() == null ? null : Times.toNanos(row.claimedAt(), name + ".claimedAt");
+        return new Encoded(row, codec.encodePayload(row.input()), visibleAfter, claimedAt);
+    }
+
+    /**
+     * Inserts rows, skipping keys already stored (O9, E21): one statement, one execution per row.
+     *
+     * @param c a connection inside the write transaction
+     * @param rows encoded rows
+     * @param nowNanos the settle time recorded for rows staged in a terminal status
+     * @return the number of rows inserted
+     */
+    static Mono<Long> insertOrIgnore(Connection c, List<Encoded> rows, long nowNanos) {
+        List<Object[]> values = new ArrayList<>(rows.size());
+        for (Encoded e : rows) {
+            OutboxRow r = e.row;
+            values.add(new Object[] {
+                r.dispatchKey(),
+                r.workflowId().toString(),
+                r.ordinal(),
+                Sql.text(r.runId() == null ? null : r.runId().toString()),
+                r.namespace(),
+                r.taskQueue(),
+                Sql.text(r.node()),
+                r.activityType(),
+                e.input,
+                r.status().token(),
+                (long) r.attempt(),
+                e.visibleAfterNanos,
+                Sql.bigint(e.claimedAtNanos),
+                Sql.bigint(r.status().isLive() ? null : nowNanos)});
+        }
+        return Sql.updateEach(c, INSERT_OR_IGNORE, values);
+    }
+
+    /**
+     * Copies one row of {@link #COLUMNS} out of the driver, without decoding it.
+     *
+     * @param row the row
+     * @return the stored values
+     */
+    static Stored stored(Row row) {
+        return new Stored(Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2), Sql.textAt(row, 3),
+                Sql.textAt(row, 4), Sql.textAt(row, 5), Sql.textAt(row, 6), Sql.textAt(row, 7), Sql.bytesAt(row, 8),
+                Sql.textAt(row, 9), Sql.longAt(row, 10), Sql.longAt(row, 11), Sql.longAt(row, 12));
+    }
+
+    /**
+     * @param s a stored row
+     * @return the row
+     * @throws SerializationException naming the dispatch key when a column does not decode
+     */
+    OutboxRow decode(Stored s) {
+        try {
+            if (s.attempt == null || s.attempt < 0 || s.attempt > Integer.MAX_VALUE) {
+                throw new SerializationException("stored attempt " + s.attempt + " is out of range");
+            }
+            if (s.visibleAfter == null) {
+                throw new SerializationException("stored visible_after is NULL");
+            }
+            if (s.input == null) {
+                throw new SerializationException("stored input is NULL");
+            }
+            return new OutboxRow(s.dispatchKey,
+                    EventRows.workflowId(s.workflowId),
+                    s.ordinal,
+                    s.runId == null ? null : RunId.parse(s.runId),
+                    s.namespace == null ? OutboxRow.DEFAULT_ROUTE : s.namespace,
+                    s.taskQueue == null ? OutboxRow.DEFAULT_ROUTE : s.taskQueue,
+                    s.node,
+                    s.activityType,
+                    decodeInput(s.input),
+                    OutboxStatus.fromToken(s.status),
+                    s.attempt.intValue(),
+                    Times.fromNanos(s.visibleAfter),
+                    Times.fromNanos(s.claimedAt));
+        } catch (SerializationException | InvalidArgumentException e) {
+            throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: "
+                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: " + e, e);
+        }
+    }
+
+    /**
+     * @param rows stored rows
+     * @return the decoded rows in the same order
+     */
+    List<OutboxRow> decodeAll(List<Stored> rows) {
+        List<OutboxRow> out = new ArrayList<>(rows.size());
+        for (Stored s : rows) {
+            out.add(decode(s));
+        }
+        return out;
+    }
+
+    private Payload decodeInput(byte[] bytes) {
+        return codec.decodePayload(bytes);
+    }
+
+    /** A row with its encoded input and timestamps, ready for insertion. */
+    record Encoded(OutboxRow row, byte[] input, long visibleAfterNanos, Long claimedAtNanos) {}
+
+    /** A row as stored, column by column ({@link #COLUMNS}). */
+    record Stored(String dispatchKey, String workflowId, Long ordinal, String runId, String namespace,
+            String taskQueue, String node, String activityType, byte[] input, String status, Long attempt,
+            Long visibleAfter, Long claimedAt) {}
+}

@@ -1,0 +1,327 @@
+package dev.durablestore.r2dbc.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.WorkflowId;
+import io.r2dbc.spi.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every outbox write except claims (contract group O): staging, re-arm, settles, retry, stale
+ * re-arm, heartbeat, redrive, prune. Each is one transaction. Writes that can make rows claimable
+ * (staging, retry, re-arm, redrive, release) queue a {@code NOTIFY} in their transaction on
+ * PostgreSQL and wake this instance's claim streams after the commit.
+ */
+final class OutboxWrites {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
+
+    private static final String LIVE = "status IN ('pending', 'claimed')";
+
+    private static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = $1 "
+            + "WHERE dispatch_key = $2 AND " + LIVE;
+    private static final String FAIL = "UPDATE outbox SET status = 'failed', claimed_at = NULL, settled_at = $1 "
+            + "WHERE dispatch_key = $2 AND " + LIVE;
+    private static final String SETTLE_CANCELLED = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
+            + "settled_at = $1 WHERE dispatch_key = $2 AND " + LIVE;
+    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
+            + "claimed_at = NULL WHERE dispatch_key = $3 AND " + LIVE;
+    private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
+            + "settled_at = $1 WHERE workflow_id = $2 AND " + LIVE;
+    private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = $1, "
+            + "claimed_at = NULL, settled_at = NULL WHERE dispatch_key = $2";
+    static final String STALE = "SELECT " + OutboxRows.COLUMNS + " FROM outbox WHERE status = 'claimed' "
+            + "AND claimed_at IS NOT NULL AND claimed_at < $1 ORDER BY claimed_at, dispatch_key LIMIT $2";
+    private static final String REARM_KEYS = "UPDATE outbox SET status = 'pending', visible_after = $1, "
+            + "claimed_at = NULL WHERE status = 'claimed' AND dispatch_key IN ";
+    private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' "
+            + "AND dispatch_key IN ";
+    private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
+            + "WHERE status = 'claimed' AND claimed_at = $1 AND dispatch_key IN ";
+    private static final String REDRIVE = "UPDATE outbox SET status = 'pending', visible_after = $1, claimed_at = NULL, "
+            + "settled_at = NULL WHERE dispatch_key = $2 AND status = 'failed'";
+    private static final String REDRIVE_RESET = "UPDATE outbox SET status = 'pending', visible_after = $1, "
+            + "claimed_at = NULL, settled_at = NULL, attempt = 0 WHERE dispatch_key = $2 AND status = 'failed'";
+    private static final String REDRIVE_WORKFLOW = "UPDATE outbox SET status = 'pending', visible_after = $1, "
+            + "claimed_at = NULL, settled_at = NULL WHERE workflow_id = $2 AND status = 'failed'";
+    private static final String REDRIVE_WORKFLOW_RESET = "UPDATE outbox SET status = 'pending', visible_after = $1, "
+            + "claimed_at = NULL, settled_at = NULL, attempt = 0 WHERE workflow_id = $2 AND status = 'failed'";
+    private static final String SETTLED_BEFORE = "SELECT dispatch_key FROM outbox "
+            + "WHERE status IN ('done', 'failed', 'cancelled') AND settled_at < $1 LIMIT $2";
+
+    private final Db db;
+    private final OutboxRows rows;
+    private final Clock clock;
+    private final Runnable wake;
+
+    /**
+     * @param db database access
+     * @param rows row codec
+     * @param clock the store clock
+     * @param wake wakes this instance's claim streams (called after commits)
+     */
+    OutboxWrites(Db db, OutboxRows rows, Clock clock, Runnable wake) {
+        this.db = db;
+        this.rows = rows;
+        this.clock = clock;
+        this.wake = wake;
+    }
+
+    /** A write that may make rows claimable: NOTIFY in the transaction, wake-up after commit. */
+    private <T> Mono<T> waking(String name, Function<Connection, Mono<T>> work) {
+        return db.write(name, c -> work.apply(c).map(Optional::of).defaultIfEmpty(Optional.empty())
+                        .flatMap(r -> db.notifyClaimers(c).thenReturn(r))
+                        .flatMap(Mono::justOrEmpty))
+                .doOnSuccess(r -> wake.run());
+    }
+
+    /** O8–O11. */
+    Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
+        return Mono.defer(() -> {
+            List<OutboxRows.Encoded> encoded = rows.encodeForStaging(batch, "rows");
+            if (encoded.isEmpty()) {
+                return Mono.empty();
+            }
+            return waking("appendOutboxBatch", c -> OutboxRows.insertOrIgnore(c, encoded, now())).then();
+        });
+    }
+
+    /** O12–O15: keys are visited in key order, so two nodes re-arming overlapping sets never deadlock. */
+    Mono<Void> rearmPending(List<OutboxRow> batch) {
+        return Mono.defer(() -> {
+            requireNonNull(batch, "rows");
+            List<OutboxRows.Encoded> encoded = new ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                OutboxRow row = requireNonNull(batch.get(i), "rows[" + i + "]");
+                encoded.add(rows.encode(row.withStatus(OutboxStatus.PENDING, null), "rows[" + i + "]"));
+            }
+            if (encoded.isEmpty()) {
+                return Mono.empty();
+            }
+            // Rows apply in list order per key: a key repeated later in the list updates the row the
+            // earlier occurrence inserted, exactly as it would update a stored row (O13, O14). Keys
+            // are visited in key order (a stable sort keeps each key's occurrences in list order).
+            encoded.sort(Comparator.comparing(e -> e.row().dispatchKey()));
+            return waking("rearmPending", c -> {
+                long now = now();
+                return Flux.fromIterable(encoded)
+                        .concatMap(e -> Sql.update(c, REARM_EXISTING, e.visibleAfterNanos(), e.row().dispatchKey())
+                                .flatMap(n -> n == 0 ? OutboxRows.insertOrIgnore(c, List.of(e), now) : Mono.just(n)))
+                        .then();
+            });
+        });
+    }
+
+    /** O29. */
+    Mono<Void> complete(String key) {
+        return settle("complete", COMPLETE, key);
+    }
+
+    /** O31. */
+    Mono<Void> fail(String key) {
+        return settle("fail", FAIL, key);
+    }
+
+    /** O32. */
+    Mono<Void> settleCancelled(String key) {
+        return settle("settleCancelled", SETTLE_CANCELLED, key);
+    }
+
+    private Mono<Void> settle(String name, String sql, String key) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            return db.write(name, c -> Sql.update(c, sql, now(), key)).then();
+        });
+    }
+
+    /** O30. */
+    Mono<Void> retry(String key, int nextAttempt, Instant visibleAfter) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            requireNonNegative(nextAttempt, "nextAttempt");
+            long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key)).then();
+        });
+    }
+
+    /** O35–O37. */
+    Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            requireNonNull(workflowId, "workflowId");
+            String sql = db.dialect().returning(CANCEL_WORKFLOW, "dispatch_key");
+            return db.write("cancelWorkflowRows", c -> sortedKeys(c, sql, now(), workflowId.toString()));
+        });
+    }
+
+    /**
+     * O41, O42: the stale rows are read and locked ({@code SKIP LOCKED} on PostgreSQL, so two
+     * reapers on two nodes split the rows instead of both returning them), then re-armed.
+     */
+    Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return Mono.defer(() -> {
+            long bound = Times.toNanos(olderThan, "olderThan");
+            long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            requireNonNegative(limit, "limit");
+            if (limit == 0) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            String select = STALE + db.dialect().lockSkipLocked();
+            return waking("rearmStaleClaimed", c -> Sql.query(c, select, OutboxRows::stored, bound, limit)
+                    .collectList()
+                    .flatMap(stored -> {
+                        List<OutboxRow> stale = new ArrayList<>(stored.size());
+                        List<Object[]> corrupt = new ArrayList<>();
+                        for (OutboxRows.Stored row : stored) {
+                            try {
+                                stale.add(rows.decode(row));
+                            } catch (SerializationException e) {
+                                // a corrupt claimed row must not block recovery of the others: dead-letter it
+                                log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
+                                corrupt.add(new Object[] {now(), row.dispatchKey()});
+                            }
+                        }
+                        Mono<Long> deadLetters = Sql.updateEach(c, FAIL, corrupt);
+                        if (stale.isEmpty()) {
+                            return deadLetters.thenReturn(List.<OutboxRow>of());
+                        }
+                        List<String> keys = new ArrayList<>(stale.size());
+                        List<OutboxRow> rearmed = new ArrayList<>(stale.size());
+                        for (OutboxRow r : stale) {
+                            keys.add(r.dispatchKey());
+                            rearmed.add(r.withStatus(OutboxStatus.PENDING, null)
+                                    .withVisibleAfter(Times.fromNanos(visible)));
+                        }
+                        Sql.Params p = new Sql.Params();
+                        p.add(visible);
+                        return deadLetters.then(Sql.update(c, REARM_KEYS + p.list(keys), p.values()))
+                                .thenReturn(rearmed);
+                    }));
+        });
+    }
+
+    /** Refreshes claims; returns the keys still claimed, ascending. */
+    Mono<List<String>> heartbeat(Collection<String> keys) {
+        return Mono.defer(() -> {
+            List<String> list = keyList(keys, "dispatchKeys", true);
+            if (list.isEmpty()) {
+                return Mono.just(List.<String>of());
+            }
+            Sql.Params p = new Sql.Params();
+            p.add(now());
+            String sql = db.dialect().returning(HEARTBEAT + p.list(new TreeSet<>(list)), "dispatch_key");
+            return db.write("heartbeat", c -> sortedKeys(c, sql, p.values()));
+        });
+    }
+
+    /** Returns rows a cancelled claim stream could not deliver to pending, exactly as they were. */
+    Mono<Void> release(List<OutboxRow> claimed) {
+        if (claimed.isEmpty()) {
+            return Mono.empty();
+        }
+        List<String> keys = new ArrayList<>(claimed.size());
+        for (OutboxRow r : claimed) {
+            keys.add(r.dispatchKey());
+        }
+        Sql.Params p = new Sql.Params();
+        p.add(Times.nowNanos(claimed.get(0).claimedAt()));
+        String sql = RELEASE + p.list(keys);
+        return waking("release", c -> Sql.update(c, sql, p.values())).then();
+    }
+
+    /** Redrives one dead letter; true when a failed row was redriven. */
+    Mono<Boolean> redrive(String key, boolean resetAttempt) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            String sql = resetAttempt ? REDRIVE_RESET : REDRIVE;
+            return waking("redrive", c -> Sql.update(c, sql, now(), key).map(n -> n > 0));
+        });
+    }
+
+    /** Redrives a workflow's dead letters; returns the keys, ascending. */
+    Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return Mono.defer(() -> {
+            requireNonNull(workflowId, "workflowId");
+            String sql = db.dialect().returning(resetAttempt ? REDRIVE_WORKFLOW_RESET : REDRIVE_WORKFLOW,
+                    "dispatch_key");
+            return waking("redriveWorkflow", c -> sortedKeys(c, sql, now(), workflowId.toString()));
+        });
+    }
+
+    /** Deletes settled rows in transactions of at most {@code batchSize} rows. */
+    Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return Mono.defer(() -> {
+            long cutoff = Times.toNanos(settledBefore, "settledBefore");
+            if (batchSize < 1) {
+                throw new InvalidArgumentException("batchSize", "must be at least 1, was " + batchSize);
+            }
+            // The keys first, then exactly those keys, until a batch deletes none. (H2 evaluates a
+            // LIMIT inside DELETE unreliably, and its index scan can return a just-deleted key twice,
+            // so neither a short batch nor the number of keys selected is trusted.)
+            String select = SETTLED_BEFORE + db.dialect().lockSkipLocked();
+            Mono<long[]> oneBatch = db.write("pruneSettled", c -> Sql.query(c, select, row -> Sql.textAt(row, 0),
+                            cutoff, batchSize)
+                    .collect(Collectors.toCollection(LinkedHashSet::new))
+                    .flatMap(keys -> {
+                        if (keys.isEmpty()) {
+                            return Mono.just(new long[] {0, 0});
+                        }
+                        Sql.Params p = new Sql.Params();
+                        return Sql.update(c, "DELETE FROM outbox WHERE dispatch_key IN " + p.list(keys), p.values())
+                                .map(deleted -> new long[] {keys.size(), deleted});
+                    }));
+            return oneBatch.repeat(() -> true)
+                    .takeUntil(batch -> batch[0] == 0 || batch[1] == 0)
+                    .map(batch -> batch[1])
+                    .reduce(0L, Long::sum);
+        });
+    }
+
+    private long now() {
+        return Times.nowNanos(clock.instant());
+    }
+
+    /**
+     * @param keys a collection argument
+     * @param argument its name
+     * @param nonEmpty true when each element must be a non-empty dispatch key
+     * @return its elements, checked (X10)
+     */
+    static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
+        requireNonNull(keys, argument);
+        List<String> list = new ArrayList<>(keys.size());
+        int i = 0;
+        for (String k : keys) {
+            String name = argument + "[" + i++ + "]";
+            list.add(nonEmpty ? requireNonEmpty(k, name) : requireNonNull(k, name));
+        }
+        return list;
+    }
+
+    private static Mono<List<String>> sortedKeys(Connection c, String sql, Object... args) {
+        return Sql.query(c, sql, row -> Sql.textAt(row, 0), args).collectList().map(keys -> {
+            List<String> sorted = new ArrayList<>(keys);
+            sorted.sort(Times.CODE_POINT_ORDER);
+            return sorted;
+        });
+    }
+}

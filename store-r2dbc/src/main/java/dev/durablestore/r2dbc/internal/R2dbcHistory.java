@@ -1,0 +1,267 @@
+package dev.durablestore.r2dbc.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.BackendException;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.StoreException;
+import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStatus;
+import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.api.event.EventKind;
+import dev.durablestore.api.event.WorkflowFailed;
+import dev.durablestore.api.projection.HistoryProjection;
+import dev.durablestore.api.projection.ParentIndex;
+import io.r2dbc.spi.Connection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The event history over R2DBC (contract groups E and R). */
+final class R2dbcHistory {
+
+    private static final String READ_HISTORY =
+            "SELECT workflow_id, seq, event FROM events WHERE workflow_id = $1 ORDER BY seq";
+    private static final String READ_FROM =
+            "SELECT workflow_id, seq, event FROM events WHERE workflow_id = $1 AND seq >= $2 ORDER BY seq";
+    private static final String WORKFLOW_IDS = "SELECT DISTINCT workflow_id FROM events ORDER BY workflow_id";
+    /** Each workflow with the kind of its last lifecycle event (NULL without one), in one snapshot. */
+    private static final String LAST_LIFECYCLE = "SELECT d.workflow_id, (SELECT l.kind FROM events l "
+            + "WHERE l.workflow_id = d.workflow_id AND l.queryable = 1 AND l.kind <> 'ChildWorkflowStarted' "
+            + "ORDER BY l.seq DESC LIMIT 1) FROM (SELECT DISTINCT workflow_id FROM events) d ORDER BY d.workflow_id";
+    private static final String QUERYABLE =
+            "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
+    private static final String QUERYABLE_OF =
+            "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 AND workflow_id = $1 ORDER BY seq";
+    private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
+
+    private static final int HEAD_REREADS = 3;
+    private static final Comparator<WorkflowSummary> QUERY_ORDER =
+            Comparator.comparing(WorkflowSummary::startedAt).thenComparing(WorkflowSummary::workflowId);
+
+    private final Db db;
+    private final EventRows events;
+    private final OutboxRows outboxRows;
+    private final Clock clock;
+    private final Runnable wake;
+
+    /**
+     * @param db database access
+     * @param events event row codec
+     * @param outboxRows outbox row codec
+     * @param clock the store clock
+     * @param wake called after a commit that staged outbox rows
+     */
+    R2dbcHistory(Db db, EventRows events, OutboxRows outboxRows, Clock clock, Runnable wake) {
+        this.db = db;
+        this.events = events;
+        this.outboxRows = outboxRows;
+        this.clock = clock;
+        this.wake = wake;
+    }
+
+    /**
+     * E3–E22: validation and encoding at subscription; then, in one transaction, the guard read,
+     * contiguity, the inserts, the rows, and NOTIFY when rows were staged. A unique violation from a
+     * racing writer becomes a sequence conflict once the head is re-read (E15).
+     */
+    Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
+        return Mono.defer(() -> {
+            requireNonNull(workflowId, "workflowId");
+            requireNonNull(batch, "events");
+            requireNonNegative(expectedSeq, "expectedSeq");
+            List<EventRows.Encoded> encoded = new ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                Event e = requireNonNull(batch.get(i), "events[" + i + "]");
+                if (!workflowId.equals(e.workflowId())) {
+                    throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
+                            + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
+                }
+                encoded.add(events.encode(e));
+            }
+            List<OutboxRows.Encoded> staged = outboxRows.encodeForStaging(rows, "rows");
+            String w = workflowId.toString();
+            String name = staged.isEmpty() ? "append" : "appendWithOutbox";
+            Mono<Void> write = db.write(name,
+                    c -> appendIn(c, w, expectedSeq, encoded, staged),
+                    (c, failure) -> normalise(c, name, w, expectedSeq, failure));
+            return staged.isEmpty() ? write : write.doOnSuccess(v -> wake.run());
+        });
+    }
+
+    private Mono<Void> appendIn(Connection c, String w, long expectedSeq, List<EventRows.Encoded> encoded,
+            List<OutboxRows.Encoded> staged) {
+        return EventRows.head(c, w).flatMap(head -> {
+            if (head != expectedSeq) {
+                return Mono.error(new SequenceConflictException(expectedSeq, head)); // E3, E4: the guard first
+            }
+            for (int i = 0; i < encoded.size(); i++) {
+                long wanted = expectedSeq + 1 + i;
+                long actual = encoded.get(i).seq();
+                if (actual != wanted) {
+                    return Mono.error(new BackendException("event sequence must be contiguous: workflow " + w
+                            + " expected seq " + wanted + " but event " + i + " has seq " + actual)); // E6
+                }
+            }
+            Mono<Void> inserts = EventRows.insert(c, w, encoded);
+            if (!staged.isEmpty()) {
+                inserts = inserts.then(OutboxRows.insertOrIgnore(c, staged, Times.nowNanos(clock.instant())))
+                        .then(db.notifyClaimers(c));
+            }
+            return inserts;
+        });
+    }
+
+    /** E15: a storage failure is a conflict when the committed head has moved away from the guard. */
+    private static Mono<Throwable> normalise(Connection c, String name, String w, long expectedSeq, Throwable failure) {
+        if (failure instanceof StoreException se) {
+            return Mono.just(se);
+        }
+        return EventRows.head(c, w)
+                .retry(HEAD_REREADS - 1)
+                .<Throwable>map(head -> head != expectedSeq
+                        ? new SequenceConflictException(expectedSeq, head)
+                        : Failures.backend(name, failure))
+                .onErrorResume(reread -> {
+                    failure.addSuppressed(reread);
+                    return Mono.just(Failures.backend(name, failure));
+                });
+    }
+
+    /** R1, R2. */
+    Flux<Event> readHistory(WorkflowId workflowId) {
+        return Flux.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return db.stream("readHistory", c -> Sql.query(c, READ_HISTORY, EventRows::stored, w))
+                    .map(events::decode);
+        });
+    }
+
+    /** R3–R8: a range scan of the primary key (S28). */
+    Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return Flux.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            requireNonNegative(fromSeq, "fromSeq");
+            return db.stream("readHistoryFrom", c -> Sql.query(c, READ_FROM, EventRows::stored, w, fromSeq))
+                    .map(events::decode);
+        });
+    }
+
+    /** E2. */
+    Mono<Long> readHead(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return db.read("readHead", c -> EventRows.head(c, w));
+        });
+    }
+
+    /** R9. */
+    Flux<WorkflowId> listWorkflowIds() {
+        return db.stream("listWorkflowIds", c -> Sql.query(c, WORKFLOW_IDS, row -> Sql.textAt(row, 0)))
+                .map(EventRows::workflowId);
+    }
+
+    /** R19, R21–R23. */
+    Flux<WorkflowId> listActive() {
+        return withStatus("listActive", WorkflowStatus.RUNNING);
+    }
+
+    /** R20–R23. */
+    Flux<WorkflowId> listPaused() {
+        return withStatus("listPaused", WorkflowStatus.PAUSED);
+    }
+
+    /**
+     * The projected status (R10) is the one of the last lifecycle event, or RUNNING without one
+     * (R11, R23), so only that kind is read per workflow, in one statement.
+     */
+    private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
+        return db.stream(name, c -> Sql.query(c, LAST_LIFECYCLE,
+                        row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1)}))
+                .<WorkflowId>handle((pair, sink) -> {
+                    WorkflowStatus status = WorkflowStatus.RUNNING;
+                    if (pair[1] != null) {
+                        EventKind kind = EventKind.fromTypeName(pair[1]);
+                        if (kind == null || !kind.isLifecycle()) {
+                            sink.error(new SerializationException("stored event kind '" + pair[1] + "' of workflow "
+                                    + pair[0] + " is not a lifecycle kind"));
+                            return;
+                        }
+                        status = kind.projectedStatus();
+                    }
+                    if (status == wanted) {
+                        sink.next(EventRows.workflowId(pair[0]));
+                    }
+                });
+    }
+
+    /**
+     * R24–R39. Projects from the queryable events (lifecycle plus {@code ChildWorkflowStarted});
+     * only workflows whose current lease ended in {@code WorkflowFailed} need their full history,
+     * for the failed step (R28). Both reads share one snapshot.
+     */
+    Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return Mono.defer(() -> {
+            requireNonNull(filter, "filter");
+            return db.readConsistent("query", c -> Sql.query(c, QUERYABLE, EventRows::stored).collectList()
+                    .flatMap(stored -> summarize(c, events.decodeAll(stored), filter)));
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    private Mono<List<WorkflowSummary>> summarize(Connection c, List<Event> queryable, WorkflowFilter filter) {
+        Map<WorkflowId, List<Event>> byWorkflow = new TreeMap<>();
+        ParentIndex parents = new ParentIndex();
+        for (Event e : queryable) {
+            byWorkflow.computeIfAbsent(e.workflowId(), k -> new ArrayList<>()).add(e);
+            parents.accept(e);
+        }
+        return Flux.fromIterable(byWorkflow.entrySet())
+                .concatMap(entry -> {
+                    List<Event> history = entry.getValue();
+                    if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
+                        return Sql.query(c, READ_HISTORY, EventRows::stored, entry.getKey().toString())
+                                .collectList()
+                                .map(full -> Map.entry(entry.getKey(), events.decodeAll(full)));
+                    }
+                    return Mono.just(entry);
+                })
+                .<WorkflowSummary>handle((entry, sink) -> HistoryProjection.summarize(entry.getKey(), entry.getValue(),
+                                parents.parentOf(entry.getKey()).orElse(null))
+                        .filter(filter::matches)
+                        .ifPresent(sink::next))
+                .collectList()
+                .map(out -> {
+                    List<WorkflowSummary> sorted = new ArrayList<>(out);
+                    sorted.sort(QUERY_ORDER);
+                    return sorted;
+                });
+    }
+
+    /** R40–R45. */
+    Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return db.read("readRunChain", c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w).collectList()
+                    .map(stored -> HistoryProjection.runChain(events.decodeAll(stored))));
+        });
+    }
+
+    /** S25: decodes every event in (workflow id, seq) order and fails at the first that does not. */
+    Mono<Void> validateStoredEvents() {
+        return db.stream("validateStoredEvents", c -> Sql.query(c, ALL_EVENTS, EventRows::stored))
+                .doOnNext(events::decode)
+                .then();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.durablestore.r2dbc.internal;
+
+import io.r2dbc.spi.Batch;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Result;
+import java.util.ArrayList;
+import java.util.List;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Creates the tables and indexes idempotently (S1–S6) in one transaction, and migrates older
+ * outbox tables by adding missing columns and rewriting legacy NULL routes to {@code 'default'}
+ * (S7–S9). Every timestamp column holds epoch nanoseconds as {@code BIGINT} (S10); payloads are
+ * {@code BYTEA}. On PostgreSQL an advisory lock makes nodes that open at the same moment apply the
+ * schema one after another.
+ */
+final class Schema {
+
+    /** Columns added after the first outbox version, in the order they are added (S7). */
+    private static final List<String[]> OUTBOX_COLUMNS = List.of(
+            new String[] {"claimed_at", "BIGINT"},
+            new String[] {"run_id", null},
+            new String[] {"namespace", null},
+            new String[] {"task_queue", null},
+            new String[] {"node", null},
+            new String[] {"settled_at", "BIGINT"});
+
+    private Schema() {}
+
+    /**
+     * @param dialect the dialect
+     * @return every statement, in order
+     */
+    static List<String> statements(SqlDialect dialect) {
+        String text = dialect.text();
+        List<String> all = new ArrayList<>();
+        if (dialect.schemaLock() != null) {
+            all.add(dialect.schemaLock());
+        }
+        all.add("CREATE TABLE IF NOT EXISTS events ("
+                + "workflow_id " + text + " NOT NULL, "
+                + "seq BIGINT NOT NULL, "
+                + "event BYTEA NOT NULL, "
+                + "recorded_at BIGINT NOT NULL, "
+                + "kind " + text + " NOT NULL, "
+                + "queryable INTEGER NOT NULL, "
+                + "workflow_type " + text + ", "
+                + "child_workflow_id " + text + ", "
+                + "PRIMARY KEY (workflow_id, seq))");
+        all.add("CREATE TABLE IF NOT EXISTS timers ("
+                + "workflow_id " + text + " NOT NULL, "
+                + "timer_id " + text + " NOT NULL, "
+                + "fire_at BIGINT NOT NULL, "
+                + "PRIMARY KEY (workflow_id, timer_id))");
+        all.add("CREATE TABLE IF NOT EXISTS outbox ("
+                + "dispatch_key " + text + " NOT NULL PRIMARY KEY, "
+                + "workflow_id " + text + " NOT NULL, "
+                + "ordinal BIGINT NOT NULL, "
+                + "activity_type " + text + " NOT NULL, "
+                + "input BYTEA NOT NULL, "
+                + "status " + text + " NOT NULL, "
+                + "attempt BIGINT NOT NULL, "
+                + "visible_after BIGINT NOT NULL)");
+        for (String[] column : OUTBOX_COLUMNS) {
+            all.add("ALTER TABLE outbox ADD COLUMN IF NOT EXISTS " + column[0] + " "
+                    + (column[1] == null ? text : column[1]));
+        }
+        // S9: legacy rows get real routes, so every predicate can compare the columns directly.
+        all.add("UPDATE outbox SET namespace = 'default' WHERE namespace IS NULL");
+        all.add("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
+        all.add("CREATE INDEX IF NOT EXISTS events_projection ON events "
+                + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)");
+        all.add("CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)");
+        all.add("CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)");
+        all.addAll(dialect.indexes());
+        return all;
+    }
+
+    /**
+     * Applies every statement in one transaction, sent as one batch.
+     *
+     * @param c a connection
+     * @param dialect the dialect
+     * @return completes when the schema is committed
+     */
+    static Mono<Void> apply(Connection c, SqlDialect dialect) {
+        return Mono.from(c.beginTransaction())
+                .thenMany(Flux.defer(() -> {
+                    // one batch: a single round trip on PostgreSQL (simple query protocol)
+                    Batch batch = c.createBatch();
+                    statements(dialect).forEach(batch::add);
+                    return Flux.from(batch.execute()).concatMap(Result::getRowsUpdated);
+                }))
+                .then(Mono.from(c.commitTransaction()))
+                .onErrorResume(e -> Mono.from(c.rollbackTransaction()).onErrorResume(x -> Mono.empty())
+                        .then(Mono.error(e)));
+    }
+}

@@ -1,0 +1,210 @@
+package dev.durablestore.r2dbc.internal;
+
+import java.util.List;
+
+/**
+ * The places where PostgreSQL and H2 (in {@code MODE=PostgreSQL}) need different SQL; everything
+ * else is written once. Both use {@code $n} bind markers, {@code BYTEA} payloads, {@code BIGINT}
+ * epoch-nanosecond timestamps and {@code INSERT … ON CONFLICT DO NOTHING} for insert-or-ignore.
+ *
+ * <ul>
+ *   <li>Text columns: PostgreSQL compares in the database's collation, so every text column is
+ *       declared {@code COLLATE "C"} (code-point order, O18, M3); H2 compares Java strings.</li>
+ *   <li>Rows back from an {@code UPDATE}: PostgreSQL {@code UPDATE … RETURNING}; H2 has no
+ *       {@code RETURNING} and uses {@code SELECT … FROM FINAL TABLE (UPDATE …)}.</li>
+ *   <li>Claims: PostgreSQL selects due rows {@code FOR UPDATE SKIP LOCKED} in a CTE and updates
+ *       them in the same statement, so concurrent claimers on any node never take a row twice
+ *       and never wait for each other. H2 is only ever one process: every write transaction takes
+ *       one lock row first (like SQLite's {@code BEGIN IMMEDIATE}), so writes from all instances
+ *       on one H2 database are serialized and the claim can select the due keys, then update
+ *       exactly those keys, in the same transaction. (H2 re-evaluates an {@code IN (SELECT … LIMIT
+ *       n)} subquery of an {@code UPDATE} or {@code DELETE} row by row, so the one-statement form
+ *       is both slow and wrong there.)</li>
+ *   <li>Timer upsert: {@code ON CONFLICT (…) DO UPDATE} on PostgreSQL, {@code MERGE … KEY} on H2.</li>
+ *   <li>Partial indexes (pending and claimed rows) on PostgreSQL only; plain indexes on H2.</li>
+ *   <li>Wake-ups across nodes: {@code NOTIFY} on PostgreSQL only.</li>
+ * </ul>
+ */
+abstract class SqlDialect {
+
+    /** PostgreSQL 12 or newer through r2dbc-postgresql. */
+    static final SqlDialect POSTGRES = new Postgres();
+    /** H2 2.4+ in {@code MODE=PostgreSQL} through r2dbc-h2 (the in-process test double). */
+    static final SqlDialect H2 = new H2();
+
+    /** @return the dialect's name */
+    abstract String name();
+
+    /** @return true for PostgreSQL */
+    abstract boolean postgres();
+
+    /** @return the type of every text column */
+    abstract String text();
+
+    /**
+     * @param update an {@code UPDATE} statement
+     * @param columns the columns to return, already qualified when needed
+     * @return a statement returning the updated rows' columns
+     */
+    abstract String returning(String update, String columns);
+
+    /**
+     * @param set the {@code SET} clause of the claim, with its markers
+     * @param due the predicate of due, admitted, not held rows, with its markers
+     * @param limit the marker of the limit
+     * @param columns the row columns to return, unqualified
+     * @return one statement that claims the first {@code limit} due rows and returns them, or
+     *     {@code null} when the dialect claims in two steps: {@link #dueKeys} then
+     *     {@link #returning} of an {@code UPDATE} of exactly those keys
+     */
+    abstract String claim(String set, String due, String limit, String columns);
+
+    /**
+     * @param due the predicate of due rows
+     * @param limit the marker of the limit
+     * @return the query of the first {@code limit} due keys in claim order (O18)
+     */
+    String dueKeys(String due, String limit) {
+        return "SELECT dispatch_key FROM outbox WHERE " + due + " ORDER BY visible_after, dispatch_key LIMIT " + limit;
+    }
+
+    /** @return the suffix that locks selected rows for this transaction, skipping rows others hold */
+    abstract String lockSkipLocked();
+
+    /** @return the timer upsert with markers (workflow, timer, fire_at) */
+    abstract String timerUpsert();
+
+    /** @return the statement that serializes write transactions across instances, or {@code null} */
+    abstract String writeLock();
+
+    /** @return the dialect's extra schema statements, run after the tables */
+    abstract List<String> indexes();
+
+    /** @return the statement that serializes concurrent schema creation, or {@code null} */
+    abstract String schemaLock();
+
+    /** @return true when the driver does its work on the subscribing thread (blocking inside) */
+    abstract boolean blockingDriver();
+
+    private static final class Postgres extends SqlDialect {
+        @Override String name() {
+            return "PostgreSQL";
+        }
+
+        @Override boolean postgres() {
+            return true;
+        }
+
+        @Override String text() {
+            return "TEXT COLLATE \"C\"";
+        }
+
+        @Override String returning(String update, String columns) {
+            return update + " RETURNING " + columns;
+        }
+
+        @Override String claim(String set, String due, String limit, String columns) {
+            return "WITH due AS (SELECT dispatch_key FROM outbox WHERE " + due
+                    + " ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED) "
+                    + "UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
+                    + "RETURNING " + qualify("o.", columns);
+        }
+
+        @Override String lockSkipLocked() {
+            return " FOR UPDATE SKIP LOCKED";
+        }
+
+
+        @Override String timerUpsert() {
+            return "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES ($1, $2, $3) "
+                    + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at";
+        }
+
+        @Override String writeLock() {
+            return null;
+        }
+
+        @Override List<String> indexes() {
+            return List.of(
+                    "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (visible_after, dispatch_key) "
+                            + "WHERE status = 'pending'",
+                    "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (claimed_at, dispatch_key) "
+                            + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
+                    "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "
+                            + "WHERE status IN ('done', 'failed', 'cancelled')");
+        }
+
+        @Override String schemaLock() {
+            // one arbitrary constant key: nodes opening at once create the schema one after another
+            return "SELECT pg_advisory_xact_lock(7280012601)";
+        }
+
+        @Override boolean blockingDriver() {
+            return false;
+        }
+
+        private static String qualify(String prefix, String columns) {
+            StringBuilder sb = new StringBuilder();
+            for (String column : columns.split(",")) {
+                if (sb.length() > 0) {
+                    sb.append(", ");
+                }
+                sb.append(prefix).append(column.trim());
+            }
+            return sb.toString();
+        }
+    }
+
+    private static final class H2 extends SqlDialect {
+        @Override String name() {
+            return "H2";
+        }
+
+        @Override boolean postgres() {
+            return false;
+        }
+
+        @Override String text() {
+            return "VARCHAR";
+        }
+
+        @Override String returning(String update, String columns) {
+            return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
+        }
+
+        @Override String claim(String set, String due, String limit, String columns) {
+            return null; // two steps, see dueKeys
+        }
+
+
+        @Override String lockSkipLocked() {
+            return ""; // writers are serialized by the write lock
+        }
+
+        @Override String timerUpsert() {
+            return "MERGE INTO timers (workflow_id, timer_id, fire_at) KEY (workflow_id, timer_id) VALUES ($1, $2, $3)";
+        }
+
+        @Override String writeLock() {
+            return "UPDATE durable_store_lock SET holder_count = holder_count + 1 WHERE name = 'write'";
+        }
+
+        @Override List<String> indexes() {
+            return List.of(
+                    "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (status, visible_after, dispatch_key)",
+                    "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (status, claimed_at, dispatch_key)",
+                    "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (status, settled_at)",
+                    "CREATE TABLE IF NOT EXISTS durable_store_lock (name VARCHAR NOT NULL PRIMARY KEY, "
+                            + "holder_count BIGINT NOT NULL)",
+                    "INSERT INTO durable_store_lock (name, holder_count) VALUES ('write', 0) ON CONFLICT DO NOTHING");
+        }
+
+        @Override String schemaLock() {
+            return null;
+        }
+
+        @Override boolean blockingDriver() {
+            return true;
+        }
+    }
+}

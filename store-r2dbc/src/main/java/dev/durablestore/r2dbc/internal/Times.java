@@ -1,0 +1,96 @@
+package dev.durablestore.r2dbc.internal;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.SerializationException;
+import java.time.Instant;
+
+/**
+ * Instants as signed 64-bit epoch nanoseconds: the one timestamp form of every column (S10), so SQL
+ * order is time order (S11) and every instant reads back to the nanosecond (S13).
+ */
+final class Times {
+
+    /** The earliest storable instant, 1677-09-21T00:12:43.145224192Z (S15). */
+    static final Instant MIN = Instant.ofEpochSecond(0, Long.MIN_VALUE);
+    /** The latest storable instant, 2262-04-11T23:47:16.854775807Z (S15). */
+    static final Instant MAX = Instant.ofEpochSecond(0, Long.MAX_VALUE);
+
+    private Times() {}
+
+    /**
+     * @param instant an instant
+     * @param argument the argument name to report
+     * @return epoch nanoseconds
+     * @throws InvalidArgumentException when null or outside {@link #MIN}..{@link #MAX}
+     */
+    static long toNanos(Instant instant, String argument) {
+        InvalidArgumentException.requireNonNull(instant, argument);
+        if (instant.isBefore(MIN) || instant.isAfter(MAX)) {
+            throw new InvalidArgumentException(argument,
+                    "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
+        }
+        long seconds = instant.getEpochSecond();
+        int nanos = instant.getNano();
+        if (seconds < 0 && nanos > 0) {
+            // (seconds + 1) s - (1e9 - nanos) ns: avoids overflowing near MIN before adding the nanos
+            return Math.multiplyExact(seconds + 1, 1_000_000_000L) - (1_000_000_000L - nanos);
+        }
+        return Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos);
+    }
+
+    /**
+     * Like {@link #toNanos} but for instants produced by the store's own clock.
+     *
+     * @param instant an instant from the clock
+     * @return epoch nanoseconds
+     */
+    static long nowNanos(Instant instant) {
+        return toNanos(instant, "clock.instant()");
+    }
+
+    /**
+     * @param nanos epoch nanoseconds
+     * @return the instant
+     */
+    static Instant fromNanos(long nanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    /**
+     * @param nanos epoch nanoseconds, possibly SQL NULL
+     * @return the instant or {@code null}
+     */
+    static Instant fromNanos(Long nanos) {
+        return nanos == null ? null : fromNanos(nanos.longValue());
+    }
+
+    /**
+     * Checks an instant argument without converting it.
+     *
+     * @param instant the instant
+     * @param argument its name
+     */
+    static void requireStorable(Instant instant, String argument) {
+        toNanos(instant, argument);
+    }
+
+    /**
+     * Text order as the contract defines it (T4, O18): Unicode code points, which is what
+     * PostgreSQL's {@code "C"} collation gives for UTF-8; {@link String#compareTo} compares UTF-16
+     * units and disagrees once characters outside the Basic Multilingual Plane occur.
+     */
+    static final java.util.Comparator<String> CODE_POINT_ORDER = (a, b) -> {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    };
+}

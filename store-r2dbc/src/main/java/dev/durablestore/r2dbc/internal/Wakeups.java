@@ -1,0 +1,30 @@
+package dev.durablestore.r2dbc.internal;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Wake-ups for idle claim streams: signalled after this instance commits anything that may have
+ * made rows claimable (staging, retry, re-arm, redrive), and on PostgreSQL also when another node's
+ * {@code NOTIFY} arrives, so a stream does not wait for its poll interval.
+ */
+final class Wakeups implements Runnable {
+
+    private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** Wakes every registered stream. */
+    @Override
+    public void run() {
+        for (Runnable r : listeners) {
+            r.run();
+        }
+    }
+
+    /**
+     * @param listener called on every wake-up; must not block
+     * @return unregisters it
+     */
+    Runnable register(Runnable listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+}

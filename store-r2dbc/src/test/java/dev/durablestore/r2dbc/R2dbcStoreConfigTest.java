@@ -1,0 +1,75 @@
+package dev.durablestore.r2dbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreMetrics;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryMetadata;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.test.StepVerifier;
+
+class R2dbcStoreConfigTest {
+
+    private final ConnectionFactory h2 = ConnectionFactories.get("r2dbc:h2:mem:///config_test?options=MODE=PostgreSQL");
+
+    @Test
+    void defaults_detect_the_dialect_and_notify_on_the_default_channel() {
+        R2dbcStoreConfig config = R2dbcStoreConfig.of(h2);
+        assertThat(config.dialect()).isNull();
+        assertThat(config.notifications()).isTrue();
+        assertThat(config.notifyChannel()).isEqualTo(R2dbcStoreConfig.DEFAULT_CHANNEL);
+        assertThat(config.metrics()).isSameAs(StoreMetrics.NONE);
+        assertThat(R2dbcDialect.detect(h2)).isEqualTo(R2dbcDialect.H2);
+    }
+
+    @Test
+    void with_methods_return_checked_copies() {
+        R2dbcStoreConfig base = R2dbcStoreConfig.of(h2);
+        Clock clock = Clock.systemUTC();
+        R2dbcStoreConfig changed = base.withDialect(R2dbcDialect.POSTGRESQL).withClock(clock).withNotifications(false)
+                .withNotifyChannel("orders_outbox");
+        assertThat(changed).isNotSameAs(base);
+        assertThat(base.notifications()).isTrue();
+        assertThat(changed.dialect()).isEqualTo(R2dbcDialect.POSTGRESQL);
+        assertThat(changed.notifications()).isFalse();
+        assertThat(changed.notifyChannel()).isEqualTo("orders_outbox");
+    }
+
+    @Test
+    void invalid_values_are_rejected_naming_the_argument() {
+        assertThatThrownBy(() -> R2dbcStoreConfig.of(null))
+                .isInstanceOfSatisfying(InvalidArgumentException.class,
+                        e -> assertThat(e.argument()).isEqualTo("connectionFactory"));
+        R2dbcStoreConfig base = R2dbcStoreConfig.of(h2);
+        for (String channel : new String[] {"", "Upper", "has-dash", "1digit", "x".repeat(64), "a; DROP"}) {
+            assertThatThrownBy(() -> base.withNotifyChannel(channel))
+                    .isInstanceOfSatisfying(InvalidArgumentException.class,
+                            e -> assertThat(e.argument()).isEqualTo("notifyChannel"));
+        }
+        assertThatThrownBy(() -> base.withClock(null)).isInstanceOf(InvalidArgumentException.class);
+        assertThatThrownBy(() -> base.withMetrics(null)).isInstanceOf(InvalidArgumentException.class);
+    }
+
+    @Test
+    void open_fails_as_a_signal_when_the_dialect_cannot_be_detected() {
+        ConnectionFactory unknown = new ConnectionFactory() {
+            @Override public Publisher<io.r2dbc.spi.Connection> create() {
+                throw new AssertionError("must not connect");
+            }
+
+            @Override public ConnectionFactoryMetadata getMetadata() {
+                return () -> "SomeOtherDatabase";
+            }
+        };
+        StepVerifier.create(R2dbcReactiveStore.open(R2dbcStoreConfig.of(unknown)))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(InvalidArgumentException.class)
+                        .hasMessageContaining("SomeOtherDatabase"))
+                .verify(Duration.ofSeconds(10));
+    }
+}
