@@ -1,0 +1,29 @@
+package dev.durablestore.examples.webflux;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/**
+ * A Spring WebFlux service on the embedded store:
+ *
+ * <ul>
+ *   <li>{@code POST /workflows} starts a workflow: its {@code WorkflowStarted} and one
+ *       {@code ActivityScheduled} per activity, with their outbox rows, in one
+ *       {@code appendWithOutbox} (201 with the id);</li>
+ *   <li>{@code GET /workflows/{id}/history} returns the history in the store's JSON wire format;</li>
+ *   <li>{@code GET /workflows/{id}} returns the projected summary and the state of each dispatch;</li>
+ *   <li>{@code GET /dispatches} streams outbox rows as server-sent events as they are claimed.</li>
+ * </ul>
+ *
+ * <p>Run it with {@code ./examples/run-webflux.sh} (port 8080, database
+ * {@code ./durable-store-webflux.db}; Spring properties such as {@code --server.port=9090} or
+ * {@code --durablestore.db=/tmp/w.db} may follow).
+ */
+@SpringBootApplication
+public class WebfluxExampleApplication {
+
+    /** @param args Spring Boot arguments, e.g. {@code --server.port=9090} */
+    public static void main(String[] args) {
+        SpringApplication.run(WebfluxExampleApplication.class, args);
+    }
+}
