@@ -107,4 +107,13 @@ public interface EventStore {
      *     {@link SerializationException} naming the first undecodable event's workflow and seq
      */
     Mono<Void> validateStoredEvents();
+
+    /**
+     * Decodes every stored event and reports each one that does not decode, ordered by workflow id
+     * then {@code seq}; read-only. Where {@link #validateStoredEvents()} stops at the first bad
+     * row, this finds them all, e.g. to repair or quarantine them.
+     *
+     * @return every undecodable event; empty when all decode
+     */
+    Flux<UndecodableEvent> findUndecodableEvents();
 }

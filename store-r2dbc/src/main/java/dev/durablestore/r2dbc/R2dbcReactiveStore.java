@@ -10,6 +10,7 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
@@ -143,6 +144,11 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     @Override
     public Mono<Void> validateStoredEvents() {
         return backend.validateStoredEvents();
+    }
+
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
+        return backend.findUndecodableEvents();
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.StoreException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
@@ -188,6 +189,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
     @Override
     public Mono<Void> validateStoredEvents() {
         return history.validateStoredEvents();
+    }
+
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
+        return history.findUndecodableEvents();
     }
 
     @Override

@@ -26,6 +26,7 @@ import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import java.util.ArrayList;
@@ -288,6 +289,29 @@ public abstract class DurabilityContract extends ContractTestSupport {
         // then
         assertThat(e.getMessage()).contains(first.toString()).doesNotContain(second.toString());
         assertThat(e.getMessage()).matches(namesSeq(7));
+    }
+
+    @Test
+    public void S25_find_undecodable_events_reports_every_bad_row_in_id_then_seq_order() {
+        // given: three corrupt events in two workflows, and a healthy workflow
+        WorkflowId first = wid("00000000-0000-0000-0000-000000000001");
+        WorkflowId second = wid("80000000-0000-0000-0000-000000000000");
+        for (WorkflowId id : List.of(first, second, WorkflowId.random())) {
+            TestEvents ev = TestEvents.of(id);
+            given(store, List.of(ev.started("x"), ev.signalReceived("a"), ev.signalReceived("b"), ev.completed()));
+        }
+        harness.corruptEvent(second, 2);
+        harness.corruptEvent(first, 4);
+        harness.corruptEvent(first, 1);
+        // when
+        List<UndecodableEvent> found = store.findUndecodableEvents().collectList().block(TIMEOUT);
+        // then: exactly those three, in (workflow id text, seq) order, and nothing was changed
+        assertThat(found).extracting(UndecodableEvent::workflowId, UndecodableEvent::seq).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(first.toString(), 1L),
+                org.assertj.core.groups.Tuple.tuple(first.toString(), 4L),
+                org.assertj.core.groups.Tuple.tuple(second.toString(), 2L));
+        assertThat(found).allSatisfy(p -> assertThat(p.message()).isNotBlank());
+        assertThat(store.findUndecodableEvents().collectList().block(TIMEOUT)).isEqualTo(found);
     }
 
     @Test

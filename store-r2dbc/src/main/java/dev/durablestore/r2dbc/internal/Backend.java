@@ -12,6 +12,7 @@ import dev.durablestore.api.StoreException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
@@ -180,6 +181,10 @@ public final class Backend implements ReactiveStore {
 
     @Override public Mono<List<RunSummary>> readRunChain(WorkflowId w) {
         return history.readRunChain(w);
+    }
+
+    @Override public Flux<UndecodableEvent> findUndecodableEvents() {
+        return history.findUndecodableEvents();
     }
 
     @Override public Mono<Void> validateStoredEvents() {

@@ -10,6 +10,7 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreException;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStatus;
@@ -259,6 +260,17 @@ final class R2dbcHistory {
     }
 
     /** S25: decodes every event in (workflow id, seq) order and fails at the first that does not. */
+    Flux<UndecodableEvent> findUndecodableEvents() {
+        return db.stream("findUndecodableEvents", c -> Sql.query(c, ALL_EVENTS, EventRows::stored))
+                .handle((stored, sink) -> {
+                    try {
+                        events.decode(stored);
+                    } catch (SerializationException e) {
+                        sink.next(new UndecodableEvent(String.valueOf(stored.workflowId()), stored.seq() == null ? 0L : stored.seq(), e.getMessage()));
+                    }
+                });
+    }
+
     Mono<Void> validateStoredEvents() {
         return db.stream("validateStoredEvents", c -> Sql.query(c, ALL_EVENTS, EventRows::stored))
                 .doOnNext(events::decode)

@@ -6,6 +6,7 @@ import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStatus;
@@ -248,6 +249,23 @@ public final class SqliteHistory {
                 }
             });
         });
+    }
+
+    /** @return every undecodable stored event, in (workflow id, seq) order */
+    public Flux<UndecodableEvent> findUndecodableEvents() {
+        return readers.readConsistent("findUndecodableEvents", c -> {
+            List<UndecodableEvent> problems = new ArrayList<>();
+            try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
+                while (rs.next()) {
+                    try {
+                        events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
+                    } catch (dev.durablestore.api.SerializationException e) {
+                        problems.add(new UndecodableEvent(String.valueOf(rs.getString(1)), rs.getLong(2), e.getMessage()));
+                    }
+                }
+            }
+            return problems;
+        }).flatMapMany(Flux::fromIterable);
     }
 
     /** S25. @return completion or the first decoding error */
