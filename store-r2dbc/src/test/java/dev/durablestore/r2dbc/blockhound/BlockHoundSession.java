@@ -36,6 +36,12 @@ public final class BlockHoundSession implements LauncherSessionListener {
         BlockHound.install(builder -> builder
                 // Test logging to the console is allowed.
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
+                // Netty 4.2's adaptive buffer allocator guards its magazines with a StampedLock that
+                // may park for a moment under contention: a memory-allocator lock, not I/O. Netty's
+                // own BlockHound integration does not list it yet, so it failed a connection at random.
+                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
+                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "allocate")
                 .blockingMethodCallback(method -> {
                     VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
                     throw new BlockingOperationError(method);
