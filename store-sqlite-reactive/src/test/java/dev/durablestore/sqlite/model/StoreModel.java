@@ -1,0 +1,471 @@
+package dev.durablestore.sqlite.model;
+
+import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.TimerEntry;
+import dev.durablestore.api.TimerId;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStatus;
+import dev.durablestore.api.event.Event;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+/**
+ * An in-memory reference model of the store contract (groups E, R, T and O of STORE-CONTRACT.md,
+ * with the Java resolutions) plus the Java-only outbox operations documented on
+ * {@link dev.durablestore.api.OutboxStore} (heartbeat, redrive, pruneSettled).
+ *
+ * <p>Written from the rules, not from the SQLite code: every method names the rules it follows.
+ * Deterministic given its clock, which it reads once per operation exactly as the store does.
+ * Orders by canonical text everywhere (M3, O18, T4) using {@link String#compareTo}, which equals
+ * code-point order for the ASCII identifiers the tests use. Failures are thrown as the exceptions
+ * the store must signal.
+ */
+final class StoreModel {
+
+    /** O18: {@code visibleAfter}, then dispatch key text. */
+    static final Comparator<OutboxRow> CLAIM_ORDER =
+            Comparator.comparing(OutboxRow::visibleAfter).thenComparing(Comparator.comparing(OutboxRow::dispatchKey));
+
+    /** O39: {@code claimedAt}, then dispatch key text. */
+    static final Comparator<OutboxRow> STALE_ORDER =
+            Comparator.comparing(OutboxRow::claimedAt).thenComparing(Comparator.comparing(OutboxRow::dispatchKey));
+
+    /** T4: fire time, workflow id text, canonical timer-id text. */
+    static final Comparator<TimerEntry> TIMER_ORDER = Comparator.comparing(TimerEntry::fireAt)
+            .thenComparing(t -> t.workflowId().toString())
+            .thenComparing(t -> t.timerId().canonicalText());
+
+    /** O48 [J]: namespace, task queue, then node with absent first. */
+    static final Comparator<ClaimScope> ROUTE_ORDER = Comparator.comparing(ClaimScope::namespace)
+            .thenComparing(ClaimScope::taskQueue)
+            .thenComparing(ClaimScope::node, Comparator.nullsFirst(Comparator.naturalOrder()));
+
+    private record TimerKey(String workflowId, String timerId) {}
+
+    private final Clock clock;
+    /** Histories by workflow id text (M3 order). */
+    private final TreeMap<String, List<Event>> histories = new TreeMap<>();
+    /** Outbox rows by dispatch key (O18 text order). */
+    private final TreeMap<String, OutboxRow> rows = new TreeMap<>();
+    /** When each terminal row was settled (the cutoff of pruneSettled). */
+    private final Map<String, Instant> settledAt = new HashMap<>();
+    private final Map<TimerKey, TimerEntry> timers = new HashMap<>();
+
+    StoreModel(Clock clock) {
+        this.clock = clock;
+    }
+
+    // ---------------------------------------------------------------- E: appending
+
+    /**
+     * E3–E11, E17–E22. Argument validation (X10, E11, the O6 staging check) comes first, then the
+     * guard (E3, E4), then contiguity (E6); all or nothing (E7).
+     */
+    void appendWithOutbox(WorkflowId w, List<Event> events, long expectedSeq, List<OutboxRow> staged) {
+        if (expectedSeq < 0) {
+            throw new InvalidArgumentException("expectedSeq", "must not be negative");
+        }
+        for (int i = 0; i < events.size(); i++) {
+            if (!events.get(i).workflowId().equals(w)) {
+                throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "E11");
+            }
+        }
+        requireStagingInvariant(staged);
+        long head = head(w);
+        if (expectedSeq != head) {
+            throw new SequenceConflictException(expectedSeq, head);
+        }
+        for (int i = 0; i < events.size(); i++) {
+            long wanted = expectedSeq + 1 + i;
+            if (events.get(i).seq() != wanted) {
+                throw new BackendException("event sequence must be contiguous: expected seq " + wanted
+                        + " but event " + i + " has seq " + events.get(i).seq());
+            }
+        }
+        Instant now = clock.instant();
+        if (!events.isEmpty()) {
+            histories.computeIfAbsent(w.toString(), k -> new ArrayList<>()).addAll(events);
+        }
+        insertOrIgnore(staged, now);
+    }
+
+    /** O8–O11: insert-or-ignore by key, values as supplied, one transaction. */
+    void appendOutboxBatch(List<OutboxRow> staged) {
+        requireStagingInvariant(staged);
+        insertOrIgnore(staged, clock.instant());
+    }
+
+    private static void requireStagingInvariant(List<OutboxRow> staged) {
+        for (int i = 0; i < staged.size(); i++) {
+            OutboxRow r = staged.get(i);
+            if ((r.status() == OutboxStatus.CLAIMED) != (r.claimedAt() != null)) {
+                throw new InvalidArgumentException("rows[" + i + "].claimedAt", "O6");
+            }
+        }
+    }
+
+    private void insertOrIgnore(List<OutboxRow> staged, Instant now) {
+        for (OutboxRow r : staged) {
+            if (!rows.containsKey(r.dispatchKey())) {
+                rows.put(r.dispatchKey(), r);
+                if (!r.isLive()) {
+                    settledAt.put(r.dispatchKey(), now);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- R: reads
+
+    /** E2. */
+    long head(WorkflowId w) {
+        List<Event> h = histories.get(w.toString());
+        return h == null ? 0 : h.get(h.size() - 1).seq();
+    }
+
+    /** R1, R2. */
+    List<Event> readHistory(WorkflowId w) {
+        return List.copyOf(histories.getOrDefault(w.toString(), List.of()));
+    }
+
+    /** R3–R7. */
+    List<Event> readHistoryFrom(WorkflowId w, long fromSeq) {
+        if (fromSeq < 0) {
+            throw new InvalidArgumentException("fromSeq", "must not be negative");
+        }
+        return readHistory(w).stream().filter(e -> e.seq() >= fromSeq).toList();
+    }
+
+    /** R9. */
+    List<WorkflowId> listWorkflowIds() {
+        return histories.keySet().stream().map(WorkflowId::parse).toList();
+    }
+
+    /** R19, R21, R23. */
+    List<WorkflowId> listActive() {
+        return withStatus(WorkflowStatus.RUNNING);
+    }
+
+    /** R20, R21, R23. */
+    List<WorkflowId> listPaused() {
+        return withStatus(WorkflowStatus.PAUSED);
+    }
+
+    private List<WorkflowId> withStatus(WorkflowStatus status) {
+        List<WorkflowId> ids = new ArrayList<>();
+        histories.forEach((w, events) -> {
+            if (projectStatus(events) == status) {
+                ids.add(WorkflowId.parse(w));
+            }
+        });
+        return ids;
+    }
+
+    /** R10, R11: scan backwards to the last lifecycle event. */
+    static WorkflowStatus projectStatus(List<Event> events) {
+        for (int i = events.size() - 1; i >= 0; i--) {
+            switch (events.get(i).kind()) {
+                case WORKFLOW_STARTED, WORKFLOW_REOPENED, WORKFLOW_RESUMED: return WorkflowStatus.RUNNING;
+                case WORKFLOW_COMPLETED: return WorkflowStatus.COMPLETED;
+                case WORKFLOW_FAILED: return WorkflowStatus.FAILED;
+                case WORKFLOW_CANCELLED: return WorkflowStatus.CANCELLED;
+                case WORKFLOW_TIMED_OUT: return WorkflowStatus.TIMED_OUT;
+                case WORKFLOW_CONTINUED_AS_NEW: return WorkflowStatus.CONTINUED_AS_NEW;
+                case WORKFLOW_PAUSED: return WorkflowStatus.PAUSED;
+                default: break;
+            }
+        }
+        return WorkflowStatus.RUNNING;
+    }
+
+    // ---------------------------------------------------------------- T: timers
+
+    /** T1, T2: upsert by (workflow, timer). */
+    void scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
+        timers.put(new TimerKey(w.toString(), t.canonicalText()), new TimerEntry(w, t, fireAt));
+    }
+
+    /** T3–T5: due timers, inclusive, read-only. */
+    List<TimerEntry> expiredTimers(Instant asOf) {
+        return timers.values().stream().filter(t -> !t.fireAt().isAfter(asOf)).sorted(TIMER_ORDER).toList();
+    }
+
+    // ---------------------------------------------------------------- O: claiming
+
+    /**
+     * Every claim variant (O16–O27): due (O17) and admitted (O7) and not held (O23) rows, in O18
+     * order, the first {@code limit} of them (held rows never use up the limit, O24); each becomes
+     * {@code claimed} with {@code claimedAt = now} (O20).
+     */
+    List<OutboxRow> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        if (limit < 0) {
+            throw new InvalidArgumentException("limit", "must not be negative");
+        }
+        if (limit == 0) {
+            return List.of();
+        }
+        Instant now = clock.instant();
+        List<OutboxRow> taken = rows.values().stream()
+                .filter(r -> r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
+                .filter(r -> scope == null || admits(scope, r))
+                .filter(r -> !held.contains(r.workflowId()))
+                .sorted(CLAIM_ORDER)
+                .limit(limit)
+                .map(r -> r.withStatus(OutboxStatus.CLAIMED, now))
+                .toList();
+        taken.forEach(r -> rows.put(r.dispatchKey(), r));
+        return taken;
+    }
+
+    /** O7, written out rather than delegated to {@link ClaimScope#admits}. */
+    static boolean admits(ClaimScope scope, OutboxRow r) {
+        return scope.namespace().equals(r.namespace())
+                && scope.taskQueue().equals(r.taskQueue())
+                && (r.node() == null || (scope.node() != null && scope.node().equals(r.node())));
+    }
+
+    // ---------------------------------------------------------------- O: single-row transitions
+
+    /** O29, O33, O34: live rows only. */
+    void complete(String key) {
+        settleLive(key, OutboxStatus.DONE);
+    }
+
+    /** O31, O33, O34: live rows only. */
+    void fail(String key) {
+        settleLive(key, OutboxStatus.FAILED);
+    }
+
+    /** O32, O33. */
+    void settleCancelled(String key) {
+        settleLive(key, OutboxStatus.CANCELLED);
+    }
+
+    private void settleLive(String key, OutboxStatus to) {
+        OutboxRow r = rows.get(key);
+        if (r != null && r.isLive()) {
+            rows.put(key, r.withStatus(to, null));
+            settledAt.put(key, clock.instant());
+        }
+    }
+
+    /** O30, O33, O34: live rows only. */
+    void retry(String key, int nextAttempt, Instant visibleAfter) {
+        if (nextAttempt < 0) {
+            throw new InvalidArgumentException("nextAttempt", "must not be negative");
+        }
+        OutboxRow r = rows.get(key);
+        if (r != null && r.isLive()) {
+            rows.put(key, r.withStatus(OutboxStatus.PENDING, null).withAttempt(nextAttempt)
+                    .withVisibleAfter(visibleAfter));
+        }
+    }
+
+    /** O35, O36: every live row of the workflow, keys in ascending order. */
+    List<String> cancelWorkflowRows(WorkflowId w) {
+        Instant now = clock.instant();
+        List<String> changed = new ArrayList<>();
+        for (OutboxRow r : List.copyOf(rows.values())) {
+            if (r.workflowId().equals(w) && r.isLive()) {
+                rows.put(r.dispatchKey(), r.withStatus(OutboxStatus.CANCELLED, null));
+                settledAt.put(r.dispatchKey(), now);
+                changed.add(r.dispatchKey());
+            }
+        }
+        return changed; // TreeMap iteration: ascending key order
+    }
+
+    // ---------------------------------------------------------------- O: re-arms
+
+    /**
+     * O12–O15, applied row by row in list order: a stored key (in any status, including one
+     * inserted earlier in the same list) becomes pending with the supplied {@code visibleAfter},
+     * keeping every other stored column; an absent key is inserted as pending with the supplied
+     * values.
+     */
+    void rearmPending(List<OutboxRow> supplied) {
+        for (OutboxRow s : supplied) {
+            OutboxRow stored = rows.get(s.dispatchKey());
+            if (stored != null) {
+                rows.put(s.dispatchKey(), stored.withStatus(OutboxStatus.PENDING, null)
+                        .withVisibleAfter(s.visibleAfter()));
+            } else {
+                rows.put(s.dispatchKey(), s.withStatus(OutboxStatus.PENDING, null));
+            }
+            settledAt.remove(s.dispatchKey());
+        }
+    }
+
+    /** O39, O40: claimed rows with {@code claimedAt < olderThan}, read-only. */
+    List<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        if (limit < 0) {
+            throw new InvalidArgumentException("limit", "must not be negative");
+        }
+        return rows.values().stream()
+                .filter(r -> r.status() == OutboxStatus.CLAIMED && r.claimedAt() != null
+                        && r.claimedAt().isBefore(olderThan))
+                .sorted(STALE_ORDER)
+                .limit(limit)
+                .toList();
+    }
+
+    /** O41, O42: exactly the rows O39 lists, back to pending, attempt kept; returns the new values. */
+    List<OutboxRow> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        List<OutboxRow> rearmed = listStaleClaimed(olderThan, limit).stream()
+                .map(r -> r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(visibleAfter))
+                .toList();
+        rearmed.forEach(r -> rows.put(r.dispatchKey(), r));
+        return rearmed;
+    }
+
+    /** OutboxStore#heartbeat: claimed rows among the keys get {@code claimedAt = now}; their keys, ascending. */
+    List<String> heartbeat(Collection<String> keys) {
+        Instant now = clock.instant();
+        TreeSet<String> refreshed = new TreeSet<>();
+        for (String k : keys) {
+            OutboxRow r = rows.get(k);
+            if (r != null && r.status() == OutboxStatus.CLAIMED) {
+                rows.put(k, r.withStatus(OutboxStatus.CLAIMED, now));
+                refreshed.add(k);
+            }
+        }
+        return List.copyOf(refreshed);
+    }
+
+    /** OutboxStore#redrive: a FAILED row back to pending, visible now. */
+    boolean redrive(String key, boolean resetAttempt) {
+        OutboxRow r = rows.get(key);
+        if (r == null || r.status() != OutboxStatus.FAILED) {
+            return false;
+        }
+        redriveRow(r, resetAttempt, clock.instant());
+        return true;
+    }
+
+    /** OutboxStore#redriveWorkflow: every FAILED row of the workflow; keys ascending. */
+    List<String> redriveWorkflow(WorkflowId w, boolean resetAttempt) {
+        Instant now = clock.instant();
+        List<String> keys = new ArrayList<>();
+        for (OutboxRow r : List.copyOf(rows.values())) {
+            if (r.workflowId().equals(w) && r.status() == OutboxStatus.FAILED) {
+                redriveRow(r, resetAttempt, now);
+                keys.add(r.dispatchKey());
+            }
+        }
+        return keys;
+    }
+
+    private void redriveRow(OutboxRow r, boolean resetAttempt, Instant now) {
+        OutboxRow next = r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(now);
+        rows.put(r.dispatchKey(), resetAttempt ? next.withAttempt(0) : next);
+        settledAt.remove(r.dispatchKey());
+    }
+
+    /** OutboxStore#pruneSettled: deletes terminal rows settled strictly before the cutoff. */
+    long pruneSettled(Instant settledBefore, int batchSize) {
+        if (batchSize < 1) {
+            throw new InvalidArgumentException("batchSize", "must be at least 1");
+        }
+        List<String> doomed = rows.values().stream()
+                .filter(r -> !r.isLive())
+                .map(OutboxRow::dispatchKey)
+                .filter(k -> settledAt.containsKey(k) && settledAt.get(k).isBefore(settledBefore))
+                .toList();
+        doomed.forEach(k -> {
+            rows.remove(k);
+            settledAt.remove(k);
+        });
+        return doomed.size();
+    }
+
+    // ---------------------------------------------------------------- O: enumerations and counts
+
+    /** O43. */
+    List<WorkflowId> listUnsettledWorkflowIds() {
+        TreeSet<String> ids = new TreeSet<>();
+        rows.values().stream().filter(OutboxRow::isLive).forEach(r -> ids.add(r.workflowId().toString()));
+        return ids.stream().map(WorkflowId::parse).toList();
+    }
+
+    /** O44, O46. */
+    long countInflight(String namespace) {
+        return count(r -> r.namespace().equals(namespace) && r.isLive());
+    }
+
+    /** O45, O46. */
+    long countClaimed(String namespace) {
+        return count(r -> r.namespace().equals(namespace) && r.status() == OutboxStatus.CLAIMED);
+    }
+
+    /** O47. */
+    Map<String, Long> countClaimedByNamespace(Collection<String> namespaces) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (String ns : namespaces) {
+            counts.put(ns, countClaimed(ns));
+        }
+        return Map.copyOf(counts);
+    }
+
+    private long count(Predicate<OutboxRow> p) {
+        return rows.values().stream().filter(p).count();
+    }
+
+    /** O48: distinct routes of due rows, sorted. */
+    List<ClaimScope> pendingRoutes() {
+        Instant now = clock.instant();
+        TreeSet<ClaimScope> routes = new TreeSet<>(ROUTE_ORDER);
+        rows.values().stream()
+                .filter(r -> r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
+                .forEach(r -> routes.add(new ClaimScope(r.namespace(), r.taskQueue(), r.node())));
+        return List.copyOf(routes);
+    }
+
+    /** O50. */
+    Optional<OutboxRowState> rowState(String key) {
+        OutboxRow r = rows.get(key);
+        return r == null ? Optional.empty() : Optional.of(new OutboxRowState(r.status(), r.attempt(), r.visibleAfter()));
+    }
+
+    /** @return the keys of the rows in a status, ascending (for state-dependent actions) */
+    List<String> keys(OutboxStatus status) {
+        return rows.values().stream().filter(r -> r.status() == status).map(OutboxRow::dispatchKey).toList();
+    }
+
+    /** A one-line summary for failure reports. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("model{heads=");
+        Map<String, Long> heads = new TreeMap<>();
+        histories.forEach((w, h) -> heads.put(Pools.shortName(w), h.get(h.size() - 1).seq()));
+        sb.append(heads).append(", rows=[");
+        String sep = "";
+        for (OutboxRow r : rows.values()) {
+            sb.append(sep).append(Pools.shortKey(r.dispatchKey())).append('=').append(r.status().token())
+                    .append("/a").append(r.attempt()).append("/v").append(Pools.offset(r.visibleAfter()));
+            if (r.claimedAt() != null) {
+                sb.append("/c").append(Pools.offset(r.claimedAt()));
+            }
+            sep = ", ";
+        }
+        sb.append("], timers=").append(timers.size()).append('}');
+        return sb.toString();
+    }
+}
