@@ -54,9 +54,10 @@ class NonBlockingTest {
 
     @Test
     void blockhound_catches_a_blocking_call_on_a_parallel_thread() {
-        // given BlockHound, when a non-blocking thread sleeps, then BlockHound objects
+        // given BlockHound, when a non-blocking thread waits on a latch (the blocking call under
+        // test, not a wait for time to pass), then BlockHound objects
         Mono<Object> sleepOnParallel = Mono.fromCallable(() -> {
-            Thread.sleep(1);
+            new java.util.concurrent.CountDownLatch(1).await(1, java.util.concurrent.TimeUnit.MILLISECONDS);
             return new Object();
         }).subscribeOn(Schedulers.parallel());
         assertThatThrownBy(() -> sleepOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
