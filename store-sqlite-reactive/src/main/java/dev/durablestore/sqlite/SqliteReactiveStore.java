@@ -27,7 +27,7 @@ import dev.durablestore.sqlite.internal.Schema;
 import dev.durablestore.sqlite.internal.SqliteHistory;
 import dev.durablestore.sqlite.internal.SqliteOutbox;
 import dev.durablestore.sqlite.internal.SqliteTimers;
-import dev.durablestore.sqlite.internal.Wakeups;
+import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.sqlite.internal.Writer;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.ClaimStreams;
+import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
@@ -229,8 +232,8 @@ public final class Backend implements ReactiveStore {
             if (db.isClosed()) {
                 return Flux.error(db.closedError("claimStream"));
             }
-            ClaimStream.Source source = new ClaimStream.Source() {
-                @Override public Mono<Claims.Result> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+            ClaimStreams.Source source = new ClaimStreams.Source() {
+                @Override public Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
                     return claims.claimForStream(scope, limit, held);
                 }
 
@@ -238,7 +241,7 @@ public final class Backend implements ReactiveStore {
                     return writes.release(claimed);
                 }
             };
-            return ClaimStream.create(source, wakeups, clock, options);
+            return ClaimStreams.create(source, wakeups, clock, options);
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.api.spi.ClaimBatch;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
@@ -29,9 +30,6 @@ import reactor.core.publisher.Mono;
  * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
  */
 final class Claims {
-
-    /** What a claim returns: the rows, or the corrupt rows it dead-lettered; plus the next due time. */
-    record Result(List<OutboxRow> rows, SerializationException corrupt, Long nextVisibleAfterNanos) {}
 
     private static final Comparator<OutboxRow> CLAIM_ORDER =
             Comparator.comparing((OutboxRow r) -> r.visibleAfter())
@@ -66,16 +64,16 @@ final class Claims {
     }
 
     /** A claim for the claim stream: corrupt rows are reported in the result, with the next due time. */
-    Mono<Result> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+    Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return Mono.defer(() -> run(scope, limit, heldKeys(held), true));
     }
 
-    private Mono<Result> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
         return db.write("claim", c -> claimIn(c, scope, limit, held, wantNext))
                 .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
-    private Mono<Result> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         Mono<List<OutboxRows.Stored>> claimed;
         if (db.dialect().postgres()) {
@@ -110,10 +108,10 @@ final class Claims {
             }
             rows.sort(CLAIM_ORDER);
             if (wantNext && rows.size() < limit) {
-                return nextVisibleAfter(c, scope, held).map(next -> new Result(rows, null, next.orElse(null)))
-                        .defaultIfEmpty(new Result(rows, null, null));
+                return nextVisibleAfter(c, scope, held).map(next -> new ClaimBatch(rows, null, next.orElse(null)))
+                        .defaultIfEmpty(new ClaimBatch(rows, null, null));
             }
-            return Mono.just(new Result(rows, null, null));
+            return Mono.just(new ClaimBatch(rows, null, null));
         });
     }
 
@@ -137,7 +135,7 @@ final class Claims {
                 });
     }
 
-    private Mono<Result> deadLetter(Connection c, long now, List<String> claimedKeys, List<String> corruptKeys,
+    private Mono<ClaimBatch> deadLetter(Connection c, long now, List<String> claimedKeys, List<String> corruptKeys,
             SerializationException corrupt) {
         List<String> good = new ArrayList<>(claimedKeys);
         good.removeAll(corruptKeys);
@@ -154,7 +152,7 @@ final class Claims {
         SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
                 + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
         return restore.then(Sql.updateEach(c, DEAD_LETTER, dead))
-                .thenReturn(new Result(List.of(), reported, null));
+                .thenReturn(new ClaimBatch(List.of(), reported, null));
     }
 
     private static Mono<java.util.Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held) {

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.api.spi.ClaimBatch;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
@@ -20,10 +21,7 @@ import java.util.Set;
  * claim reports a {@link SerializationException} naming it; the other rows of that batch are put
  * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
  */
-final class ClaimCommand implements WriteCommand<ClaimCommand.Result> {
-
-    /** What a claim returns: the rows, or the corrupt rows it dead-lettered; plus the next due time. */
-    record Result(List<OutboxRow> rows, SerializationException corrupt, Long nextVisibleAfterNanos) {}
+final class ClaimCommand implements WriteCommand<ClaimBatch> {
 
     private static final Comparator<OutboxRow> CLAIM_ORDER =
             Comparator.comparing((OutboxRow r) -> r.visibleAfter()).thenComparing(r -> r.dispatchKey());
@@ -50,7 +48,7 @@ final class ClaimCommand implements WriteCommand<ClaimCommand.Result> {
     }
 
     @Override
-    public Result execute(DbConnection c) throws SQLException {
+    public ClaimBatch execute(DbConnection c) throws SQLException {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         String filter = filter();
         PreparedStatement ps = c.prepare("UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
@@ -86,10 +84,10 @@ final class ClaimCommand implements WriteCommand<ClaimCommand.Result> {
         }
         rows.sort(CLAIM_ORDER);
         Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c, filter) : null;
-        return new Result(rows, null, next);
+        return new ClaimBatch(rows, null, next);
     }
 
-    private Result deadLetter(DbConnection c, long now, List<String> claimedKeys, List<String> corruptKeys,
+    private ClaimBatch deadLetter(DbConnection c, long now, List<String> claimedKeys, List<String> corruptKeys,
             SerializationException corrupt) throws SQLException {
         claimedKeys.removeAll(corruptKeys);
         if (!claimedKeys.isEmpty()) {
@@ -105,7 +103,7 @@ final class ClaimCommand implements WriteCommand<ClaimCommand.Result> {
         }
         SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
                 + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
-        return new Result(List.of(), reported, null);
+        return new ClaimBatch(List.of(), reported, null);
     }
 
     private Long nextVisibleAfter(DbConnection c, String filter) throws SQLException {

@@ -1,5 +1,8 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.ClaimStreams;
+import dev.durablestore.api.spi.Wakeups;
 import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
@@ -31,7 +34,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Every outbox operation of the SQLite store (contract group O), each a writer command or a read. */
-public final class SqliteOutbox {
+public final class SqliteOutbox implements ClaimStreams.Source {
 
     private static final Logger log = LoggerFactory.getLogger(SqliteOutbox.class);
 
@@ -107,7 +110,7 @@ public final class SqliteOutbox {
      * @return the claim stream
      */
     public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return Flux.defer(() -> ClaimStream.create(this, wakeups, clock, requireNonNull(options, "options")));
+        return Flux.defer(() -> ClaimStreams.create(this, wakeups, clock, requireNonNull(options, "options")));
     }
 
     /** @return the row codec */
@@ -184,17 +187,18 @@ public final class SqliteOutbox {
      * A claim that also reports the next known {@code visible_after}, for the claim stream.
      * Corrupt rows are reported in the result rather than as an error.
      */
-    Mono<ClaimCommand.Result> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+    @Override
+    public Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return Mono.defer(() -> writer.submit(new ClaimCommand(rows, scope, heldKeys(held), limit, true, clock)))
                 .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
-    private Mono<ClaimCommand.Result> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
+    private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
         return Mono.defer(() -> {
             requireNonNegative(limit, "limit");
             Set<String> keys = heldKeys(held);
             if (limit == 0) {
-                return Mono.just(new ClaimCommand.Result(List.of(), null, null));
+                return Mono.just(new ClaimBatch(List.of(), null, null));
             }
             return writer.submit(new ClaimCommand(rows, scope, keys, limit, next, clock))
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
@@ -392,7 +396,8 @@ public final class SqliteOutbox {
      * @param claimed rows claimed in one claim
      * @return completion
      */
-    Mono<Void> release(List<OutboxRow> claimed) {
+    @Override
+    public Mono<Void> release(List<OutboxRow> claimed) {
         if (claimed.isEmpty()) {
             return Mono.empty();
         }

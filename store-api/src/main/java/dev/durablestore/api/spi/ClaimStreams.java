@@ -1,5 +1,6 @@
-package dev.durablestore.sqlite.internal;
+package dev.durablestore.api.spi;
 
+import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.StoreClosedException;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -23,19 +25,43 @@ import reactor.core.scheduler.Schedulers;
  * {@code maxBatch} rows per claim, one claim in flight at a time. When a claim comes back short it
  * waits for the earliest of a wake-up, the next known {@code visible_after}, or the poll interval.
  */
-final class ClaimStream {
+public final class ClaimStreams {
 
-    private static final Logger log = LoggerFactory.getLogger(ClaimStream.class);
+    private static final Logger log = LoggerFactory.getLogger(ClaimStreams.class);
 
-    private ClaimStream() {}
+    private ClaimStreams() {}
 
-    static Flux<OutboxRow> create(SqliteOutbox outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options) {
+    /** Where the stream's claims go. */
+    public interface Source {
+        /**
+         * @param scope the route, or {@code null}
+         * @param limit the most rows
+         * @param held held workflows
+         * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
+         */
+        Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held);
+
+        /**
+         * @param claimed rows a cancelled stream could not deliver
+         * @return completes when they are pending again
+         */
+        Mono<Void> release(List<OutboxRow> claimed);
+    }
+
+    /**
+     * @param outbox where claims go
+     * @param wakeups signalled by the backend after commits that may have made rows claimable
+     * @param clock the store's clock
+     * @param options the stream's options
+     * @return the stream: claims only against outstanding demand
+     */
+    public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options) {
         return Flux.create(sink -> new Loop(outbox, wakeups, clock, options, Schedulers.parallel(), sink).start());
     }
 
     /** The state machine of one subscription; {@link #drain()} serializes its transitions. */
     private static final class Loop {
-        private final SqliteOutbox outbox;
+        private final Source outbox;
         private final Clock clock;
         private final ClaimStreamOptions options;
         private final Scheduler timers;
@@ -50,7 +76,7 @@ final class ClaimStream {
         private volatile Disposable timer;
         private Runnable unregister;
 
-        Loop(SqliteOutbox outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers,
+        Loop(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers,
                 FluxSink<OutboxRow> sink) {
             this.outbox = outbox;
             this.wakeups = wakeups;
@@ -116,7 +142,7 @@ final class ClaimStream {
                     .subscribe(result -> onClaimed(result, limit, wakesBefore), this::onClaimError);
         }
 
-        private void onClaimed(ClaimCommand.Result result, int limit, long wakesBefore) {
+        private void onClaimed(ClaimBatch result, int limit, long wakesBefore) {
             List<OutboxRow> rows = result.rows();
             if (done) {
                 outbox.release(rows).subscribe(null, e -> log.warn("could not release rows of a cancelled claim "
@@ -165,7 +191,7 @@ final class ClaimStream {
             if (nextVisibleAfterNanos == null) {
                 return poll;
             }
-            long untilDue = nextVisibleAfterNanos - Times.nowNanos(clock.instant());
+            long untilDue = nextVisibleAfterNanos - nanos(clock.instant());
             return untilDue < poll.toNanos() ? Duration.ofNanos(Math.max(untilDue, 0L)) : poll;
         }
 
@@ -187,5 +213,9 @@ final class ClaimStream {
             done = true;
             sink.error(e);
         }
+    }
+
+    private static long nanos(java.time.Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
     }
 }

@@ -1,4 +1,4 @@
-package dev.durablestore.r2dbc.internal;
+package dev.durablestore.api.spi;
 
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * made rows claimable (staging, retry, re-arm, redrive), and on PostgreSQL also when another node's
  * {@code NOTIFY} arrives, so a stream does not wait for its poll interval.
  */
-final class Wakeups implements Runnable {
+public final class Wakeups implements Runnable {
 
     private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
 
@@ -23,7 +23,7 @@ final class Wakeups implements Runnable {
      * @param listener called on every wake-up; must not block
      * @return unregisters it
      */
-    Runnable register(Runnable listener) {
+    public Runnable register(Runnable listener) {
         listeners.add(listener);
         return () -> listeners.remove(listener);
     }
