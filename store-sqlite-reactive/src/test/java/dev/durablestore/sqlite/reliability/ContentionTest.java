@@ -119,9 +119,15 @@ class ContentionTest {
             assertThat(winner.put(r[1] + "#" + r[2], "B")).as("second winner of %s#%s", r[1], r[2]).isNull();
         }
         assertThat(winner).hasSize((int) (WORKFLOWS * TARGET_HEAD));
-        assertThat(winner.values()).as("both processes won some heads").contains("A", "B");
+        // both processes raced on the heads (SQLite's write lock is not fair, so one process may win
+        // every head of a run; the contract asks for one winner, not for fairness)
+        for (List<String> lines : List.of(linesA, linesB)) {
+            assertThat(Reliability.records(lines, "WIN").size() + Reliability.records(lines, "LOSE").size())
+                    .as("each process attempted appends").isPositive();
+        }
         List<String[]> losses = new ArrayList<>(Reliability.records(linesA, "LOSE"));
         losses.addAll(Reliability.records(linesB, "LOSE"));
+        assertThat(losses).as("the processes really competed for heads").isNotEmpty();
         for (String[] r : losses) {
             assertThat(Long.parseLong(r[3])).as("E13 a loser's conflict reports a head past its guard")
                     .isGreaterThan(Long.parseLong(r[2]));
