@@ -7,6 +7,11 @@ package dev.durablestore.api;
  * @param position the unsigned position; Java stores it in a non-negative {@code long}
  */
 public record ActivityId(long position) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param position see the record component
+     */
     public ActivityId {
         InvalidArgumentException.requireNonNegative(position, "position");
     }

@@ -10,6 +10,13 @@ package dev.durablestore.api;
  * @param node the dispatcher's node, or {@code null}
  */
 public record ClaimScope(String namespace, String taskQueue, String node) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param namespace non-empty namespace
+     * @param taskQueue non-empty task queue
+     * @param node see the record component
+     */
     public ClaimScope {
         InvalidArgumentException.requireNonEmpty(namespace, "scope.namespace");
         InvalidArgumentException.requireNonEmpty(taskQueue, "scope.taskQueue");

@@ -42,6 +42,23 @@ public record OutboxRow(
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param dispatchKey see the record component
+     * @param workflowId the workflow that staged it
+     * @param ordinal non-negative ordinal within the workflow
+     * @param runId see the record component
+     * @param namespace see the record component
+     * @param taskQueue non-empty task queue
+     * @param node see the record component
+     * @param activityType the activity type to run
+     * @param input the activity input
+     * @param status the dispatch status
+     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
+     * @param visibleAfter the earliest instant the row may be claimed
+     * @param claimedAt see the record component
+     */
     public OutboxRow {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
         InvalidArgumentException.requireNonNull(workflowId, "row.workflowId");

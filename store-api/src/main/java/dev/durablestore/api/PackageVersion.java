@@ -7,6 +7,11 @@ package dev.durablestore.api;
  * @param value the version text, never null
  */
 public record PackageVersion(String value) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param value the version text, never null
+     */
     public PackageVersion {
         InvalidArgumentException.requireNonNull(value, "value");
     }

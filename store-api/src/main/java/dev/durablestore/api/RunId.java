@@ -9,6 +9,11 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record RunId(UUID value) implements Comparable<RunId> {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param value the UUID, never null
+     */
     public RunId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

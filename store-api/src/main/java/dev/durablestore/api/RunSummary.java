@@ -12,6 +12,15 @@ import java.time.Instant;
  * @param closedAt the record time of the slice's current-lease terminal (R18), or {@code null}
  */
 public record RunSummary(RunId runId, RunId parentRunId, WorkflowStatus status, Instant startedAt, Instant closedAt) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param runId see the record component
+     * @param parentRunId see the record component
+     * @param status the status over the run's slice of history (R10)
+     * @param startedAt see the record component
+     * @param closedAt see the record component
+     */
     public RunSummary {
         InvalidArgumentException.requireNonNull(runId, "runId");
         InvalidArgumentException.requireNonNull(status, "status");

@@ -9,6 +9,11 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record ScheduleId(UUID value) implements Comparable<ScheduleId> {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param value the UUID, never null
+     */
     public ScheduleId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

@@ -62,6 +62,11 @@ public sealed interface TimerId permits TimerId.Named, TimerId.Anonymous {
      */
     record Named(String name) implements TimerId {
         static final String PREFIX = "timer:named:";
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param name the non-empty name
+         */
         public Named {
             InvalidArgumentException.requireNonEmpty(name, "name");
         }
@@ -84,6 +89,11 @@ public sealed interface TimerId permits TimerId.Named, TimerId.Anonymous {
      */
     record Anonymous(long position) implements TimerId {
         static final String PREFIX = "timer:anonymous:";
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param position the non-negative position
+         */
         public Anonymous {
             InvalidArgumentException.requireNonNegative(position, "position");
         }

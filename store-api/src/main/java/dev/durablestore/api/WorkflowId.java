@@ -10,6 +10,11 @@ import java.util.UUID;
  * @param value the UUID, never null
  */
 public record WorkflowId(UUID value) implements Comparable<WorkflowId> {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param value the UUID, never null
+     */
     public WorkflowId {
         InvalidArgumentException.requireNonNull(value, "value");
     }

@@ -23,6 +23,18 @@ public record WorkflowSummary(
         WorkflowId parent,
         String failedStep,
         String failureReason) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param workflowId the workflow
+     * @param workflowType see the record component
+     * @param status the status over the whole history (R10)
+     * @param startedAt see the record component
+     * @param endedAt see the record component
+     * @param parent see the record component
+     * @param failedStep see the record component
+     * @param failureReason see the record component
+     */
     public WorkflowSummary {
         InvalidArgumentException.requireNonNull(workflowId, "workflowId");
         InvalidArgumentException.requireNonNull(workflowType, "workflowType");

@@ -17,6 +17,14 @@ public record ActivityCompleted(
         ActivityId activityId,
         Payload result,
         int attempt) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param activityId the activity
+     * @param result its result
+     * @param attempt the 1-based attempt; 0 means legacy/unknown
+     */
     public ActivityCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

@@ -19,6 +19,13 @@ public record ActivityError(Kind kind, String message, Payload details) {
         /** No attempt will succeed. */
         TERMINAL
     }
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param kind whether the engine may retry
+     * @param message the human-readable reason
+     * @param details see the record component
+     */
     public ActivityError {
         InvalidArgumentException.requireNonNull(kind, "kind");
         InvalidArgumentException.requireNonNull(message, "message");

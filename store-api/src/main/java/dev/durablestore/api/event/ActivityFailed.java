@@ -16,6 +16,14 @@ public record ActivityFailed(
         ActivityId activityId,
         ActivityError error,
         int attempt) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param activityId the activity
+     * @param error why it failed
+     * @param attempt the 1-based attempt (required in stored form)
+     */
     public ActivityFailed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

@@ -21,6 +21,16 @@ public record ActivityScheduled(
         Payload input,
         String taskQueue,
         String node) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param activityId the activity
+     * @param activityType the activity type
+     * @param input the activity's input
+     * @param taskQueue see the record component
+     * @param node see the record component
+     */
     public ActivityScheduled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(activityId, "activityId");

@@ -12,6 +12,12 @@ import dev.durablestore.api.WorkflowId;
 public record ChildWorkflowCancelled(
         EventEnvelope envelope,
         WorkflowId childWorkflowId) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param childWorkflowId the child
+     */
     public ChildWorkflowCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

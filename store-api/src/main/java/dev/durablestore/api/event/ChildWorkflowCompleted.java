@@ -15,6 +15,13 @@ public record ChildWorkflowCompleted(
         EventEnvelope envelope,
         WorkflowId childWorkflowId,
         Payload result) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param childWorkflowId the child
+     * @param result its result
+     */
     public ChildWorkflowCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

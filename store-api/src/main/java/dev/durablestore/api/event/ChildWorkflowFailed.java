@@ -14,6 +14,13 @@ public record ChildWorkflowFailed(
         EventEnvelope envelope,
         WorkflowId childWorkflowId,
         WorkflowError error) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param childWorkflowId the child
+     * @param error why it failed
+     */
     public ChildWorkflowFailed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

@@ -20,6 +20,15 @@ public record ChildWorkflowStarted(
         String workflowType,
         Payload input,
         PackageVersion packageVersion) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param childWorkflowId the child
+     * @param workflowType the child's workflow type
+     * @param input the child's input
+     * @param packageVersion the child's package version
+     */
     public ChildWorkflowStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(childWorkflowId, "childWorkflowId");

@@ -13,6 +13,13 @@ import java.time.Instant;
  * @param workflowId the workflow; must equal the workflow argument of the append (E11)
  */
 public record EventEnvelope(long seq, Instant recordedAt, WorkflowId workflowId) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param seq the 1-based position in the workflow's history
+     * @param recordedAt the caller-supplied UTC instant
+     * @param workflowId the workflow; must equal the workflow argument of the append (E11)
+     */
     public EventEnvelope {
         InvalidArgumentException.requireNonNegative(seq, "seq");
         InvalidArgumentException.requireNonNull(recordedAt, "recordedAt");

@@ -21,6 +21,17 @@ public record ScheduleConfig(
         String workflowType,
         Payload input,
         Map<String, SearchAttributeValue> searchAttributes) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param trigger when it fires
+     * @param overlapPolicy what happens on overlap
+     * @param catchUpPolicy what happens with missed triggers
+     * @param workflowType the type of workflow it starts
+     * @param input the input of each started workflow
+     * @param Map<String see the record component
+     * @param searchAttributes attributes given to each started workflow (copied)
+     */
     public ScheduleConfig {
         InvalidArgumentException.requireNonNull(trigger, "trigger");
         InvalidArgumentException.requireNonNull(overlapPolicy, "overlapPolicy");

@@ -14,6 +14,13 @@ public record ScheduleCreated(
         EventEnvelope envelope,
         ScheduleId scheduleId,
         ScheduleConfig config) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param scheduleId the schedule
+     * @param config its configuration
+     */
     public ScheduleCreated {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

@@ -12,6 +12,12 @@ import dev.durablestore.api.ScheduleId;
 public record SchedulePaused(
         EventEnvelope envelope,
         ScheduleId scheduleId) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param scheduleId the schedule
+     */
     public SchedulePaused {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

@@ -12,6 +12,11 @@ public sealed interface ScheduleTrigger permits ScheduleTrigger.Cron, ScheduleTr
      * @param expression the expression
      */
     record Cron(String expression) implements ScheduleTrigger {
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param expression the expression
+         */
         public Cron {
             InvalidArgumentException.requireNonNull(expression, "expression");
         }
@@ -23,6 +28,11 @@ public sealed interface ScheduleTrigger permits ScheduleTrigger.Cron, ScheduleTr
      * @param period the period, not negative
      */
     record Interval(Duration period) implements ScheduleTrigger {
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param period the period, not negative
+         */
         public Interval {
             InvalidArgumentException.requireNonNull(period, "period");
             if (period.isNegative()) {

@@ -18,6 +18,14 @@ public record ScheduleTriggered(
         ScheduleId scheduleId,
         WorkflowId startedWorkflowId,
         RunId runId) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param scheduleId the schedule
+     * @param startedWorkflowId the started execution
+     * @param runId the started run
+     */
     public ScheduleTriggered {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(scheduleId, "scheduleId");

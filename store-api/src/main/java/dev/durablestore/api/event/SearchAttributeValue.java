@@ -76,6 +76,11 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the string */
     record StringValue(String value) implements SearchAttributeValue {
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param value see the record component
+         */
         public StringValue {
             InvalidArgumentException.requireNonNull(value, "value");
         }
@@ -112,6 +117,11 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the UTC instant */
     record DatetimeValue(Instant value) implements SearchAttributeValue {
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param value see the record component
+         */
         public DatetimeValue {
             InvalidArgumentException.requireNonNull(value, "value");
         }
@@ -124,6 +134,11 @@ public sealed interface SearchAttributeValue {
 
     /** @param value the keywords (copied) */
     record KeywordListValue(List<String> value) implements SearchAttributeValue {
+        /**
+         * Validates the components (see the record's description).
+         *
+         * @param value see the record component
+         */
         public KeywordListValue {
             InvalidArgumentException.requireNonNull(value, "value");
             value = Copies.list(value, "value");

@@ -15,6 +15,14 @@ public record SearchAttributesUpdated(
         EventEnvelope envelope,
         WorkflowId attributesWorkflowId,
         Map<String, SearchAttributeValue> attributes) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param attributesWorkflowId the workflow id as recorded in the update
+     * @param Map<String see the record component
+     * @param attributes the attributes this update sets
+     */
     public SearchAttributesUpdated {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(attributesWorkflowId, "attributesWorkflowId");

@@ -14,6 +14,13 @@ public record SignalReceived(
         EventEnvelope envelope,
         String name,
         Payload payload) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param name the signal name
+     * @param payload its payload
+     */
     public SignalReceived {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(name, "name");

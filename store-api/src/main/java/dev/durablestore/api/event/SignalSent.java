@@ -17,6 +17,14 @@ public record SignalSent(
         WorkflowId targetWorkflowId,
         String name,
         Payload payload) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param targetWorkflowId the receiving workflow
+     * @param name the signal name
+     * @param payload its payload
+     */
     public SignalSent {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(targetWorkflowId, "targetWorkflowId");

@@ -14,6 +14,13 @@ public record TimerCancelled(
         EventEnvelope envelope,
         TimerId timerId,
         TimerCancelCause cause) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param timerId the timer
+     * @param cause see the record component
+     */
     public TimerCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

@@ -12,6 +12,12 @@ import dev.durablestore.api.TimerId;
 public record TimerFired(
         EventEnvelope envelope,
         TimerId timerId) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param timerId the timer
+     */
     public TimerFired {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

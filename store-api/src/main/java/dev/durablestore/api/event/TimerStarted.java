@@ -15,6 +15,13 @@ public record TimerStarted(
         EventEnvelope envelope,
         TimerId timerId,
         Instant fireAt) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param timerId the timer
+     * @param fireAt when it fires
+     */
     public TimerStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

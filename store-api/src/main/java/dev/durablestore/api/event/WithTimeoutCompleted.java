@@ -17,6 +17,14 @@ public record WithTimeoutCompleted(
         TimerId timerId,
         WithTimeoutOutcome outcome,
         Payload result) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param timerId the guarding timer
+     * @param outcome whether the operation completed or timed out
+     * @param result see the record component
+     */
     public WithTimeoutCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timerId, "timerId");

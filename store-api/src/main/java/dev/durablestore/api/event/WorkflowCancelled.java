@@ -11,6 +11,12 @@ import dev.durablestore.api.InvalidArgumentException;
 public record WorkflowCancelled(
         EventEnvelope envelope,
         String reason) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param reason why it was cancelled
+     */
     public WorkflowCancelled {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(reason, "reason");

@@ -12,6 +12,12 @@ import dev.durablestore.api.Payload;
 public record WorkflowCompleted(
         EventEnvelope envelope,
         Payload result) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param result the run's result
+     */
     public WorkflowCompleted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(result, "result");

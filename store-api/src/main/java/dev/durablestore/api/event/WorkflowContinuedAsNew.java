@@ -17,6 +17,14 @@ public record WorkflowContinuedAsNew(
         Payload input,
         String workflowType,
         RunId parentRunId) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param input the next run's input
+     * @param workflowType see the record component
+     * @param parentRunId the run being continued (the run that records this event)
+     */
     public WorkflowContinuedAsNew {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(input, "input");

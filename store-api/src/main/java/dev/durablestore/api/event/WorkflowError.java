@@ -10,6 +10,12 @@ import dev.durablestore.api.Payload;
  * @param details structured details, or {@code null}
  */
 public record WorkflowError(String message, Payload details) {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param message the human-readable reason
+     * @param details see the record component
+     */
     public WorkflowError {
         InvalidArgumentException.requireNonNull(message, "message");
     }

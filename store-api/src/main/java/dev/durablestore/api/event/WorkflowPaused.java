@@ -16,6 +16,14 @@ public record WorkflowPaused(
         RunId runId,
         String reason,
         String operator) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param runId the paused run
+     * @param reason see the record component
+     * @param operator see the record component
+     */
     public WorkflowPaused {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

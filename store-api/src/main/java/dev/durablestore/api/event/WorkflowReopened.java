@@ -16,6 +16,13 @@ public record WorkflowReopened(
         EventEnvelope envelope,
         RunId runId,
         List<ActivityId> reopened) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param runId the reopened run
+     * @param reopened activities to re-dispatch
+     */
     public WorkflowReopened {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

@@ -14,6 +14,13 @@ public record WorkflowResumed(
         EventEnvelope envelope,
         RunId runId,
         String operator) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param runId the resumed run
+     * @param operator see the record component
+     */
     public WorkflowResumed {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(runId, "runId");

@@ -22,6 +22,16 @@ public record WorkflowStarted(
         RunId runId,
         RunId parentRunId,
         PackageVersion packageVersion) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param workflowType the workflow type of this run
+     * @param input the run's input
+     * @param runId the run this event starts
+     * @param parentRunId see the record component
+     * @param packageVersion the package version the run executes
+     */
     public WorkflowStarted {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(workflowType, "workflowType");

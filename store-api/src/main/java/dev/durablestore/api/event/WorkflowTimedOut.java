@@ -11,6 +11,12 @@ import dev.durablestore.api.InvalidArgumentException;
 public record WorkflowTimedOut(
         EventEnvelope envelope,
         String timeout) implements Event {
+    /**
+     * Validates the components (see the record's description).
+     *
+     * @param envelope the sequence, time and workflow of this event
+     * @param timeout free-form descriptor of the timeout that fired
+     */
     public WorkflowTimedOut {
         InvalidArgumentException.requireNonNull(envelope, "envelope");
         InvalidArgumentException.requireNonNull(timeout, "timeout");

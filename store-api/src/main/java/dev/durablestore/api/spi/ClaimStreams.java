@@ -191,7 +191,7 @@ public final class ClaimStreams {
             if (nextVisibleAfterNanos == null) {
                 return poll;
             }
-            long untilDue = nextVisibleAfterNanos - nanos(clock.instant());
+            long untilDue = nextVisibleAfterNanos - EpochNanos.of(clock.instant(), "clock.instant()");
             return untilDue < poll.toNanos() ? Duration.ofNanos(Math.max(untilDue, 0L)) : poll;
         }
 
@@ -213,9 +213,5 @@ public final class ClaimStreams {
             done = true;
             sink.error(e);
         }
-    }
-
-    private static long nanos(java.time.Instant instant) {
-        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
     }
 }

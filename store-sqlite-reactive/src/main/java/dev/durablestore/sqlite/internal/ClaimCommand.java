@@ -37,6 +37,9 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final int limit;
     private final boolean wantNext;
     private final Clock clock;
+    private final String claimSql;
+    private final String nextSql;
+    private final String heldJson;
 
     ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, int limit, boolean wantNext, Clock clock) {
         this.codec = codec;
@@ -45,15 +48,19 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         this.limit = limit;
         this.wantNext = wantNext;
         this.clock = clock;
+        // built here, on the subscriber's thread, not on the writer thread
+        String filter = filter();
+        this.claimSql = "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
+                + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter
+                + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS;
+        this.nextSql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter;
+        this.heldJson = held.isEmpty() ? null : JsonArrays.of(held);
     }
 
     @Override
     public ClaimBatch execute(DbConnection c) throws SQLException {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
-        String filter = filter();
-        PreparedStatement ps = c.prepare("UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
-                + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter
-                + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS);
+        PreparedStatement ps = c.prepare(claimSql);
         int i = 1;
         ps.setLong(i++, now);
         ps.setLong(i++, now);
@@ -83,7 +90,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
         }
         rows.sort(CLAIM_ORDER);
-        Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c, filter) : null;
+        Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c) : null;
         return new ClaimBatch(rows, null, next);
     }
 
@@ -106,9 +113,8 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         return new ClaimBatch(List.of(), reported, null);
     }
 
-    private Long nextVisibleAfter(DbConnection c, String filter) throws SQLException {
-        PreparedStatement ps = c.prepare(
-                "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter);
+    private Long nextVisibleAfter(DbConnection c) throws SQLException {
+        PreparedStatement ps = c.prepare(nextSql);
         bindFilter(ps, 1);
         try (ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
@@ -141,7 +147,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             }
         }
         if (!held.isEmpty()) {
-            ps.setString(i++, JsonArrays.of(held));
+            ps.setString(i++, heldJson);
         }
         return i;
     }

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.api.spi.EpochNanos;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.SerializationException;
 import java.sql.ResultSet;
@@ -13,9 +14,9 @@ import java.time.Instant;
 public final class Times {
 
     /** The earliest storable instant, 1677-09-21T00:12:43.145224192Z (S15). */
-    public static final Instant MIN = Instant.ofEpochSecond(0, Long.MIN_VALUE);
+    public static final Instant MIN = EpochNanos.MIN;
     /** The latest storable instant, 2262-04-11T23:47:16.854775807Z (S15). */
-    public static final Instant MAX = Instant.ofEpochSecond(0, Long.MAX_VALUE);
+    public static final Instant MAX = EpochNanos.MAX;
 
     private Times() {}
 
@@ -26,18 +27,7 @@ public final class Times {
      * @throws InvalidArgumentException when null or outside {@link #MIN}..{@link #MAX}
      */
     public static long toNanos(Instant instant, String argument) {
-        InvalidArgumentException.requireNonNull(instant, argument);
-        if (instant.isBefore(MIN) || instant.isAfter(MAX)) {
-            throw new InvalidArgumentException(argument,
-                    "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
-        }
-        long seconds = instant.getEpochSecond();
-        int nanos = instant.getNano();
-        if (seconds < 0 && nanos > 0) {
-            // (seconds + 1) s - (1e9 - nanos) ns: avoids overflowing near MIN before adding the nanos
-            return Math.multiplyExact(seconds + 1, 1_000_000_000L) - (1_000_000_000L - nanos);
-        }
-        return Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos);
+        return EpochNanos.of(instant, argument);
     }
 
     /**
@@ -55,7 +45,7 @@ public final class Times {
      * @return the instant
      */
     public static Instant fromNanos(long nanos) {
-        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+        return EpochNanos.toInstant(nanos);
     }
 
     /**
