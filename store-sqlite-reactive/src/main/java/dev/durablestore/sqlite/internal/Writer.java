@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -40,11 +41,19 @@ public final class Writer {
     private final String storeName;
     private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean accepting = true;
-    /** Size and duration of the last batch, read and written by the writer thread only. */
-    private int lastBatchSize;
-    private long lastBatchNanos;
-    /** The longest the writer waits for stragglers before a commit: 0.2 ms. */
-    private static final long MAX_LINGER_NANOS = 200_000L;
+    /**
+     * Whether the writer is parked until a command arrives. Only then does a submitter unpark it:
+     * while the writer lingers for a burst it wakes by itself, and sparing every submitter a
+     * wake-up system call (and the writer a context switch per command) is most of what
+     * lingering saves.
+     */
+    private volatile boolean waiting;
+    /** How long the last {@code COMMIT} took (its sync), read and written by the writer thread only. */
+    private long lastCommitNanos;
+    /** The longest the writer waits for a burst to end: 0.5 ms, and never longer than a commit costs. */
+    private static final long MAX_LINGER_NANOS = 500_000L;
+    /** Commands arriving closer together than this (50 µs) are one burst: the writer waits for the next. */
+    private static final long ARRIVAL_GAP_NANOS = 50_000L;
 
     /** Told about every transaction the writer opens and how it ends; called on the writer thread. */
     public interface TransactionListener {
@@ -110,8 +119,10 @@ public final class Writer {
                 Pending<T> p = new Pending<>(command, sink, metrics);
                 sink.onCancel(p::cancel);
                 queue.add(p);
-                LockSupport.unpark(thread);
-            }).publishOn(emit);
+                if (waiting) {
+                    LockSupport.unpark(thread);
+                }
+            });
         });
     }
 
@@ -165,11 +176,8 @@ public final class Writer {
                     break;
                 }
                 batch.add(first);
-                stop = gather(batch, System.nanoTime() + lingerNanos(batch.size()));
-                long began = System.nanoTime();
+                stop = gather(batch);
                 runBatch(batch);
-                lastBatchSize = batch.size();
-                lastBatchNanos = System.nanoTime() - began;
                 batch.clear();
             }
         } catch (InterruptedException e) {
@@ -177,19 +185,24 @@ public final class Writer {
             for (Pending<?> p : batch) {
                 p.fail(closed(p.command));
             }
+            publish(batch);
         } catch (Throwable t) {
             log.error("durable-store writer {} stopped unexpectedly", storeName, t);
             for (Pending<?> p : batch) {
                 p.fail(Failures.backend(p.command.name(), t));
             }
+            publish(batch);
         } finally {
             accepting = false;
+            List<Pending<?>> refused = new ArrayList<>();
             Pending<?> p;
             while ((p = queue.poll()) != null) {
                 if (p != poison) {
                     p.fail(closed(p.command));
+                    refused.add(p);
                 }
             }
+            publish(refused);
             checkpoint();
             connection.close();
             stopped.countDown();
@@ -197,48 +210,56 @@ public final class Writer {
     }
 
     /**
-     * Adds waiting commands to the batch, up to {@code maxBatch}. When the batch is much smaller
-     * than the previous one, the previous batch's subscribers are most likely about to send their
-     * next commands; waiting for them until {@code lingerUntil} (a fraction of the last commit's
-     * duration) lets one commit carry them all instead of two.
+     * Adds waiting commands to the batch, up to {@code maxBatch}. While commands keep arriving (the
+     * last one came less than {@link #ARRIVAL_GAP_NANOS} ago) the writer waits for the next one, up
+     * to what the last {@code COMMIT} cost: subscribers answered by the previous commit send their
+     * next commands one after another, and one commit carrying them all costs one sync instead of
+     * several; waiting longer than a commit costs would lose more than it saves.
      *
      * @return true when the close marker was met (the batch still runs)
      */
-    private boolean gather(List<Pending<?>> batch, long lingerUntil) {
+    private boolean gather(List<Pending<?>> batch) {
         boolean stop = false;
+        long lingerUntil = System.nanoTime() + Math.min(MAX_LINGER_NANOS, lastCommitNanos);
+        long lastArrival = batch.get(0).queuedAt;
         while (batch.size() < maxBatch) {
             Pending<?> next = queue.poll();
             if (next == null) {
-                long wait = lingerUntil - System.nanoTime();
-                if (stop || wait <= 0 || batch.size() >= lastBatchSize) {
+                if (stop) {
                     break;
                 }
-                LockSupport.parkNanos(this, wait); // every submit unparks the writer
+                long now = System.nanoTime();
+                long quiet = now - lastArrival;
+                if (now >= lingerUntil || quiet >= ARRIVAL_GAP_NANOS) {
+                    break;
+                }
+                // submitters do not unpark a lingering writer ('waiting' is false): it wakes by itself
+                LockSupport.parkNanos(this, Math.min(lingerUntil - now, ARRIVAL_GAP_NANOS - quiet));
                 continue;
             }
             if (next == poison) {
                 stop = true;
             } else if (stop) {
                 next.fail(closed(next.command));
+                publish(List.of(next));
             } else {
                 batch.add(next);
+                lastArrival = Math.max(lastArrival, next.queuedAt);
             }
         }
         return stop;
     }
 
-    /** How long to wait for more commands: none unless the batch is under half the last one. */
-    private long lingerNanos(int size) {
-        if (size * 2 > lastBatchSize) {
-            return 0;
-        }
-        return Math.min(MAX_LINGER_NANOS, lastBatchNanos / 4);
-    }
-
     private Pending<?> take() throws InterruptedException {
         Pending<?> p;
         while ((p = queue.poll()) == null) {
-            LockSupport.park(this);
+            // Publish 'waiting' before looking at the queue again: a submitter adds then reads
+            // 'waiting', so either it sees the flag and unparks, or this check sees its command.
+            waiting = true;
+            if (queue.isEmpty()) {
+                LockSupport.park(this);
+            }
+            waiting = false;
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -298,13 +319,16 @@ public final class Writer {
                 rollbackQuietly();
                 Pending<?> bad = todo.remove(failedAt);
                 bad.fail(mapFailure(bad, failure));
+                publish(List.of(bad));
                 continue; // the others wrote nothing durable: run them again
             }
             try {
                 for (TransactionListener l : listeners) {
                     l.beforeCommit();
                 }
+                long commitBegan = System.nanoTime();
                 connection.execute("COMMIT");
+                lastCommitNanos = System.nanoTime() - commitBegan;
             } catch (SQLException e) {
                 rollbackQuietly();
                 failAll(todo, e);
@@ -315,8 +339,9 @@ public final class Writer {
             }
             boolean wake = false;
             for (Pending<?> p : todo) {
-                wake |= p.deliver();
+                wake |= p.rejection == null && p.command.wakesClaimers();
             }
+            publish(todo);
             metrics.batchCommitted(todo.size(), System.nanoTime() - began);
             if (wake) {
                 onWake.run();
@@ -328,6 +353,29 @@ public final class Writer {
     private void failAll(List<Pending<?>> todo, Throwable failure) {
         for (Pending<?> p : todo) {
             p.fail(mapFailure(p, failure));
+        }
+        publish(todo);
+    }
+
+    /**
+     * Signals the subscribers of finished commands, in order, from one task on the emit scheduler:
+     * never on the writer thread (a subscriber's downstream work must not delay the next commit),
+     * and one hand-over per batch rather than one per command.
+     */
+    private void publish(List<Pending<?>> finished) {
+        if (finished.isEmpty()) {
+            return;
+        }
+        List<Pending<?>> signals = List.copyOf(finished);
+        Runnable task = () -> {
+            for (Pending<?> p : signals) {
+                p.signal();
+            }
+        };
+        try {
+            emit.schedule(task);
+        } catch (RejectedExecutionException e) {
+            task.run(); // the store is closing and its emit threads are gone: signal here
         }
     }
 
@@ -365,7 +413,10 @@ public final class Writer {
         final long queuedAt = System.nanoTime();
         volatile boolean cancelled;
         T value;
+        /** A refusal of this command alone (its transaction still commits). */
         Throwable rejection;
+        /** The command's outcome is this failure (its writes, if any, were rolled back). */
+        Throwable failure;
 
         Pending(WriteCommand<T> command, MonoSink<T> sink, StoreMetrics metrics) {
             this.command = command;
@@ -387,24 +438,21 @@ public final class Writer {
             rejection = e;
         }
 
-        /** @return true when the command succeeded and wakes claimers */
-        boolean deliver() {
-            if (rejection != null) {
-                fail(rejection);
-                return false;
-            }
-            metrics.operation(command.name(), System.nanoTime() - queuedAt, true);
-            if (value == null) {
+        void fail(Throwable t) {
+            failure = t;
+        }
+
+        /** Tells the subscriber the outcome; called once, on an emit thread. */
+        void signal() {
+            Throwable error = failure != null ? failure : rejection;
+            metrics.operation(command.name(), System.nanoTime() - queuedAt, error == null);
+            if (error != null) {
+                sink.error(error);
+            } else if (value == null) {
                 sink.success();
             } else {
                 sink.success(value);
             }
-            return command.wakesClaimers();
-        }
-
-        void fail(Throwable t) {
-            metrics.operation(command.name(), System.nanoTime() - queuedAt, false);
-            sink.error(t);
         }
     }
 }
