@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -35,11 +36,13 @@ public final class ClaimStreams {
     public interface Source {
         /**
          * @param scope the route, or {@code null}
-         * @param limit the most rows
+         * @param limit the most rows, read once when the claim runs (not when it is submitted):
+         *     the subscriber's demand may grow while the claim waits for its turn, and a claim
+         *     sized when it runs carries more rows per transaction; the value never shrinks
          * @param held held workflows
          * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
          */
-        Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held);
+        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held);
 
         /**
          * @param claimed rows a cancelled stream could not deliver
@@ -74,6 +77,8 @@ public final class ClaimStreams {
         private volatile boolean sleeping;
         private volatile boolean done;
         private volatile Disposable timer;
+        /** The limit the claim in flight ran with (read by the backend when it runs the claim). */
+        private volatile int claimLimit;
         private Runnable unregister;
 
         Loop(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers,
@@ -129,7 +134,6 @@ public final class ClaimStreams {
         }
 
         private void claimNext() {
-            int limit = (int) Math.min(demand.get(), options.maxBatch());
             long wakesBefore = wakeCount.get();
             Set<WorkflowId> held;
             try {
@@ -138,8 +142,15 @@ public final class ClaimStreams {
                 fail(e);
                 return;
             }
+            // Only this loop emits rows, and it does not while a claim is in flight: demand can only
+            // grow between here and the moment the claim runs, so the limit read then is safe (O52).
+            IntSupplier limit = () -> {
+                int l = (int) Math.min(demand.get(), options.maxBatch());
+                claimLimit = l;
+                return l;
+            };
             outbox.claimForStream(options.scope(), limit, held)
-                    .subscribe(result -> onClaimed(result, limit, wakesBefore), this::onClaimError);
+                    .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
         }
 
         private void onClaimed(ClaimBatch result, int limit, long wakesBefore) {

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -233,7 +234,8 @@ public final class Backend implements ReactiveStore {
                 return Flux.error(db.closedError("claimStream"));
             }
             ClaimStreams.Source source = new ClaimStreams.Source() {
-                @Override public Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+                @Override public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit,
+                        Set<WorkflowId> held) {
                     return claims.claimForStream(scope, limit, held);
                 }
 

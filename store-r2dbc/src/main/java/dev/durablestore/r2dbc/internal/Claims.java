@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
 /**
@@ -64,8 +65,8 @@ final class Claims {
     }
 
     /** A claim for the claim stream: corrupt rows are reported in the result, with the next due time. */
-    Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> run(scope, limit, heldKeys(held), true));
+    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
+        return Mono.defer(() -> run(scope, limit.getAsInt(), heldKeys(held), true));
     }
 
     private Mono<ClaimBatch> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {

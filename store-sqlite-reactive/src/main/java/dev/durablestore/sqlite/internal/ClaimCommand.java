@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntSupplier;
 
 /**
  * One claim of a whole batch in one statement (O16–O27): due rows of the route, not held, oldest
@@ -34,14 +35,16 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final OutboxRows codec;
     private final ClaimScope scope;
     private final Set<String> held;
-    private final int limit;
+    /** Read when the claim runs: the claim stream's demand may grow while the command is queued. */
+    private final IntSupplier limit;
     private final boolean wantNext;
     private final Clock clock;
     private final String claimSql;
     private final String nextSql;
     private final String heldJson;
 
-    ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, int limit, boolean wantNext, Clock clock) {
+    ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, IntSupplier limit, boolean wantNext,
+            Clock clock) {
         this.codec = codec;
         this.scope = scope;
         this.held = held;
@@ -60,6 +63,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     @Override
     public ClaimBatch execute(DbConnection c) throws SQLException {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
+        int limit = this.limit.getAsInt();
         PreparedStatement ps = c.prepare(claimSql);
         int i = 1;
         ps.setLong(i++, now);

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -188,7 +189,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      * Corrupt rows are reported in the result rather than as an error.
      */
     @Override
-    public Mono<ClaimBatch> claimForStream(ClaimScope scope, int limit, Set<WorkflowId> held) {
+    public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
         return Mono.defer(() -> writer.submit(new ClaimCommand(rows, scope, heldKeys(held), limit, true, clock)))
                 .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
@@ -200,7 +201,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
             if (limit == 0) {
                 return Mono.just(new ClaimBatch(List.of(), null, null));
             }
-            return writer.submit(new ClaimCommand(rows, scope, keys, limit, next, clock))
+            return writer.submit(new ClaimCommand(rows, scope, keys, () -> limit, next, clock))
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });
