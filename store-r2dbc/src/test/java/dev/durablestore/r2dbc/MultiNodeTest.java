@@ -41,14 +41,13 @@ import reactor.test.StepVerifier;
  * (O21 across nodes, {@code FOR UPDATE SKIP LOCKED}); appends racing on one head must have exactly one
  * winner, the others failing with the winner's head (E14, E15 through the primary key).
  *
- * <p>The claim test stages {@value #DEFAULT_ROWS} rows, to keep the module's test run short; the
- * issue's full size runs with {@code mvn test -pl store-r2dbc -Dtest=MultiNodeTest
- * -Ddurablestore.multinode.rows=50000}.
+ * <p>The claim test stages {@value #DEFAULT_ROWS} rows, the size issue 6 names (under a minute here);
+ * {@code -Ddurablestore.multinode.rows=N} changes it.
  */
 class MultiNodeTest {
 
     private static final int NODES = 4;
-    private static final int DEFAULT_ROWS = 10_000;
+    private static final int DEFAULT_ROWS = 50_000;
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     private String schema;
