@@ -1,6 +1,7 @@
 package dev.durablestore.bench;
 
 import dev.durablestore.bench.ReportWriter.Report;
+import dev.durablestore.bench.pg.PostgresComparison;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
@@ -55,7 +56,7 @@ public final class BenchmarkRunner {
      */
     static List<Workload> workloads() {
         return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
-                new RangeRead(), new ClaimStreamMemory());
+                new RangeRead(), new ClaimStreamMemory(), new PostgresComparison());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {
@@ -65,6 +66,7 @@ public final class BenchmarkRunner {
             command = "java -cp … " + BenchmarkRunner.class.getName() + (argLine.isEmpty() ? "" : " " + argLine);
         }
         List<Section> sections = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
         Map<String, String> machine;
         try (RunContext ctx = new RunContext(options.sizes(), options.runs(), options.dataDir(), System.err)) {
             machine = MachineInfo.describe(ctx.dir().getParent());
@@ -74,7 +76,7 @@ public final class BenchmarkRunner {
                     continue;
                 }
                 long t = System.nanoTime();
-                sections.add(runOne(w, ctx));
+                sections.add(runOne(w, ctx, failed));
                 ctx.log(String.format("%s done in %.1f s", w.id(), (System.nanoTime() - t) / 1e9));
             }
         }
@@ -83,20 +85,29 @@ public final class BenchmarkRunner {
         ReportWriter.printConsole(report, System.out);
         ReportWriter.writeMarkdown(report, options.out());
         System.err.println("[bench] wrote " + options.out().toAbsolutePath());
-        return report.results().stream().allMatch(TargetResult::met);
+        if (!failed.isEmpty()) {
+            System.err.println("[bench] failed workloads: " + String.join(", ", failed));
+        }
+        // a workload without targets (PG) still fails the run when it fails
+        return failed.isEmpty() && report.results().stream().allMatch(TargetResult::met);
     }
 
-    private static Section runOne(Workload w, RunContext ctx) {
+    /**
+     * @param failed where the workload's id goes when it fails
+     * @return its section, or one reporting the failure (each target not met)
+     */
+    private static Section runOne(Workload w, RunContext ctx, List<String> failed) {
         try {
             return w.run(ctx);
         } catch (Exception e) {
             ctx.log(w.id() + " failed: " + e);
             e.printStackTrace(System.err);
-            Section failed = new Section(w.id(), "failed", "The workload failed: `" + e + "`.");
+            failed.add(w.id());
+            Section section = new Section(w.id(), "failed", "The workload failed: `" + e + "`.");
             for (Target t : w.targets()) {
-                failed.target(TargetResult.failed(t, e.getClass().getSimpleName()));
+                section.target(TargetResult.failed(t, e.getClass().getSimpleName()));
             }
-            return failed;
+            return section;
         }
     }
 }

@@ -84,6 +84,17 @@ public final class ReportWriter {
             }
         }
         out.println();
+        for (Section s : report.sections()) {
+            if (!s.sideBySides().isEmpty()) {
+                out.println(s.id() + " — " + s.title() + " (context, not judged; ratio = first ÷ second)");
+                for (Section.SideBySide f : s.sideBySides()) {
+                    out.println("  " + f.label() + ": " + figure(f.first(), f.unit()) + " (" + f.firstLabel()
+                            + ") vs " + figure(f.second(), f.unit()) + " (" + f.secondLabel() + "), "
+                            + f.ratio().format() + "×");
+                }
+                out.println();
+            }
+        }
         for (TargetResult r : report.results()) {
             out.println(r.resultLine());
         }
@@ -126,10 +137,24 @@ public final class ReportWriter {
         for (Section s : report.sections()) {
             md.append("\n## ").append(s.id()).append(" — ").append(s.title()).append("\n\n");
             md.append(s.method()).append("\n\n");
-            md.append("| id | store | baseline | ratio | target | met |\n");
-            md.append("|---|---|---|---|---|---|\n");
-            for (TargetResult r : s.targets()) {
-                md.append(row(r, false));
+            if (!s.targets().isEmpty()) {
+                md.append("| id | store | baseline | ratio | target | met |\n");
+                md.append("|---|---|---|---|---|---|\n");
+                for (TargetResult r : s.targets()) {
+                    md.append(row(r, false));
+                }
+            }
+            if (!s.sideBySides().isEmpty()) {
+                md.append(s.targets().isEmpty() ? "" : "\n")
+                        .append("Side by side, measured in the same runs (context, not judged; ratio = first ÷ "
+                                + "second, the median of the per-run ratios):\n\n")
+                        .append("| figure | first | second | ratio |\n|---|---|---|---|\n");
+                for (Section.SideBySide f : s.sideBySides()) {
+                    md.append("| ").append(escape(f.label())).append(" | ").append(figure(f.first(), f.unit()))
+                            .append(" (").append(escape(f.firstLabel())).append(") | ")
+                            .append(figure(f.second(), f.unit())).append(" (").append(escape(f.secondLabel()))
+                            .append(") | ").append(f.ratio().format()).append("× |\n");
+                }
             }
             if (!s.figures().isEmpty()) {
                 md.append("\nContext (not judged):\n\n| figure | median [min–max] |\n|---|---|\n");

@@ -19,11 +19,27 @@ public final class Section {
      */
     public record Figure(String label, Summary value, String unit) {}
 
+    /**
+     * Two figures measured in the same runs and shown side by side, e.g. one workload on two stores;
+     * context, not judged.
+     *
+     * @param label what was measured
+     * @param firstLabel what the first figure is, e.g. {@code PostgreSQL}
+     * @param first the first figure's median and min–max over the runs
+     * @param secondLabel what the second figure is, e.g. {@code SQLite}
+     * @param second the second figure's
+     * @param ratio the per-run ratios first/second
+     * @param unit the unit of both figures
+     */
+    public record SideBySide(String label, String firstLabel, Summary first, String secondLabel, Summary second,
+            Summary ratio, String unit) {}
+
     private final String id;
     private final String title;
     private final String method;
     private final List<TargetResult> targets = new ArrayList<>();
     private final List<Figure> figures = new ArrayList<>();
+    private final List<SideBySide> sideBySides = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
     /**
@@ -51,6 +67,31 @@ public final class Section {
      */
     public Section figure(String label, List<Double> values, String unit) {
         figures.add(new Figure(label, Stats.summarize(values), unit));
+        return this;
+    }
+
+    /**
+     * Adds two figures measured in the same runs, with their per-run ratio first/second.
+     *
+     * @param label what was measured
+     * @param unit the unit of both
+     * @param firstLabel what the first figure is
+     * @param first the first figure's per-run values
+     * @param secondLabel what the second figure is
+     * @param second the second figure's per-run values, in the same run order
+     * @return this
+     */
+    public Section sideBySide(String label, String unit, String firstLabel, List<Double> first, String secondLabel,
+            List<Double> second) {
+        if (first.size() != second.size()) {
+            throw new IllegalArgumentException(label + ": " + first.size() + " vs " + second.size() + " runs");
+        }
+        List<Double> ratios = new ArrayList<>(first.size());
+        for (int i = 0; i < first.size(); i++) {
+            ratios.add(first.get(i) / second.get(i));
+        }
+        sideBySides.add(new SideBySide(label, firstLabel, Stats.summarize(first), secondLabel,
+                Stats.summarize(second), Stats.summarize(ratios), unit));
         return this;
     }
 
@@ -83,6 +124,11 @@ public final class Section {
     /** @return the context figures */
     public List<Figure> figures() {
         return figures;
+    }
+
+    /** @return the figures shown side by side */
+    public List<SideBySide> sideBySides() {
+        return sideBySides;
     }
 
     /** @return remarks */

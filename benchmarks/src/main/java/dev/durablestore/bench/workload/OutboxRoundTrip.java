@@ -73,6 +73,7 @@ public final class OutboxRoundTrip implements Workload {
         List<Double> stagingFull = new ArrayList<>();
         List<Double> perClaim = new ArrayList<>();
         List<Double> perCommit = new ArrayList<>();
+        List<Double> busy = new ArrayList<>();
 
         ctx.log("P2 warm-up");
         storeDrain(ctx, "NORMAL", Math.max(2_000, rows / 5), fanOut, new CommitCounter(), new double[1]);
@@ -92,15 +93,18 @@ public final class OutboxRoundTrip implements Workload {
                     batched = rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH);
                 }
                 double oneByOne = rawDrain(ctx, mode, rows, fanOut, single, 1);
+                double writerBusy = commits.writerBusy((long) (rows / store * 1e9));
                 ctx.log(String.format("P2   store %.0f rows/s (staged at %.0f rows/s), raw batched %.0f/s, "
-                        + "raw 1/txn %.0f/s, %.1f rows per claim", store, staging[0], batched, oneByOne,
-                        commits.rowsPerClaim()));
+                        + "raw 1/txn %.0f/s, %.1f rows per claim, %.1f commands per commit, writer busy %.0f%%",
+                        store, staging[0], batched, oneByOne, commits.rowsPerClaim(), commits.commandsPerCommit(),
+                        writerBusy * 100));
                 if (mode.equals("NORMAL")) {
                     normalBatched.run(store, batched);
                     singleNormal.add(oneByOne);
                     stagingNormal.add(staging[0]);
                     perClaim.add(commits.rowsPerClaim());
                     perCommit.add(commits.commandsPerCommit());
+                    busy.add(writerBusy);
                 } else {
                     fullBatched.run(store, batched);
                     fullSingle.run(store, oneByOne);
@@ -125,7 +129,8 @@ public final class OutboxRoundTrip implements Workload {
                 .figure("store: staging with appendWithOutbox, NORMAL", stagingNormal, "rows/s")
                 .figure("store: staging with appendWithOutbox, FULL", stagingFull, "rows/s")
                 .figure("store: rows per claim during the drain, NORMAL", perClaim, "")
-                .figure("store: commands per group commit during the drain, NORMAL", perCommit, "");
+                .figure("store: commands per group commit during the drain, NORMAL", perCommit, "")
+                .figure("store: writer busy inside transactions during the drain, NORMAL (share of wall time)", busy, "");
     }
 
     private double storeDrain(RunContext ctx, String mode, int rows, int fanOut, CommitCounter commits,
