@@ -41,12 +41,6 @@ public final class SqliteOutbox implements ClaimStreams.Source {
 
     private static final String LIVE = "status IN ('pending', 'claimed')";
 
-    private static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
-            + "WHERE dispatch_key = ? AND " + LIVE;
-    private static final String FAIL = "UPDATE outbox SET status = 'failed', claimed_at = NULL, settled_at = ? "
-            + "WHERE dispatch_key = ? AND " + LIVE;
-    private static final String SETTLE_CANCELLED = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
-            + "settled_at = ? WHERE dispatch_key = ? AND " + LIVE;
     private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key = ? AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
@@ -218,29 +212,23 @@ public final class SqliteOutbox implements ClaimStreams.Source {
 
     /** O29. @param key row @return completion */
     public Mono<Void> complete(String key) {
-        return settle("complete", COMPLETE, key);
+        return settle(SettleCommand.Kind.COMPLETE, key);
     }
 
     /** O31. @param key row @return completion */
     public Mono<Void> fail(String key) {
-        return settle("fail", FAIL, key);
+        return settle(SettleCommand.Kind.FAIL, key);
     }
 
     /** O32. @param key row @return completion */
     public Mono<Void> settleCancelled(String key) {
-        return settle("settleCancelled", SETTLE_CANCELLED, key);
+        return settle(SettleCommand.Kind.CANCEL, key);
     }
 
-    private Mono<Void> settle(String name, String sql, String key) {
+    private Mono<Void> settle(SettleCommand.Kind kind, String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
-            return writer.submit(Commands.of(name, false, c -> {
-                PreparedStatement ps = c.prepare(sql);
-                ps.setLong(1, now());
-                ps.setString(2, key);
-                ps.executeUpdate();
-                return null;
-            }));
+            return writer.submit(new SettleCommand(kind, key, clock));
         });
     }
 
@@ -347,10 +335,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                     }
                 }
                 for (String key : corrupt) {
-                    PreparedStatement deadLetter = c.prepare(FAIL);
-                    deadLetter.setLong(1, now());
-                    deadLetter.setString(2, key);
-                    deadLetter.executeUpdate();
+                    new SettleCommand(SettleCommand.Kind.FAIL, key, clock).execute(c); // dead-letter it
                 }
                 if (stale.isEmpty()) {
                     return List.<OutboxRow>of();

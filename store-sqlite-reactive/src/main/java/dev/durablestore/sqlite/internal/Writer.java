@@ -283,6 +283,7 @@ public final class Writer {
                 todo.add(p);
             }
         }
+        boolean grouping = true;
         while (!todo.isEmpty()) {
             long began = System.nanoTime();
             try {
@@ -303,17 +304,35 @@ public final class Writer {
             }
             int failedAt = -1;
             Throwable failure = null;
-            for (int i = 0; i < todo.size(); i++) {
+            boolean groupFailed = false;
+            for (int i = 0; i < todo.size(); ) {
+                int end = grouping ? groupEnd(todo, i) : i + 1;
                 Pending<?> p = todo.get(i);
                 try {
-                    p.run(connection);
-                } catch (StoreException rejected) {
-                    p.reject(rejected);
+                    if (end - i > 1) {
+                        runGroup(todo.subList(i, end));
+                    } else {
+                        p.run(connection);
+                    }
                 } catch (Throwable t) {
+                    if (end - i == 1 && t instanceof StoreException rejected) {
+                        p.reject(rejected);
+                        i = end;
+                        continue;
+                    }
                     failedAt = i;
                     failure = t;
+                    groupFailed = end - i > 1;
                     break;
                 }
+                i = end;
+            }
+            if (groupFailed) {
+                // charge the failure to the one command that causes it: run the batch again, one by one
+                log.debug("grouped commands failed; running the batch again command by command", failure);
+                rollbackQuietly();
+                grouping = false;
+                continue;
             }
             if (failedAt >= 0) {
                 rollbackQuietly();
@@ -347,6 +366,32 @@ public final class Writer {
                 onWake.run();
             }
             return;
+        }
+    }
+
+    /** @return the end (exclusive) of the run of groupable commands of one group starting at {@code from} */
+    private static int groupEnd(List<Pending<?>> todo, int from) {
+        if (!(todo.get(from).command instanceof GroupedCommand first)) {
+            return from + 1;
+        }
+        Object group = first.group();
+        int end = from + 1;
+        while (end < todo.size() && todo.get(end).command instanceof GroupedCommand next
+                && group.equals(next.group())) {
+            end++;
+        }
+        return end;
+    }
+
+    private void runGroup(List<Pending<?>> group) throws SQLException {
+        List<GroupedCommand> commands = new ArrayList<>(group.size());
+        for (Pending<?> p : group) {
+            commands.add((GroupedCommand) p.command);
+        }
+        commands.get(0).executeGroup(connection, commands);
+        for (Pending<?> p : group) {
+            p.rejection = null;
+            p.value = null;
         }
     }
 
