@@ -7,6 +7,7 @@ package dev.durablestore.api;
  */
 public final class InvalidArgumentException extends StoreException {
 
+    /** The name of the rejected argument. */
     private final String argument;
 
     /**

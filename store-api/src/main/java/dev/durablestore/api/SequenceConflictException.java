@@ -10,7 +10,9 @@ import java.util.Objects;
  */
 public final class SequenceConflictException extends StoreException {
 
+    /** The head the caller expected. */
     private final long expected;
+    /** The head actually stored. */
     private final long found;
 
     /**

@@ -29,7 +29,6 @@ public record ScheduleConfig(
      * @param catchUpPolicy what happens with missed triggers
      * @param workflowType the type of workflow it starts
      * @param input the input of each started workflow
-     * @param Map<String see the record component
      * @param searchAttributes attributes given to each started workflow (copied)
      */
     public ScheduleConfig {

@@ -20,7 +20,6 @@ public record SearchAttributesUpdated(
      *
      * @param envelope the sequence, time and workflow of this event
      * @param attributesWorkflowId the workflow id as recorded in the update
-     * @param Map<String see the record component
      * @param attributes the attributes this update sets
      */
     public SearchAttributesUpdated {
