@@ -71,6 +71,7 @@ public final class AppendThroughput implements Workload {
         List<Double> perCommitFull = new ArrayList<>();
         List<Double> txMicrosNormal = new ArrayList<>();
         List<Double> busyNormal = new ArrayList<>();
+        List<Double> ceilingFull = new ArrayList<>();
 
         ctx.log("P1 warm-up");
         storeRate(ctx, "NORMAL", Math.max(1_000, n / 5), new CommitCounter());
@@ -101,6 +102,7 @@ public final class AppendThroughput implements Workload {
                 } else {
                     full100.run(store, batched);
                     full1.run(store, single);
+                    ceilingFull.add(batched / single);
                     perCommitFull.add(commits.commandsPerCommit());
                 }
             }
@@ -120,7 +122,9 @@ public final class AppendThroughput implements Workload {
                 .figure("store: appends per group commit, NORMAL", perCommitNormal, "")
                 .figure("store: appends per group commit, FULL", perCommitFull, "")
                 .figure("store: mean BEGIN…COMMIT time per group commit, NORMAL", txMicrosNormal, "µs")
-                .figure("store: writer busy inside transactions, NORMAL (share of wall time)", busyNormal, "");
+                .figure("store: writer busy inside transactions, NORMAL (share of wall time)", busyNormal, "")
+                .figure("ceiling of P1-full-vs-raw1: raw " + RAW_BATCH + "/txn ÷ raw 1/txn, FULL (what running this "
+                        + "SQL " + RAW_BATCH + " appends per commit reaches)", ceilingFull, "×");
     }
 
     private double storeRate(RunContext ctx, String mode, int n, CommitCounter commits) {

@@ -74,6 +74,7 @@ public final class OutboxRoundTrip implements Workload {
         List<Double> perClaim = new ArrayList<>();
         List<Double> perCommit = new ArrayList<>();
         List<Double> busy = new ArrayList<>();
+        List<Double> ceilingFull = new ArrayList<>();
 
         ctx.log("P2 warm-up");
         storeDrain(ctx, "NORMAL", Math.max(2_000, rows / 5), fanOut, new CommitCounter(), new double[1]);
@@ -108,6 +109,7 @@ public final class OutboxRoundTrip implements Workload {
                 } else {
                     fullBatched.run(store, batched);
                     fullSingle.run(store, oneByOne);
+                    ceilingFull.add(batched / oneByOne);
                     stagingFull.add(staging[0]);
                 }
             }
@@ -130,7 +132,9 @@ public final class OutboxRoundTrip implements Workload {
                 .figure("store: staging with appendWithOutbox, FULL", stagingFull, "rows/s")
                 .figure("store: rows per claim during the drain, NORMAL", perClaim, "")
                 .figure("store: commands per group commit during the drain, NORMAL", perCommit, "")
-                .figure("store: writer busy inside transactions during the drain, NORMAL (share of wall time)", busy, "");
+                .figure("store: writer busy inside transactions during the drain, NORMAL (share of wall time)", busy, "")
+                .figure("ceiling of P2-full-vs-raw1: raw batched ÷ raw 1 row/txn, FULL (what running this SQL in "
+                        + "batches of " + RAW_BATCH + " reaches)", ceilingFull, "×");
     }
 
     private double storeDrain(RunContext ctx, String mode, int rows, int fanOut, CommitCounter commits,
