@@ -19,10 +19,11 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * The single writer: one thread owns the only write connection and drains a queue of
- * {@link WriteCommand}s in group commits. Each batch is one {@code BEGIN IMMEDIATE} transaction;
- * every command's subscriber is signalled only after the commit that holds it has returned
- * (nothing is acknowledged before it is durable). Commands run in queue order, so the writer is
- * the serialization point for guards and claims.
+ * {@link WriteCommand}s in group commits. Each batch is one {@code BEGIN IMMEDIATE} transaction
+ * that takes in the commands arriving while it runs (see {@link #arrivals}); every command's
+ * subscriber is signalled only after the commit that holds it has returned (nothing is
+ * acknowledged before it is durable). Commands run in queue order, so the writer is the
+ * serialization point for guards and claims.
  */
 public final class Writer {
 
@@ -48,6 +49,8 @@ public final class Writer {
      * lingering saves.
      */
     private volatile boolean waiting;
+    /** Set by the writer thread when it meets the close marker: the batch in hand is the last. */
+    private boolean closing;
     /** How long the last {@code COMMIT} took (its sync), read and written by the writer thread only. */
     private long lastCommitNanos;
     /** The longest the writer waits for a burst to end: 0.5 ms, and never longer than a commit costs. */
@@ -169,14 +172,12 @@ public final class Writer {
     private void loop() {
         List<Pending<?>> batch = new ArrayList<>();
         try {
-            boolean stop = false;
-            while (!stop) {
+            while (!closing) {
                 Pending<?> first = take();
                 if (first == poison) {
                     break;
                 }
                 batch.add(first);
-                stop = gather(batch);
                 runBatch(batch);
                 batch.clear();
             }
@@ -210,44 +211,57 @@ public final class Writer {
     }
 
     /**
-     * Adds waiting commands to the batch, up to {@code maxBatch}. While commands keep arriving (the
-     * last one came less than {@link #ARRIVAL_GAP_NANOS} ago) the writer waits for the next one, up
-     * to what the last {@code COMMIT} cost: subscribers answered by the previous commit send their
-     * next commands one after another, and one commit carrying them all costs one sync instead of
-     * several; waiting longer than a commit costs would lose more than it saves.
+     * Adds the commands that arrived to the batch (and to {@code todo}), up to {@code maxBatch}, while
+     * the transaction is open. When none is waiting but commands keep arriving (the last came less
+     * than {@link #ARRIVAL_GAP_NANOS} ago), it waits for the next, within the batch's idle budget
+     * (what the last {@code COMMIT} cost, at most {@link #MAX_LINGER_NANOS}): subscribers answered by
+     * the previous commit send their next commands one after another, and running each as it
+     * arrives, then committing them all at once, costs one sync instead of several — while the
+     * writer works on the first arrivals instead of sleeping until the last.
      *
-     * @return true when the close marker was met (the batch still runs)
+     * @return how many commands were added; 0 ends the batch
      */
-    private boolean gather(List<Pending<?>> batch) {
-        boolean stop = false;
-        long lingerUntil = System.nanoTime() + Math.min(MAX_LINGER_NANOS, lastCommitNanos);
-        long lastArrival = batch.get(0).queuedAt;
-        while (batch.size() < maxBatch) {
+    private int arrivals(List<Pending<?>> batch, List<Pending<?>> todo, Linger linger, boolean mayWait) {
+        int added = 0;
+        while (batch.size() < maxBatch && !closing) {
             Pending<?> next = queue.poll();
             if (next == null) {
-                if (stop) {
-                    break;
+                if (added > 0 || !mayWait) {
+                    return added; // run these first; wait only when there is nothing to run
                 }
                 long now = System.nanoTime();
-                long quiet = now - lastArrival;
-                if (now >= lingerUntil || quiet >= ARRIVAL_GAP_NANOS) {
-                    break;
+                long quiet = now - linger.lastArrival;
+                if (quiet >= ARRIVAL_GAP_NANOS || linger.idleLeft <= 0) {
+                    return 0;
                 }
                 // submitters do not unpark a lingering writer ('waiting' is false): it wakes by itself
-                LockSupport.parkNanos(this, Math.min(lingerUntil - now, ARRIVAL_GAP_NANOS - quiet));
+                LockSupport.parkNanos(this, Math.min(linger.idleLeft, ARRIVAL_GAP_NANOS - quiet));
+                linger.idleLeft -= System.nanoTime() - now;
                 continue;
             }
             if (next == poison) {
-                stop = true;
-            } else if (stop) {
-                next.fail(closed(next.command));
-                publish(List.of(next));
-            } else {
-                batch.add(next);
-                lastArrival = Math.max(lastArrival, next.queuedAt);
+                closing = true; // commands queued after it are refused when the writer stops
+                break;
+            }
+            batch.add(next);
+            linger.lastArrival = Math.max(linger.lastArrival, next.queuedAt);
+            if (!next.cancelled) {
+                todo.add(next);
+                added++;
             }
         }
-        return stop;
+        return added;
+    }
+
+    /** The waiting state of one batch: when its last command arrived, and how long it may still idle. */
+    private static final class Linger {
+        long lastArrival;
+        long idleLeft;
+
+        Linger(long lastArrival, long idleLeft) {
+            this.lastArrival = lastArrival;
+            this.idleLeft = idleLeft;
+        }
     }
 
     private Pending<?> take() throws InterruptedException {
@@ -283,7 +297,10 @@ public final class Writer {
                 todo.add(p);
             }
         }
+        Linger linger = new Linger(batch.get(0).queuedAt, Math.min(MAX_LINGER_NANOS, lastCommitNanos));
+        arrivals(batch, todo, linger, false); // what is already queued joins at once
         boolean grouping = true;
+        boolean extending = true; // only the first attempt takes in arrivals; a replay runs a fixed list
         while (!todo.isEmpty()) {
             long began = System.nanoTime();
             try {
@@ -302,31 +319,15 @@ public final class Writer {
                 failAll(todo, e);
                 return;
             }
-            int failedAt = -1;
-            Throwable failure = null;
-            boolean groupFailed = false;
-            for (int i = 0; i < todo.size(); ) {
-                int end = grouping ? groupEnd(todo, i) : i + 1;
-                Pending<?> p = todo.get(i);
-                try {
-                    if (end - i > 1) {
-                        runGroup(todo.subList(i, end));
-                    } else {
-                        p.run(connection);
-                    }
-                } catch (Throwable t) {
-                    if (end - i == 1 && t instanceof StoreException rejected) {
-                        p.reject(rejected);
-                        i = end;
-                        continue;
-                    }
-                    failedAt = i;
-                    failure = t;
-                    groupFailed = end - i > 1;
-                    break;
-                }
-                i = end;
+            Outcome run = new Outcome();
+            int ran = execute(todo, 0, grouping, run);
+            while (extending && run.failedAt < 0 && arrivals(batch, todo, linger, true) > 0) {
+                ran = execute(todo, ran, grouping, run);
             }
+            extending = false;
+            int failedAt = run.failedAt;
+            Throwable failure = run.failure;
+            boolean groupFailed = run.groupFailed;
             if (groupFailed) {
                 // charge the failure to the one command that causes it: run the batch again, one by one
                 log.debug("grouped commands failed; running the batch again command by command", failure);
@@ -367,6 +368,47 @@ public final class Writer {
             }
             return;
         }
+    }
+
+    /** How running a batch's commands went: where the first failure was, if any. */
+    private static final class Outcome {
+        int failedAt = -1;
+        Throwable failure;
+        /** The failure came from a group: it is not yet known which of its commands causes it. */
+        boolean groupFailed;
+    }
+
+    /**
+     * Runs {@code todo[from..]} in the open transaction, adjacent commands of one group together;
+     * a command that rejects its input is marked and skipped, any other failure stops the run.
+     *
+     * @return the index reached ({@code todo.size()} unless a failure stopped it)
+     */
+    private int execute(List<Pending<?>> todo, int from, boolean grouping, Outcome outcome) {
+        int i = from;
+        while (i < todo.size()) {
+            int end = grouping ? groupEnd(todo, i) : i + 1;
+            Pending<?> p = todo.get(i);
+            try {
+                if (end - i > 1) {
+                    runGroup(todo.subList(i, end));
+                } else {
+                    p.run(connection);
+                }
+            } catch (Throwable t) {
+                if (end - i == 1 && t instanceof StoreException rejected) {
+                    p.reject(rejected);
+                    i = end;
+                    continue;
+                }
+                outcome.failedAt = i;
+                outcome.failure = t;
+                outcome.groupFailed = end - i > 1;
+                return i;
+            }
+            i = end;
+        }
+        return i;
     }
 
     /** @return the end (exclusive) of the run of groupable commands of one group starting at {@code from} */

@@ -110,8 +110,8 @@ class WriterGroupingTest {
         StepVerifier.create(bad).expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
                 .hasMessageContaining("probe").hasMessageContaining("a2 refused")).verify(TIMEOUT);
         // the group was tried once, then each command alone (a2 failing), then a1 and a3 again
-        assertThat(calls).startsWith(List.of("blocker"), List.of("a1", "a2", "a3"), List.of("a1"), List.of("a2"));
-        assertThat(calls.subList(4, calls.size())).containsExactly(List.of("a1"), List.of("a3"));
+        assertThat(calls).filteredOn(call -> !call.equals(List.of("blocker"))).containsExactly(
+                List.of("a1", "a2", "a3"), List.of("a1"), List.of("a2"), List.of("a1"), List.of("a3"));
     }
 
     private void waitForQueue(int depth) throws InterruptedException {
