@@ -3,9 +3,8 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.codec.EventCodec;
-import dev.durablestore.api.event.ChildWorkflowStarted;
+import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.api.event.WorkflowStarted;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
@@ -21,32 +20,17 @@ final class EventRows {
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = $1";
 
     private final EventCodec codec;
+    private final EventEncoder encoder;
 
     /** @param codec the event codec */
     EventRows(EventCodec codec) {
         this.codec = codec;
+        this.encoder = new EventEncoder(codec);
     }
 
-    /**
-     * Encodes an event for insertion; done before the write transaction so encoding failures
-     * reject the append before anything is written (E16).
-     *
-     * @param event the event
-     * @return its encoded row
-     */
-    Encoded encode(Event event) {
-        Times.requireStorable(event.recordedAt(), "events[seq=" + event.seq() + "].recordedAt");
-        byte[] json = codec.encode(event);
-        String type = null;
-        String child = null;
-        if (event instanceof WorkflowStarted s) {
-            type = s.workflowType();
-        } else if (event instanceof ChildWorkflowStarted c) {
-            type = c.workflowType();
-            child = c.childWorkflowId().toString();
-        }
-        return new Encoded(event.seq(), json, Times.toNanos(event.recordedAt(), "recordedAt"),
-                event.kind().typeName(), event.kind().isQueryable(), type, child);
+    /** @return the validation and encoding of an append before the write, shared with the other backend */
+    EventEncoder encoder() {
+        return encoder;
     }
 
     /**
@@ -57,11 +41,11 @@ final class EventRows {
      * @param events the encoded events
      * @return completes when inserted; a racing writer's key makes it fail with a unique violation
      */
-    static Mono<Void> insert(Connection c, String workflowId, List<Encoded> events) {
+    static Mono<Void> insert(Connection c, String workflowId, List<EventEncoder.Encoded> events) {
         List<Object[]> rows = new ArrayList<>(events.size());
-        for (Encoded e : events) {
-            rows.add(new Object[] {workflowId, e.seq, e.json, e.recordedAtNanos, e.kind, e.queryable ? 1 : 0,
-                    Sql.text(e.workflowType), Sql.text(e.childWorkflowId)});
+        for (EventEncoder.Encoded e : events) {
+            rows.add(new Object[] {workflowId, e.seq(), e.json(), e.recordedAtNanos(), e.kind(), e.queryable() ? 1 : 0,
+                    Sql.text(e.workflowType()), Sql.text(e.childWorkflowId())});
         }
         return Sql.updateEach(c, INSERT, rows).then();
     }
@@ -132,9 +116,6 @@ final class EventRows {
         }
     }
 
-    /** An event ready for insertion. */
-    record Encoded(long seq, byte[] json, long recordedAtNanos, String kind, boolean queryable,
-            String workflowType, String childWorkflowId) {}
 
     /** An event row as stored: {@code workflow_id, seq, event}. */
     record Stored(String workflowId, Long seq, byte[] json) {}

@@ -7,6 +7,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
@@ -26,47 +27,17 @@ final class OutboxRows {
             + "settled_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING";
 
     private final EventCodec codec;
+    private final OutboxRowEncoder encoder;
 
     /** @param codec encodes row inputs */
     OutboxRows(EventCodec codec) {
         this.codec = codec;
+        this.encoder = new OutboxRowEncoder(codec);
     }
 
-    /**
-     * Validates rows for staging (O6, OQ-10, S15) and encodes their inputs, before any write.
-     *
-     * @param rows the rows
-     * @param argument the argument name to report
-     * @return the encoded rows
-     */
-    List<Encoded> encodeForStaging(List<OutboxRow> rows, String argument) {
-        InvalidArgumentException.requireNonNull(rows, argument);
-        List<Encoded> encoded = new ArrayList<>(rows.size());
-        for (int i = 0; i < rows.size(); i++) {
-            String name = argument + "[" + i + "]";
-            OutboxRow row = InvalidArgumentException.requireNonNull(rows.get(i), name);
-            boolean claimed = row.status() == OutboxStatus.CLAIMED;
-            if (claimed != (row.claimedAt() != null)) {
-                throw new InvalidArgumentException(name + ".claimedAt", "must be present exactly when status is "
-                        + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
-                        + " and claimedAt " + row.claimedAt());
-            }
-            encoded.add(encode(row, name));
-        }
-        return encoded;
-    }
-
-    /**
-     * Encodes one row without the O6 check (re-arm inserts ignore the supplied status and claim).
-     *
-     * @param row the row
-     * @param name the argument name to report
-     * @return the encoded row
-     */
-    Encoded encode(OutboxRow row, String name) {
-        long visibleAfter = Times.toNanos(row.visibleAfter(), name + ".visibleAfter");
-        Long claimedAt = row.claimedAt() == null ? null : Times.toNanos(row.claimedAt(), name + ".claimedAt");
-        return new Encoded(row, codec.encodePayload(row.input()), visibleAfter, claimedAt);
+    /** @return the validation and encoding of rows before a write, shared with the other backend */
+    OutboxRowEncoder encoder() {
+        return encoder;
     }
 
     /**
@@ -77,10 +48,10 @@ final class OutboxRows {
      * @param nowNanos the settle time recorded for rows staged in a terminal status
      * @return the number of rows inserted
      */
-    static Mono<Long> insertOrIgnore(Connection c, List<Encoded> rows, long nowNanos) {
+    static Mono<Long> insertOrIgnore(Connection c, List<OutboxRowEncoder.Encoded> rows, long nowNanos) {
         List<Object[]> values = new ArrayList<>(rows.size());
-        for (Encoded e : rows) {
-            OutboxRow r = e.row;
+        for (OutboxRowEncoder.Encoded e : rows) {
+            OutboxRow r = e.row();
             values.add(new Object[] {
                 r.dispatchKey(),
                 r.workflowId().toString(),
@@ -90,11 +61,11 @@ final class OutboxRows {
                 r.taskQueue(),
                 Sql.text(r.node()),
                 r.activityType(),
-                e.input,
+                e.input(),
                 r.status().token(),
                 (long) r.attempt(),
-                e.visibleAfterNanos,
-                Sql.bigint(e.claimedAtNanos),
+                e.visibleAfterNanos(),
+                Sql.bigint(e.claimedAtNanos()),
                 Sql.bigint(r.status().isLive() ? null : nowNanos)});
         }
         return Sql.updateEach(c, INSERT_OR_IGNORE, values);
@@ -165,8 +136,6 @@ final class OutboxRows {
         return codec.decodePayload(bytes);
     }
 
-    /** A row with its encoded input and timestamps, ready for insertion. */
-    record Encoded(OutboxRow row, byte[] input, long visibleAfterNanos, Long claimedAtNanos) {}
 
     /** A row as stored, column by column ({@link #COLUMNS}). */
     record Stored(String dispatchKey, String workflowId, Long ordinal, String runId, String namespace,

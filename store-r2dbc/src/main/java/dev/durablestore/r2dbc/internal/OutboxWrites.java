@@ -9,6 +9,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.time.Instant;
@@ -98,7 +99,7 @@ final class OutboxWrites {
     /** O8–O11. */
     Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
         return Mono.defer(() -> {
-            List<OutboxRows.Encoded> encoded = rows.encodeForStaging(batch, "rows");
+            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
             if (encoded.isEmpty()) {
                 return Mono.empty();
             }
@@ -109,12 +110,7 @@ final class OutboxWrites {
     /** O12–O15: keys are visited in key order, so two nodes re-arming overlapping sets never deadlock. */
     Mono<Void> rearmPending(List<OutboxRow> batch) {
         return Mono.defer(() -> {
-            requireNonNull(batch, "rows");
-            List<OutboxRows.Encoded> encoded = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                OutboxRow row = requireNonNull(batch.get(i), "rows[" + i + "]");
-                encoded.add(rows.encode(row.withStatus(OutboxStatus.PENDING, null), "rows[" + i + "]"));
-            }
+            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
             if (encoded.isEmpty()) {
                 return Mono.empty();
             }

@@ -4,7 +4,6 @@ import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.SequenceConflictException;
@@ -20,6 +19,8 @@ import dev.durablestore.api.event.EventKind;
 import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.api.projection.HistoryProjection;
 import dev.durablestore.api.projection.ParentIndex;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.EventEncoder;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -80,19 +81,8 @@ final class R2dbcHistory {
      */
     Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
         return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            requireNonNull(batch, "events");
-            requireNonNegative(expectedSeq, "expectedSeq");
-            List<EventRows.Encoded> encoded = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                Event e = requireNonNull(batch.get(i), "events[" + i + "]");
-                if (!workflowId.equals(e.workflowId())) {
-                    throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
-                            + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
-                }
-                encoded.add(events.encode(e));
-            }
-            List<OutboxRows.Encoded> staged = outboxRows.encodeForStaging(rows, "rows");
+            List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
+            List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             String w = workflowId.toString();
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
             Mono<Void> write = db.write(name,
@@ -102,8 +92,8 @@ final class R2dbcHistory {
         });
     }
 
-    private Mono<Void> appendIn(Connection c, String w, long expectedSeq, List<EventRows.Encoded> encoded,
-            List<OutboxRows.Encoded> staged) {
+    private Mono<Void> appendIn(Connection c, String w, long expectedSeq, List<EventEncoder.Encoded> encoded,
+            List<OutboxRowEncoder.Encoded> staged) {
         return EventRows.head(c, w).flatMap(head -> {
             if (head != expectedSeq) {
                 return Mono.error(new SequenceConflictException(expectedSeq, head)); // E3, E4: the guard first

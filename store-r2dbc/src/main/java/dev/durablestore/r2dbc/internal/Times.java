@@ -55,16 +55,6 @@ final class Times {
     }
 
     /**
-     * Checks an instant argument without converting it.
-     *
-     * @param instant the instant
-     * @param argument its name
-     */
-    static void requireStorable(Instant instant, String argument) {
-        toNanos(instant, argument);
-    }
-
-    /**
      * Text order as the contract defines it (T4, O18): Unicode code points, which is what
      * PostgreSQL's {@code "C"} collation gives for UTF-8; {@link String#compareTo} compares UTF-16
      * units and disagrees once characters outside the Basic Multilingual Plane occur.

@@ -3,6 +3,8 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.StoreException;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.EventEncoder;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.List;
@@ -17,13 +19,13 @@ final class AppendCommand implements WriteCommand<Void> {
 
     private final String workflowId;
     private final long expectedSeq;
-    private final List<EventRows.Encoded> events;
-    private final List<OutboxRows.Encoded> rows;
+    private final List<EventEncoder.Encoded> events;
+    private final List<OutboxRowEncoder.Encoded> rows;
     private final Clock clock;
     private final HeadCache heads;
 
-    AppendCommand(String workflowId, long expectedSeq, List<EventRows.Encoded> events,
-            List<OutboxRows.Encoded> rows, Clock clock, HeadCache heads) {
+    AppendCommand(String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows, Clock clock, HeadCache heads) {
         this.heads = heads;
         this.workflowId = workflowId;
         this.expectedSeq = expectedSeq;

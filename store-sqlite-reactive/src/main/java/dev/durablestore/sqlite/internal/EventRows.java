@@ -3,10 +3,8 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.codec.EventCodec;
-import dev.durablestore.api.event.ActivityScheduled;
-import dev.durablestore.api.event.ChildWorkflowStarted;
+import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.api.event.WorkflowStarted;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,32 +21,17 @@ public final class EventRows {
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
+    private final EventEncoder encoder;
 
     /** @param codec the event codec */
     public EventRows(EventCodec codec) {
         this.codec = codec;
+        this.encoder = new EventEncoder(codec);
     }
 
-    /**
-     * Encodes an event for insertion; done before the write transaction so encoding failures
-     * reject the command before anything is written (E16).
-     *
-     * @param event the event
-     * @return its encoded row
-     */
-    public Encoded encode(Event event) {
-        Times.requireStorable(event.recordedAt(), "events[seq=" + event.seq() + "].recordedAt");
-        byte[] json = codec.encode(event);
-        String type = null;
-        String child = null;
-        if (event instanceof WorkflowStarted s) {
-            type = s.workflowType();
-        } else if (event instanceof ChildWorkflowStarted c) {
-            type = c.workflowType();
-            child = c.childWorkflowId().toString();
-        }
-        return new Encoded(event.seq(), json, Times.toNanos(event.recordedAt(), "recordedAt"),
-                event.kind().typeName(), event.kind().isQueryable(), type, child);
+    /** @return the validation and encoding of an append before the write, shared with the other backend */
+    public EventEncoder encoder() {
+        return encoder;
     }
 
     /**
@@ -59,17 +42,17 @@ public final class EventRows {
      * @param events the encoded events
      * @throws SQLException on failure
      */
-    static void insert(DbConnection c, String workflowId, List<Encoded> events) throws SQLException {
+    static void insert(DbConnection c, String workflowId, List<EventEncoder.Encoded> events) throws SQLException {
         PreparedStatement ps = c.prepare(INSERT);
-        for (Encoded e : events) {
+        for (EventEncoder.Encoded e : events) {
             ps.setString(1, workflowId);
-            ps.setLong(2, e.seq);
-            ps.setBytes(3, e.json);
-            ps.setLong(4, e.recordedAtNanos);
-            ps.setString(5, e.kind);
-            ps.setInt(6, e.queryable ? 1 : 0);
-            setNullable(ps, 7, e.workflowType);
-            setNullable(ps, 8, e.childWorkflowId);
+            ps.setLong(2, e.seq());
+            ps.setBytes(3, e.json());
+            ps.setLong(4, e.recordedAtNanos());
+            ps.setString(5, e.kind());
+            ps.setInt(6, e.queryable() ? 1 : 0);
+            setNullable(ps, 7, e.workflowType());
+            setNullable(ps, 8, e.childWorkflowId());
             ps.executeUpdate();
         }
     }
@@ -144,7 +127,4 @@ public final class EventRows {
         }
     }
 
-    /** An event ready for insertion. */
-    public record Encoded(long seq, byte[] json, long recordedAtNanos, String kind, boolean queryable,
-            String workflowType, String childWorkflowId) {}
 }

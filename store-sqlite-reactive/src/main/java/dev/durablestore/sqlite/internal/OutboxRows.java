@@ -7,6 +7,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,47 +28,17 @@ public final class OutboxRows {
             + "settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final EventCodec codec;
+    private final OutboxRowEncoder encoder;
 
     /** @param codec encodes row inputs */
     public OutboxRows(EventCodec codec) {
         this.codec = codec;
+        this.encoder = new OutboxRowEncoder(codec);
     }
 
-    /**
-     * Validates rows for staging (O6, OQ-10, S15) and encodes their inputs, before any write.
-     *
-     * @param rows the rows
-     * @param argument the argument name to report
-     * @return the encoded rows
-     */
-    public List<Encoded> encodeForStaging(List<OutboxRow> rows, String argument) {
-        InvalidArgumentException.requireNonNull(rows, argument);
-        List<Encoded> encoded = new ArrayList<>(rows.size());
-        for (int i = 0; i < rows.size(); i++) {
-            String name = argument + "[" + i + "]";
-            OutboxRow row = InvalidArgumentException.requireNonNull(rows.get(i), name);
-            boolean claimed = row.status() == OutboxStatus.CLAIMED;
-            if (claimed != (row.claimedAt() != null)) {
-                throw new InvalidArgumentException(name + ".claimedAt", "must be present exactly when status is "
-                        + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
-                        + " and claimedAt " + row.claimedAt());
-            }
-            encoded.add(encode(row, name));
-        }
-        return encoded;
-    }
-
-    /**
-     * Encodes one row without the O6 check (re-arm inserts ignore the supplied status and claim).
-     *
-     * @param row the row
-     * @param name the argument name to report
-     * @return the encoded row
-     */
-    public Encoded encode(OutboxRow row, String name) {
-        long visibleAfter = Times.toNanos(row.visibleAfter(), name + ".visibleAfter");
-        Long claimedAt = row.claimedAt() == null ? null : Times.toNanos(row.claimedAt(), name + ".claimedAt");
-        return new Encoded(row, codec.encodePayload(row.input()), visibleAfter, claimedAt);
+    /** @return the validation and encoding of rows before a write, shared with the other backend */
+    public OutboxRowEncoder encoder() {
+        return encoder;
     }
 
     /**
@@ -79,11 +50,11 @@ public final class OutboxRows {
      * @return number of rows inserted
      * @throws SQLException on failure
      */
-    static int insertOrIgnore(DbConnection c, List<Encoded> rows, long nowNanos) throws SQLException {
+    static int insertOrIgnore(DbConnection c, List<OutboxRowEncoder.Encoded> rows, long nowNanos) throws SQLException {
         PreparedStatement ps = c.prepare(INSERT_OR_IGNORE);
         int inserted = 0;
-        for (Encoded e : rows) {
-            OutboxRow r = e.row;
+        for (OutboxRowEncoder.Encoded e : rows) {
+            OutboxRow r = e.row();
             ps.setString(1, r.dispatchKey());
             ps.setString(2, r.workflowId().toString());
             ps.setLong(3, r.ordinal());
@@ -92,11 +63,11 @@ public final class OutboxRows {
             ps.setString(6, r.taskQueue());
             EventRows.setNullable(ps, 7, r.node());
             ps.setString(8, r.activityType());
-            ps.setBytes(9, e.input);
+            ps.setBytes(9, e.input());
             ps.setString(10, r.status().token());
             ps.setLong(11, r.attempt());
-            ps.setLong(12, e.visibleAfterNanos);
-            setNullableLong(ps, 13, e.claimedAtNanos);
+            ps.setLong(12, e.visibleAfterNanos());
+            setNullableLong(ps, 13, e.claimedAtNanos());
             setNullableLong(ps, 14, r.status().isLive() ? null : nowNanos);
             inserted += ps.executeUpdate();
         }
@@ -171,6 +142,4 @@ public final class OutboxRows {
         }
     }
 
-    /** A row with its encoded input and timestamps, ready for insertion. */
-    public record Encoded(OutboxRow row, byte[] input, long visibleAfterNanos, Long claimedAtNanos) {}
 }

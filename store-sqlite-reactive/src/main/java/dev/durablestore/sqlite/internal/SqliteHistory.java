@@ -3,7 +3,6 @@ package dev.durablestore.sqlite.internal;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
@@ -16,6 +15,8 @@ import dev.durablestore.api.event.EventKind;
 import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.api.projection.HistoryProjection;
 import dev.durablestore.api.projection.ParentIndex;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.EventEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -82,19 +83,8 @@ public final class SqliteHistory {
      */
     public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
         return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            requireNonNull(batch, "events");
-            requireNonNegative(expectedSeq, "expectedSeq");
-            List<EventRows.Encoded> encoded = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                Event e = requireNonNull(batch.get(i), "events[" + i + "]");
-                if (!workflowId.equals(e.workflowId())) {
-                    throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
-                            + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
-                }
-                encoded.add(events.encode(e));
-            }
-            List<OutboxRows.Encoded> staged = outboxRows.encodeForStaging(rows, "rows");
+            List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
+            List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock, heads));
         });
     }

@@ -16,6 +16,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -121,7 +122,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      */
     public Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
         return Mono.defer(() -> {
-            List<OutboxRows.Encoded> encoded = rows.encodeForStaging(batch, "rows");
+            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
             if (encoded.isEmpty()) {
                 return Mono.empty();
             }
@@ -140,12 +141,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      */
     public Mono<Void> rearmPending(List<OutboxRow> batch) {
         return Mono.defer(() -> {
-            requireNonNull(batch, "rows");
-            List<OutboxRows.Encoded> encoded = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                OutboxRow row = requireNonNull(batch.get(i), "rows[" + i + "]");
-                encoded.add(rows.encode(row.withStatus(OutboxStatus.PENDING, null), "rows[" + i + "]"));
-            }
+            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
             if (encoded.isEmpty()) {
                 return Mono.empty();
             }
@@ -154,7 +150,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                 // earlier occurrence inserted, exactly as it would update a stored row (O13, O14)
                 PreparedStatement update = c.prepare(REARM_EXISTING);
                 long now = now();
-                for (OutboxRows.Encoded e : encoded) {
+                for (OutboxRowEncoder.Encoded e : encoded) {
                     update.setLong(1, e.visibleAfterNanos());
                     update.setString(2, e.row().dispatchKey());
                     if (update.executeUpdate() == 0) {

@@ -57,16 +57,6 @@ public final class Times {
     }
 
     /**
-     * Checks an instant argument without converting it.
-     *
-     * @param instant the instant
-     * @param argument its name
-     */
-    public static void requireStorable(Instant instant, String argument) {
-        toNanos(instant, argument);
-    }
-
-    /**
      * Reads a timestamp column, refusing anything but an integer (a damaged TEXT or REAL value
      * would otherwise read as some arbitrary instant).
      *
