@@ -2,7 +2,8 @@ package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.spi.ClaimBatch;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+import static dev.durablestore.api.spi.Claims.heldKeys;
+import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
@@ -12,10 +13,8 @@ import dev.durablestore.api.WorkflowId;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
@@ -31,10 +30,6 @@ import reactor.core.publisher.Mono;
  * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
  */
 final class Claims {
-
-    private static final Comparator<OutboxRow> CLAIM_ORDER =
-            Comparator.comparing((OutboxRow r) -> r.visibleAfter())
-                    .thenComparing(OutboxRow::dispatchKey, Times.CODE_POINT_ORDER);
 
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
             + "settled_at = $1 WHERE dispatch_key = $2";
@@ -176,12 +171,4 @@ final class Claims {
         return sb.toString();
     }
 
-    private static Set<String> heldKeys(Set<WorkflowId> held) {
-        requireNonNull(held, "held");
-        Set<String> keys = new TreeSet<>();
-        for (WorkflowId w : held) {
-            keys.add(requireNonNull(w, "held[]").toString());
-        }
-        return keys;
-    }
 }

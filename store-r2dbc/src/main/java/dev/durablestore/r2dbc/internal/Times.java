@@ -59,18 +59,5 @@ final class Times {
      * PostgreSQL's {@code "C"} collation gives for UTF-8; {@link String#compareTo} compares UTF-16
      * units and disagrees once characters outside the Basic Multilingual Plane occur.
      */
-    static final java.util.Comparator<String> CODE_POINT_ORDER = (a, b) -> {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.length() - i, b.length() - j);
-    };
+    static final java.util.Comparator<String> CODE_POINT_ORDER = dev.durablestore.api.spi.Claims.CODE_POINT_ORDER;
 }

@@ -1,5 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
+import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
+
 import dev.durablestore.api.spi.ClaimBatch;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
@@ -9,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntSupplier;
@@ -23,9 +24,6 @@ import java.util.function.IntSupplier;
  * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
  */
 final class ClaimCommand implements WriteCommand<ClaimBatch> {
-
-    private static final Comparator<OutboxRow> CLAIM_ORDER =
-            Comparator.comparing((OutboxRow r) -> r.visibleAfter()).thenComparing(r -> r.dispatchKey());
 
     private static final String RESTORE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
             + "WHERE dispatch_key IN (SELECT value FROM json_each(?))";

@@ -6,6 +6,7 @@ import dev.durablestore.api.spi.Wakeups;
 import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+import static dev.durablestore.api.spi.Claims.heldKeys;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
@@ -195,15 +196,6 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });
-    }
-
-    private static Set<String> heldKeys(Set<WorkflowId> held) {
-        requireNonNull(held, "held");
-        Set<String> keys = new TreeSet<>();
-        for (WorkflowId w : held) {
-            keys.add(requireNonNull(w, "held[]").toString());
-        }
-        return keys;
     }
 
     /** O29. @param key row @return completion */

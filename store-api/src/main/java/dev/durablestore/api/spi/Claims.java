@@ -1,0 +1,53 @@
+package dev.durablestore.api.spi;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.WorkflowId;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** What every backend's claims share: the claim order and the held-workflow argument. */
+public final class Claims {
+
+    /**
+     * Text in Unicode code point order: the order of SQLite's {@code BINARY} collation and of
+     * PostgreSQL's {@code "C"} collation on UTF-8. {@link String#compareTo} compares UTF-16 units
+     * and disagrees once characters outside the Basic Multilingual Plane occur.
+     */
+    public static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    };
+
+    /** The order claimed rows are returned in (O19): oldest {@code visibleAfter}, then dispatch key. */
+    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparing(OutboxRow::visibleAfter)
+            .thenComparing(OutboxRow::dispatchKey, CODE_POINT_ORDER);
+
+    private Claims() {}
+
+    /**
+     * The held workflows of a claim (O24) as their canonical texts, checked for null.
+     *
+     * @param held the held workflows
+     * @return their texts, sorted
+     */
+    public static Set<String> heldKeys(Set<WorkflowId> held) {
+        InvalidArgumentException.requireNonNull(held, "held");
+        Set<String> keys = new TreeSet<>();
+        for (WorkflowId w : held) {
+            keys.add(InvalidArgumentException.requireNonNull(w, "held[]").toString());
+        }
+        return keys;
+    }
+}
