@@ -98,7 +98,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         String name = String.valueOf(INSTANCES.incrementAndGet());
         Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(),
                 (int) config.busyTimeout().toMillis());
-        DbConnection writeConnection = connections.openWriter();
+        DbConnection writeConnection = connections.openWriter(config.checkpointPages());
         try {
             Schema.apply(writeConnection);
         } catch (SQLException | RuntimeException e) {

@@ -30,17 +30,21 @@ public final class Connections {
     }
 
     /**
-     * @return the single write connection; sets the journal mode
+     * @param checkpointPages the write-ahead log size, in pages, at which a commit checkpoints
+     * @return the single write connection; sets the journal mode and the checkpoint threshold
      * @throws BackendException when the file cannot be opened
      */
-    public DbConnection openWriter() {
+    public DbConnection openWriter(int checkpointPages) {
         DbConnection c = open(false);
         try {
             c.execute("PRAGMA journal_mode=" + journalMode);
+            // only the writer commits, so only its threshold matters (readers never checkpoint)
+            c.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
             return c;
         } catch (SQLException e) {
             c.close();
-            throw new BackendException("cannot set journal_mode on " + url + ": " + e.getMessage(), e);
+            throw new BackendException("cannot set journal_mode or wal_autocheckpoint on " + url + ": "
+                    + e.getMessage(), e);
         }
     }
 

@@ -41,7 +41,7 @@ class WriterGroupingTest {
 
     @BeforeEach
     void open() {
-        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter();
+        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter(1_000);
         emit = Schedulers.newSingle("grouping-test-emit");
         writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, "grouping-test");
     }

@@ -49,6 +49,8 @@ class SqliteBadInputCatalogueTest {
         calls.put("readerPoolSize|65", () -> base.withReaderPoolSize(65));
         calls.put("maxBatchCommands|0", () -> base.withMaxBatchCommands(0));
         calls.put("maxBatchCommands|100001", () -> base.withMaxBatchCommands(100_001));
+        calls.put("checkpointPages|0", () -> base.withCheckpointPages(0));
+        calls.put("checkpointPages|-1", () -> base.withCheckpointPages(-1));
         calls.put("clock|null", () -> base.withClock(null));
         calls.put("metrics|null", () -> base.withMetrics(null));
 
@@ -59,6 +61,7 @@ class SqliteBadInputCatalogueTest {
         assertThat(base.withBusyTimeout(Duration.ZERO).busyTimeout()).isZero();
         assertThat(base.withReaderPoolSize(1).withReaderPoolSize(64).readerPoolSize()).isEqualTo(64);
         assertThat(base.withMaxBatchCommands(1).withMaxBatchCommands(100_000).maxBatchCommands()).isEqualTo(100_000);
+        assertThat(base.withCheckpointPages(1).checkpointPages()).isEqualTo(1);
         // and nothing touched the disk
         assertThat(db).doesNotExist();
     }
