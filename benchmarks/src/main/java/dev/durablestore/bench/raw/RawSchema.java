@@ -62,7 +62,7 @@ public final class RawSchema {
                     + "WHERE status = 'pending'",
             "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (status, claimed_at, dispatch_key) "
                     + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
-            "CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)",
+            "CREATE INDEX IF NOT EXISTS outbox_by_workflow ON outbox (workflow_id)",
             "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "
                     + "WHERE status IN ('done', 'failed', 'cancelled')");
 

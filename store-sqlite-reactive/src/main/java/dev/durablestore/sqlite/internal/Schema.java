@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * Creates the tables and indexes idempotently (S1–S6) and migrates older outbox tables by adding
- * missing columns and rewriting legacy NULL routes to {@code 'default'} (S7–S9).
+ * missing columns and rewriting legacy NULL routes to {@code 'default'} (S7–S9), and by replacing
+ * the composite workflow index of earlier files with {@code outbox_by_workflow}.
  *
  * <p>Every timestamp column holds epoch nanoseconds as INTEGER (S10).
  */
@@ -64,9 +65,17 @@ public final class Schema {
                     + "WHERE status = 'pending'",
             "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (status, claimed_at, dispatch_key) "
                     + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
-            "CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)",
+            // By workflow alone, not (workflow_id, status): a claim or a settle then changes no
+            // column of this index, so SQLite skips it: a drain of staged rows ran ~15% faster in a
+            // same-run A/B (README, design: outbox indexes). Workflow-wide
+            // operations filter the workflow's rows by status instead. Files made before this
+            // index had the composite one under the old name; it is dropped below.
+            "CREATE INDEX IF NOT EXISTS outbox_by_workflow ON outbox (workflow_id)",
             "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "
                     + "WHERE status IN ('done', 'failed', 'cancelled')");
+
+    /** The composite (workflow_id, status) index of earlier files, replaced by {@code outbox_by_workflow}. */
+    static final String SUPERSEDED_WORKFLOW_INDEX = "outbox_workflow";
 
     private Schema() {}
 
@@ -97,6 +106,7 @@ public final class Schema {
             if (!present.contains("task_queue")) {
                 c.execute("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
             }
+            c.execute("DROP INDEX IF EXISTS " + SUPERSEDED_WORKFLOW_INDEX);
             for (String ddl : INDEXES) {
                 c.execute(ddl);
             }
