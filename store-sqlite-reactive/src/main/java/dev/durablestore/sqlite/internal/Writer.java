@@ -57,6 +57,16 @@ public final class Writer {
     private static final long MAX_LINGER_NANOS = 500_000L;
     /** Commands arriving closer together than this (50 µs) are one burst: the writer waits for the next. */
     private static final long ARRIVAL_GAP_NANOS = 50_000L;
+    /**
+     * How long the writer polls its queue, spinning, before it parks after a busy commit (0.2 ms;
+     * 0 on a single CPU, where spinning only delays the thread that would submit). Under load the
+     * next command is on its way (the subscribers the commit answered send it), and being parked
+     * when it comes costs a wake-up the writer waits through: with 64 dispatchers in flight on two
+     * cores this spin drained the outbox ~12% faster in a same-run A/B (README, design).
+     */
+    private static final long IDLE_SPIN_NANOS = Runtime.getRuntime().availableProcessors() > 1 ? 200_000L : 0L;
+    /** Whether the last transaction held more than one command: the writer is under load, so it spins. */
+    private boolean busy;
 
     /** Told about every transaction the writer opens and how it ends; called on the writer thread. */
     public interface TransactionListener {
@@ -266,6 +276,15 @@ public final class Writer {
 
     private Pending<?> take() throws InterruptedException {
         Pending<?> p;
+        if (busy) {
+            long spinUntil = System.nanoTime() + IDLE_SPIN_NANOS;
+            do {
+                if ((p = queue.poll()) != null) {
+                    return p;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() < spinUntil);
+        }
         while ((p = queue.poll()) == null) {
             // Publish 'waiting' before looking at the queue again: a submitter adds then reads
             // 'waiting', so either it sees the flag and unparks, or this check sees its command.
@@ -361,6 +380,7 @@ public final class Writer {
             for (Pending<?> p : todo) {
                 wake |= p.rejection == null && p.command.wakesClaimers();
             }
+            busy = todo.size() > 1;
             publish(todo);
             metrics.batchCommitted(todo.size(), System.nanoTime() - began);
             if (wake) {
