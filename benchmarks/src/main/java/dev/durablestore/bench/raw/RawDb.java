@@ -1,5 +1,6 @@
 package dev.durablestore.bench.raw;
 
+import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,7 +11,8 @@ import org.sqlite.SQLiteConfig;
 
 /**
  * One plain sqlite-jdbc connection opened the way the store opens its writer: WAL, the given
- * {@code synchronous} mode, a 10 s busy timeout, autocommit on with explicit
+ * {@code synchronous} mode, a 10 s busy timeout, the store's checkpoint threshold (or SQLite's
+ * default, for the original design's baselines), autocommit on with explicit
  * {@code BEGIN IMMEDIATE}/{@code COMMIT} statements.
  */
 public final class RawDb implements AutoCloseable {
@@ -21,8 +23,11 @@ public final class RawDb implements AutoCloseable {
         this.connection = connection;
     }
 
+    /** SQLite's own {@code wal_autocheckpoint}, which the original design ran with. */
+    public static final int SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
+
     /**
-     * Opens (creating when missing) the file in WAL mode.
+     * Opens (creating when missing) the file in WAL mode with the store's checkpoint threshold.
      *
      * @param db the file
      * @param synchronous {@code OFF}, {@code NORMAL} or {@code FULL}
@@ -30,16 +35,32 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public static RawDb open(Path db, String synchronous) throws SQLException {
+        return open(db, synchronous, SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+    }
+
+    /**
+     * Opens (creating when missing) the file in WAL mode.
+     *
+     * @param db the file
+     * @param synchronous {@code OFF}, {@code NORMAL} or {@code FULL}
+     * @param checkpointPages the {@code wal_autocheckpoint} threshold
+     * @return the connection
+     * @throws SQLException on failure
+     */
+    public static RawDb open(Path db, String synchronous, int checkpointPages) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(10_000);
         config.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
         RawDb raw = new RawDb(DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), config.toProperties()));
         raw.execute("PRAGMA journal_mode=WAL");
+        raw.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
         return raw;
     }
 
     /**
-     * Opens a fresh file and creates the store's schema in it.
+     * Opens a fresh file the way the store opens its writer (its checkpoint threshold too) and
+     * creates the store's schema in it: the setting of the batched baselines, which measure what
+     * the store's own SQL reaches without the store.
      *
      * @param db the file
      * @param synchronous the synchronous mode
@@ -47,7 +68,32 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public static RawDb create(Path db, String synchronous) throws SQLException {
-        RawDb raw = open(db, synchronous);
+        return create(db, synchronous, SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+    }
+
+    /**
+     * Opens a fresh file with SQLite's default checkpoint threshold, as the original design ran,
+     * and creates the store's schema in it: the setting of the one-operation-per-transaction
+     * baselines.
+     *
+     * @param db the file
+     * @param synchronous the synchronous mode
+     * @return the connection
+     * @throws SQLException on failure
+     */
+    public static RawDb createOriginal(Path db, String synchronous) throws SQLException {
+        return create(db, synchronous, SQLITE_DEFAULT_CHECKPOINT_PAGES);
+    }
+
+    /**
+     * @param db the file
+     * @param synchronous the synchronous mode
+     * @param checkpointPages the {@code wal_autocheckpoint} threshold
+     * @return a fresh file with the store's schema
+     * @throws SQLException on failure
+     */
+    public static RawDb create(Path db, String synchronous, int checkpointPages) throws SQLException {
+        RawDb raw = open(db, synchronous, checkpointPages);
         RawSchema.create(raw.connection);
         return raw;
     }

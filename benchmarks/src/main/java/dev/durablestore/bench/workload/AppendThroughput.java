@@ -16,6 +16,7 @@ import dev.durablestore.bench.raw.RawAppendLoop;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
 import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -72,6 +73,8 @@ public final class AppendThroughput implements Workload {
         List<Double> txMicrosNormal = new ArrayList<>();
         List<Double> busyNormal = new ArrayList<>();
         List<Double> ceilingFull = new ArrayList<>();
+        List<Double> defaultCheckpointFull = new ArrayList<>();
+        List<Double> checkpointGainFull = new ArrayList<>();
 
         ctx.log("P1 warm-up");
         storeRate(ctx, "NORMAL", Math.max(1_000, n / 5), new CommitCounter());
@@ -91,8 +94,10 @@ public final class AppendThroughput implements Workload {
                     batched = rawRate(ctx, mode, n, RAW_BATCH);
                 }
                 double single = rawRate(ctx, mode, nSingle, 1);
-                ctx.log(String.format("P1   store %.0f/s, raw100 %.0f/s, raw1 %.0f/s, %.1f appends per commit",
-                        store, batched, single, commits.commandsPerCommit()));
+                double batchedDefault = rawRate(ctx, mode, n, RAW_BATCH, RawDb.SQLITE_DEFAULT_CHECKPOINT_PAGES);
+                ctx.log(String.format("P1   store %.0f/s, raw100 %.0f/s (SQLite's checkpoint default %.0f/s), "
+                        + "raw1 %.0f/s, %.1f appends per commit", store, batched, batchedDefault, single,
+                        commits.commandsPerCommit()));
                 if (mode.equals("NORMAL")) {
                     normal100.run(store, batched);
                     raw1Normal.add(single);
@@ -103,6 +108,8 @@ public final class AppendThroughput implements Workload {
                     full100.run(store, batched);
                     full1.run(store, single);
                     ceilingFull.add(batched / single);
+                    defaultCheckpointFull.add(batchedDefault);
+                    checkpointGainFull.add(batched / batchedDefault);
                     perCommitFull.add(commits.commandsPerCommit());
                 }
             }
@@ -112,8 +119,10 @@ public final class AppendThroughput implements Workload {
                         + "head 0), " + IN_FLIGHT + " appends in flight through `flatMap`, on a fresh WAL file per "
                         + "measurement. The raw baselines run the store's SQL on one thread with plain sqlite-jdbc "
                         + "(`SELECT max(seq)` guard, then the `INSERT`), encoding each event with the same "
-                        + "`EventCodec`: " + RAW_BATCH + " appends per `BEGIN IMMEDIATE` transaction, and one per "
-                        + "transaction (" + nSingle + " appends, the original design). Store and batched baseline "
+                        + "`EventCodec`: " + RAW_BATCH + " appends per `BEGIN IMMEDIATE` transaction with the "
+                        + "store's pragmas (its checkpoint threshold included), and one per transaction ("
+                        + nSingle + " appends, the original design, with SQLite's default checkpoint threshold). "
+                        + "Store and batched baseline "
                         + "alternate which goes first; each ratio is store/baseline of the same run.")
                 .target(normal100.build())
                 .target(full100.build())
@@ -124,7 +133,13 @@ public final class AppendThroughput implements Workload {
                 .figure("store: mean BEGIN…COMMIT time per group commit, NORMAL", txMicrosNormal, "µs")
                 .figure("store: writer busy inside transactions, NORMAL (share of wall time)", busyNormal, "")
                 .figure("ceiling of P1-full-vs-raw1: raw " + RAW_BATCH + "/txn ÷ raw 1/txn, FULL (what running this "
-                        + "SQL " + RAW_BATCH + " appends per commit reaches)", ceilingFull, "×");
+                        + "SQL " + RAW_BATCH + " appends per commit reaches)", ceilingFull, "×")
+                .figure("raw JDBC, " + RAW_BATCH + " appends per transaction, FULL, SQLite's default checkpoint "
+                        + "threshold (" + RawDb.SQLITE_DEFAULT_CHECKPOINT_PAGES + " pages)", defaultCheckpointFull,
+                        "appends/s")
+                .figure("raw " + RAW_BATCH + "/txn, FULL: store's checkpoint threshold ("
+                        + SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES + " pages) ÷ SQLite's default",
+                        checkpointGainFull, "×");
     }
 
     private double storeRate(RunContext ctx, String mode, int n, CommitCounter commits) {
@@ -144,9 +159,17 @@ public final class AppendThroughput implements Workload {
     }
 
     private double rawRate(RunContext ctx, String mode, int n, int perTransaction) throws SQLException {
+        // the batched loop runs with the store's settings; one append per transaction is the
+        // original design, with SQLite's default checkpoint threshold
+        return rawRate(ctx, mode, n, perTransaction, perTransaction == 1
+                ? RawDb.SQLITE_DEFAULT_CHECKPOINT_PAGES : SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+    }
+
+    private double rawRate(RunContext ctx, String mode, int n, int perTransaction, int checkpointPages)
+            throws SQLException {
         Path db = ctx.freshDb("p1-raw" + perTransaction + "-" + mode);
         List<Event> events = events(n);
-        try (RawDb rawDb = RawDb.create(db, mode)) {
+        try (RawDb rawDb = RawDb.create(db, mode, checkpointPages)) {
             return Stats.perSecond(n, raw.run(rawDb, events, perTransaction));
         } finally {
             ctx.delete(db);
