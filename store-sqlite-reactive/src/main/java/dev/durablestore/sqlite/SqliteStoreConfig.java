@@ -28,10 +28,10 @@ import java.util.regex.Pattern;
  *     may hold before a commit copies them back into the database file; 10,000 by default (about
  *     40 MB with 4 KiB pages), against SQLite's 1,000. A page written again before the next
  *     checkpoint is copied once, so a larger log costs fewer database-file writes and syncs (with
- *     {@code synchronous=FULL}, appends to distinct workflows ran about 1.3× faster than at 1,000;
- *     see BENCHMARKS.md); the log file keeps its largest size on disk until the store closes
- *     (which truncates it), and the commit that runs a checkpoint takes longer. Only the WAL
- *     journal mode reads it
+ *     {@code synchronous=FULL}, 30,000 appends to distinct workflows ran about 1.5× faster than at
+ *     1,000; see the README's design section); the log file keeps its largest size on disk until
+ *     the store closes (which truncates it), and the commit that runs a checkpoint takes longer.
+ *     Only the WAL journal mode reads it
  * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
  * @param metrics where operation timings, claim counts, commit batch sizes and the writer queue
  *     depth are reported; {@link StoreMetrics#NONE} by default
