@@ -1,0 +1,98 @@
+package dev.durablestore.sqlite.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.StoreMetrics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * After a busy commit the writer polls its queue briefly before it parks (the next command is
+ * usually on its way); the poll is bounded, so a store that falls idle after a burst parks its
+ * writer and burns no CPU.
+ */
+class WriterIdleTest {
+
+    private static final String NAME = "idle-test";
+
+    @TempDir
+    Path tmp;
+
+    private Scheduler emit;
+    private Writer writer;
+
+    @BeforeEach
+    void open() {
+        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter(1_000);
+        emit = Schedulers.newSingle("idle-test-emit");
+        writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, NAME);
+    }
+
+    @AfterEach
+    void close() {
+        writer.close(5_000);
+        emit.dispose();
+    }
+
+    @Test
+    void a_writer_that_falls_idle_after_a_burst_of_commands_parks() throws Exception {
+        // given a burst of commands, held back until all are queued so that they commit together
+        CountDownLatch release = new CountDownLatch(1);
+        var blocker = writer.submit(new Noop(() -> await(release))).toFuture();
+        var burst = Flux.range(0, 100).flatMap(i -> writer.submit(new Noop(() -> { })), 100).then().toFuture();
+        while (writer.queueDepth() < 100) {
+            Thread.onSpinWait();
+        }
+
+        // when the burst commits and nothing else arrives
+        release.countDown();
+        blocker.get(10, TimeUnit.SECONDS);
+        burst.get(10, TimeUnit.SECONDS);
+
+        // then the writer thread ends up parked (WAITING), not spinning (RUNNABLE)
+        Thread thread = writerThread();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+        assertThat(thread.getState()).isEqualTo(Thread.State.WAITING);
+    }
+
+    private static Thread writerThread() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("durable-store-writer-" + NAME))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no writer thread named durable-store-writer-" + NAME));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private record Noop(Runnable body) implements WriteCommand<Void> {
+        @Override
+        public Void execute(DbConnection c) {
+            body.run();
+            return null;
+        }
+
+        @Override
+        public String name() {
+            return "noop";
+        }
+    }
+}
