@@ -138,8 +138,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withCheckpointPages(int value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
-                value,
-                clock, metrics);
+                value, clock, metrics);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import reactor.core.publisher.Flux;
  * The writer's checkpoint threshold ({@link SqliteStoreConfig#checkpointPages()}): the write-ahead
  * log is copied back into the database file once it holds that many pages, so the log file stays
  * near that size; a larger threshold lets it grow further. Every write stays readable either way,
- * also after reopening (S17).
+ * also after reopening. (A setting of this store's design; no contract rule names checkpoints.)
  */
 class SqliteCheckpointTest {
 
@@ -34,7 +35,7 @@ class SqliteCheckpointTest {
     Path dir;
 
     @Test
-    void S17_the_log_is_checkpointed_at_the_configured_size_and_by_default_past_sqlites_1000_pages() {
+    void the_log_is_checkpointed_at_the_configured_size_and_by_default_past_sqlites_1000_pages() {
         // given two stores that differ only in the checkpoint threshold
         Path small = dir.resolve("small.db");
         Path large = dir.resolve("large.db");
@@ -66,7 +67,7 @@ class SqliteCheckpointTest {
             Path log = Path.of(config.path() + "-wal");
             try {
                 return Files.size(log);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new AssertionError("no write-ahead log at " + log, e);
             }
         }

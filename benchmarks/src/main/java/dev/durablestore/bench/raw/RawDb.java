@@ -72,17 +72,20 @@ public final class RawDb implements AutoCloseable {
     }
 
     /**
-     * Opens a fresh file with SQLite's default checkpoint threshold, as the original design ran,
-     * and creates the store's schema in it: the setting of the one-operation-per-transaction
-     * baselines.
+     * Opens a fresh file for a baseline doing {@code perTransaction} operations per transaction, with
+     * the store's schema. One per transaction is the original design and runs with SQLite's default
+     * checkpoint threshold; a batched loop measures what the store's own SQL reaches without the
+     * store, so it runs with the store's settings, its checkpoint threshold included.
      *
      * @param db the file
      * @param synchronous the synchronous mode
+     * @param perTransaction operations per transaction of the baseline
      * @return the connection
      * @throws SQLException on failure
      */
-    public static RawDb createOriginal(Path db, String synchronous) throws SQLException {
-        return create(db, synchronous, SQLITE_DEFAULT_CHECKPOINT_PAGES);
+    public static RawDb createBaseline(Path db, String synchronous, int perTransaction) throws SQLException {
+        return create(db, synchronous, perTransaction == 1
+                ? SQLITE_DEFAULT_CHECKPOINT_PAGES : SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
     }
 
     /**

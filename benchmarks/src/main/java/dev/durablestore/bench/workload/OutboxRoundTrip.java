@@ -171,9 +171,7 @@ public final class OutboxRoundTrip implements Workload {
     private double rawDrain(RunContext ctx, String mode, int rows, int fanOut, int drain, int batch)
             throws SQLException {
         Path db = ctx.freshDb("p2-raw" + batch + "-" + mode);
-        // the batched loop runs with the store's settings; one row per transaction is the original
-        // design, with SQLite's default checkpoint threshold
-        try (RawDb rawDb = batch == 1 ? RawDb.createOriginal(db, mode) : RawDb.create(db, mode)) {
+        try (RawDb rawDb = RawDb.createBaseline(db, mode, batch)) {
             raw.stage(rawDb, Fixtures.workflows(rows / fanOut), fanOut, Instant.now());
             long nanos = batch == 1 ? raw.drainOneByOne(rawDb, drain) : raw.drainBatched(rawDb, drain, batch);
             return Stats.perSecond(drain, nanos);
