@@ -1,5 +1,7 @@
 package dev.durablestore.bench.raw;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
@@ -10,14 +12,20 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The outbox baselines on one thread: staging (set-up, not timed), and the drain — claim, then
  * complete — either one row per transaction (SELECT then UPDATE to claim, one transaction to
  * complete: the original design) or in batches ({@code UPDATE … RETURNING} claim of a batch in one
- * transaction, the batch's completes in the next).
+ * transaction, the batch's completes in the next) — or in the shape a claim stream reaches at a
+ * given dispatcher concurrency (see {@link #drainInStreamShape}).
  */
 public final class RawOutboxLoop {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RawRows rows;
 
@@ -141,6 +149,100 @@ public final class RawOutboxLoop {
                 done += keys.size();
             }
             return System.nanoTime() - began;
+        }
+    }
+
+    /**
+     * Drains in the transaction shape the store's claim stream settles into when its subscriber
+     * keeps {@code 2 × perClaim} rows in flight: every transaction completes the rows the previous
+     * one claimed (one grouped {@code UPDATE}, as the store groups adjacent completes) and claims
+     * {@code perClaim} more. A stream that never claims ahead of demand (O52) can carry at most
+     * as many row transitions per commit as its subscriber has rows in flight, so this is the
+     * fastest any such store can drain with this SQL: the ceiling of the store's drain, with no
+     * store around it.
+     *
+     * <p>With a {@code hop}, every commit's claimed keys also travel once from this thread to the
+     * hop's thread and back before the next transaction, as every acknowledgment of the store
+     * does (its writer thread commits, an emit thread signals the subscriber, whose next commands
+     * reach the writer); this thread waits for them the way the writer waits for its next command:
+     * spinning for {@link #SPIN_NANOS}, then parking.
+     *
+     * @param db a connection to a file with at least {@code count} due rows
+     * @param count rows to drain
+     * @param perClaim rows per claim (half the dispatcher's concurrency)
+     * @param hop where each commit's keys go before the next transaction, or {@code null} for none
+     * @return elapsed nanoseconds
+     * @throws SQLException on failure, or when the queue runs dry early
+     */
+    public long drainInStreamShape(RawDb db, int count, int perClaim, Executor hop) throws SQLException {
+        try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
+                PreparedStatement complete = db.connection().prepareStatement(RawSql.COMPLETE_MANY)) {
+            List<String> claimed = new ArrayList<>(perClaim);
+            long began = System.nanoTime();
+            int done = 0;
+            int taken = 0;
+            while (done < count) {
+                long now = RawDb.nowNanos();
+                db.begin();
+                if (!claimed.isEmpty()) {
+                    complete.setLong(1, now);
+                    complete.setString(2, jsonArray(claimed));
+                    complete.executeUpdate();
+                    done += claimed.size();
+                    claimed.clear();
+                }
+                int want = Math.min(perClaim, count - taken);
+                if (want > 0) {
+                    claim.setLong(1, now);
+                    claim.setLong(2, now);
+                    claim.setInt(3, want);
+                    try (ResultSet rs = claim.executeQuery()) {
+                        while (rs.next()) {
+                            claimed.add(rows.readRow(rs));
+                        }
+                    }
+                    if (claimed.isEmpty()) {
+                        db.commit();
+                        throw new SQLException("queue ran dry after " + taken + " of " + count + " rows");
+                    }
+                    taken += claimed.size();
+                }
+                db.commit();
+                if (hop != null) {
+                    claimed = handOver(hop, claimed);
+                }
+            }
+            return System.nanoTime() - began;
+        }
+    }
+
+    /** How long the loop spins for the keys coming back before it parks (the store's writer spins as long). */
+    static final long SPIN_NANOS = 200_000L;
+
+    private static List<String> handOver(Executor hop, List<String> keys) {
+        AtomicReference<List<String>> back = new AtomicReference<>();
+        Thread waiter = Thread.currentThread();
+        hop.execute(() -> {
+            back.set(keys);
+            LockSupport.unpark(waiter);
+        });
+        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        List<String> returned;
+        while ((returned = back.get()) == null) {
+            if (System.nanoTime() < spinUntil) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.park();
+            }
+        }
+        return returned;
+    }
+
+    private static String jsonArray(List<String> keys) throws SQLException {
+        try {
+            return JSON.writeValueAsString(keys);
+        } catch (JsonProcessingException e) {
+            throw new SQLException("cannot write the key list as JSON", e);
         }
     }
 }
