@@ -39,7 +39,8 @@ public final class RawDb implements AutoCloseable {
     }
 
     /**
-     * Opens (creating when missing) the file in WAL mode.
+     * Opens (creating when missing) the file in WAL mode, temporary storage in memory, as the
+     * store opens its writer.
      *
      * @param db the file
      * @param synchronous {@code OFF}, {@code NORMAL} or {@code FULL}
@@ -54,6 +55,7 @@ public final class RawDb implements AutoCloseable {
         RawDb raw = new RawDb(DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), config.toProperties()));
         raw.execute("PRAGMA journal_mode=WAL");
         raw.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
+        raw.execute("PRAGMA temp_store=MEMORY");
         return raw;
     }
 

@@ -31,7 +31,8 @@ public final class Connections {
 
     /**
      * @param checkpointPages the write-ahead log size, in pages, at which a commit checkpoints
-     * @return the single write connection; sets the journal mode and the checkpoint threshold
+     * @return the single write connection; sets the journal mode, the checkpoint threshold and
+     *     keeps temporary storage in memory
      * @throws BackendException when the file cannot be opened
      */
     public DbConnection openWriter(int checkpointPages) {
@@ -40,10 +41,16 @@ public final class Connections {
             c.execute("PRAGMA journal_mode=" + journalMode);
             // only the writer commits, so only its threshold matters (readers never checkpoint)
             c.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
+            // A statement that changes many rows (a claim, a grouped settle) keeps a statement
+            // journal, and SQLite spills one past 64 KiB into a temporary file: created, written and
+            // unlinked in almost every drain transaction, and under FULL the file system's metadata
+            // for it rides along with the next sync. The writer's statements are bounded batches,
+            // so in memory these journals stay small (README, design: temporary storage).
+            c.execute("PRAGMA temp_store=MEMORY");
             return c;
         } catch (SQLException e) {
             c.close();
-            throw new BackendException("cannot set journal_mode or wal_autocheckpoint on " + url + ": "
+            throw new BackendException("cannot set journal_mode, wal_autocheckpoint or temp_store on " + url + ": "
                     + e.getMessage(), e);
         }
     }
