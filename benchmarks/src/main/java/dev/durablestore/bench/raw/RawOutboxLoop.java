@@ -26,6 +26,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class RawOutboxLoop {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** How long a hop's waiter spins for the keys coming back before it parks (as long as the writer). */
+    static final long SPIN_NANOS = 200_000L;
 
     private final RawRows rows;
 
@@ -215,9 +217,6 @@ public final class RawOutboxLoop {
             return System.nanoTime() - began;
         }
     }
-
-    /** How long the loop spins for the keys coming back before it parks (the store's writer spins as long). */
-    static final long SPIN_NANOS = 200_000L;
 
     private static List<String> handOver(Executor hop, List<String> keys) {
         AtomicReference<List<String>> back = new AtomicReference<>();

@@ -2,8 +2,8 @@ package dev.durablestore.bench.raw;
 
 /**
  * The statements the store runs, copied as text from {@code EventRows}, {@code OutboxRows},
- * {@code ClaimCommand}, {@code SettleCommand} and {@code SqliteOutbox}, plus the one-row claim of the original design
- * (a SELECT, then an UPDATE of the selected row).
+ * {@code ClaimCommand}, {@code SettleCommand} and {@code SqliteOutbox}, plus the one-row claim of
+ * the original design (a SELECT, then an UPDATE of the selected row).
  */
 public final class RawSql {
 
@@ -41,7 +41,7 @@ public final class RawSql {
     public static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
             + "WHERE dispatch_key = ? AND status IN ('pending', 'claimed')";
 
-    /** The store's grouped complete (adjacent completes in one transaction): settled_at, JSON array of keys. */
+    /** The store's grouped complete (adjacent completes of a batch): settled_at, JSON array of keys. */
     public static final String COMPLETE_MANY = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
             + "WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND status IN ('pending', 'claimed')";
 

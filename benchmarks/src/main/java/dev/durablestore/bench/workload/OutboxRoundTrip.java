@@ -86,7 +86,8 @@ public final class OutboxRoundTrip implements Workload {
         }
     }
 
-    private Section measure(RunContext ctx, int rows, int fanOut, int single, ExecutorService hop) throws Exception {
+    private Section measure(RunContext ctx, int rows, int fanOut, int single, ExecutorService hop)
+            throws Exception {
         TargetResult.Builder normalBatched = NORMAL_VS_BATCHED.builder();
         TargetResult.Builder fullBatched = FULL_VS_BATCHED.builder();
         TargetResult.Builder fullSingle = FULL_VS_RAW1.builder();
@@ -112,7 +113,7 @@ public final class OutboxRoundTrip implements Workload {
                 ctx.log("P2 run " + run + "/" + ctx.runs() + " synchronous=" + mode);
                 CommitCounter commits = new CommitCounter();
                 double[] staging = new double[1];
-                // the three drains take turns going first, so a drift of the machine does not favour one
+                // the four drains take turns going first, so a drift of the machine does not favour one
                 double[] measured = new double[4];
                 for (int turn = 0; turn < measured.length; turn++) {
                     int which = (turn + run - 1) % measured.length;
@@ -130,13 +131,14 @@ public final class OutboxRoundTrip implements Workload {
                 double store = measured[1];
                 double shaped = measured[2];
                 double hopped = measured[3];
-                double oneByOne = rawDrain(ctx, mode, rows, fanOut, single, 1, db -> raw.drainOneByOne(db, single));
+                double oneByOne = rawDrain(ctx, mode, rows, fanOut, single, 1,
+                        db -> raw.drainOneByOne(db, single));
                 double writerBusy = commits.writerBusy((long) (rows / store * 1e9));
                 ctx.log(String.format("P2   store %.0f rows/s (staged at %.0f rows/s), raw batched %.0f/s, "
-                        + "raw in the stream's shape %.0f/s (with a thread hop per commit %.0f/s), raw 1/txn %.0f/s, %.1f rows per claim, %.1f commands per "
-                        + "commit, writer busy %.0f%%",
-                        store, staging[0], batched, shaped, hopped, oneByOne, commits.rowsPerClaim(), commits.commandsPerCommit(),
-                        writerBusy * 100));
+                        + "raw in the stream's shape %.0f/s (with a thread hop per commit %.0f/s), "
+                        + "raw 1/txn %.0f/s, %.1f rows per claim, %.1f commands per commit, writer busy %.0f%%",
+                        store, staging[0], batched, shaped, hopped, oneByOne, commits.rowsPerClaim(),
+                        commits.commandsPerCommit(), writerBusy * 100));
                 if (mode.equals("NORMAL")) {
                     normalBatched.run(store, batched);
                     singleNormal.add(oneByOne);
@@ -171,11 +173,11 @@ public final class OutboxRoundTrip implements Workload {
                         + "store's schema; the batched loop also its checkpoint threshold, the one-row loop "
                         + "SQLite's default. A third raw drain shows what the store's shape costs: a claim stream "
                         + "that never claims ahead of demand (O52) settles, at " + CONCURRENCY + " in flight, into "
-                        + "transactions that complete the previous claim's rows and claim as many (" + STREAM_SHAPE_CLAIM
-                        + " + " + STREAM_SHAPE_CLAIM + " row transitions per commit, against 100 in the batched loop; "
-                        + "see the rows per claim below); the raw loop run in that shape is the most such a store can "
-                        + "reach with this SQL. A fourth runs that shape with the one thread hop per commit every store "
-                        + "acknowledgment takes (the commit's keys go to another thread, an executor's, and come "
+                        + "transactions that complete the previous claim's rows and claim as many ("
+                        + STREAM_SHAPE_CLAIM + " + " + STREAM_SHAPE_CLAIM + " row transitions per commit, against "
+                        + "100 in the batched loop; see the rows per claim below); the raw loop run in that shape is "
+                        + "the most such a store can reach with this SQL. A fourth runs that shape with the one "
+                        + "thread hop per commit every store acknowledgment takes (the commit's keys go to another thread, an executor's, and come "
                         + "back before the next transaction; the loop spins 0.2 ms for them, then parks, as the "
                         + "store's writer does). The four drains of a run take turns going first.")
                 .target(normalBatched.build())
