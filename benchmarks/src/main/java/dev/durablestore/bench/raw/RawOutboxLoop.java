@@ -89,7 +89,7 @@ public final class RawOutboxLoop {
                 try (ResultSet rs = select.executeQuery()) {
                     if (!rs.next()) {
                         db.commit();
-                        throw new SQLException("queue ran dry after " + i + " of " + count + " rows");
+                        throw dry(i, count);
                     }
                     key = rows.readRow(rs);
                 }
@@ -128,17 +128,10 @@ public final class RawOutboxLoop {
                 long now = RawDb.nowNanos();
                 keys.clear();
                 db.begin();
-                claim.setLong(1, now);
-                claim.setLong(2, now);
-                claim.setInt(3, Math.min(batch, count - done));
-                try (ResultSet rs = claim.executeQuery()) {
-                    while (rs.next()) {
-                        keys.add(rows.readRow(rs));
-                    }
-                }
+                claimInto(claim, now, Math.min(batch, count - done), keys);
                 db.commit();
                 if (keys.isEmpty()) {
-                    throw new SQLException("queue ran dry after " + done + " of " + count + " rows");
+                    throw dry(done, count);
                 }
                 db.begin();
                 long settled = RawDb.nowNanos();
@@ -195,17 +188,10 @@ public final class RawOutboxLoop {
                 }
                 int want = Math.min(perClaim, count - taken);
                 if (want > 0) {
-                    claim.setLong(1, now);
-                    claim.setLong(2, now);
-                    claim.setInt(3, want);
-                    try (ResultSet rs = claim.executeQuery()) {
-                        while (rs.next()) {
-                            claimed.add(rows.readRow(rs));
-                        }
-                    }
+                    claimInto(claim, now, want, claimed);
                     if (claimed.isEmpty()) {
                         db.commit();
-                        throw new SQLException("queue ran dry after " + taken + " of " + count + " rows");
+                        throw dry(taken, count);
                     }
                     taken += claimed.size();
                 }
@@ -216,6 +202,22 @@ public final class RawOutboxLoop {
             }
             return System.nanoTime() - began;
         }
+    }
+
+    /** Runs the batch claim ({@link RawSql#CLAIM_BATCH}) and adds the claimed rows' keys, each row read in full. */
+    private void claimInto(PreparedStatement claim, long now, int limit, List<String> keys) throws SQLException {
+        claim.setLong(1, now);
+        claim.setLong(2, now);
+        claim.setInt(3, limit);
+        try (ResultSet rs = claim.executeQuery()) {
+            while (rs.next()) {
+                keys.add(rows.readRow(rs));
+            }
+        }
+    }
+
+    private static SQLException dry(int drained, int count) {
+        return new SQLException("queue ran dry after " + drained + " of " + count + " rows");
     }
 
     private static List<String> handOver(Executor hop, List<String> keys) {

@@ -21,7 +21,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import reactor.core.publisher.Flux;
@@ -113,24 +115,25 @@ public final class OutboxRoundTrip implements Workload {
                 ctx.log("P2 run " + run + "/" + ctx.runs() + " synchronous=" + mode);
                 CommitCounter commits = new CommitCounter();
                 double[] staging = new double[1];
-                // the four drains take turns going first, so a drift of the machine does not favour one
-                double[] measured = new double[4];
-                for (int turn = 0; turn < measured.length; turn++) {
-                    int which = (turn + run - 1) % measured.length;
-                    measured[which] = switch (which) {
-                        case 0 -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
+                // the drains take turns going first, so a drift of the machine does not favour one
+                Map<Contender, Double> measured = new EnumMap<>(Contender.class);
+                Contender[] contenders = Contender.values();
+                for (int turn = 0; turn < contenders.length; turn++) {
+                    Contender next = contenders[(turn + run - 1) % contenders.length];
+                    measured.put(next, switch (next) {
+                        case BATCHED -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
                                 db -> raw.drainBatched(db, rows, RAW_BATCH));
-                        case 1 -> storeDrain(ctx, mode, rows, fanOut, commits, staging);
-                        case 2 -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
+                        case STORE -> storeDrain(ctx, mode, rows, fanOut, commits, staging);
+                        case STREAM_SHAPE -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
                                 db -> raw.drainInStreamShape(db, rows, STREAM_SHAPE_CLAIM, null));
-                        default -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
+                        case STREAM_SHAPE_WITH_HOP -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
                                 db -> raw.drainInStreamShape(db, rows, STREAM_SHAPE_CLAIM, hop));
-                    };
+                    });
                 }
-                double batched = measured[0];
-                double store = measured[1];
-                double shaped = measured[2];
-                double hopped = measured[3];
+                double batched = measured.get(Contender.BATCHED);
+                double store = measured.get(Contender.STORE);
+                double shaped = measured.get(Contender.STREAM_SHAPE);
+                double hopped = measured.get(Contender.STREAM_SHAPE_WITH_HOP);
                 double oneByOne = rawDrain(ctx, mode, rows, fanOut, single, 1,
                         db -> raw.drainOneByOne(db, single));
                 double writerBusy = commits.writerBusy((long) (rows / store * 1e9));
@@ -240,6 +243,18 @@ public final class OutboxRoundTrip implements Workload {
         } finally {
             ctx.delete(db);
         }
+    }
+
+    /** The drains each run times against each other, taking turns going first. */
+    private enum Contender {
+        /** Raw JDBC, claims and completes in batches of 100: the targets' baseline. */
+        BATCHED,
+        /** The store: {@code claimStream} and {@code complete}, 64 in flight. */
+        STORE,
+        /** Raw JDBC in the claim stream's transaction shape. */
+        STREAM_SHAPE,
+        /** The same, with one thread hop per commit. */
+        STREAM_SHAPE_WITH_HOP
     }
 
     /** One raw drain of staged rows. */

@@ -43,15 +43,15 @@ public final class Connections {
             c.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
             // A statement that changes many rows (a claim, a grouped settle) keeps a statement
             // journal, and SQLite spills one past 64 KiB into a temporary file: created, written and
-            // unlinked in almost every drain transaction, and under FULL the file system's metadata
-            // for it rides along with the next sync. The writer's statements are bounded batches,
-            // so in memory these journals stay small (README, design: temporary storage).
+            // unlinked in almost every drain transaction (seen with strace). The writer's
+            // statements are bounded batches, so in memory these journals stay small (README,
+            // design: temporary storage).
             c.execute("PRAGMA temp_store=MEMORY");
             return c;
         } catch (SQLException e) {
             c.close();
-            throw new BackendException("cannot set journal_mode, wal_autocheckpoint or temp_store on " + url + ": "
-                    + e.getMessage(), e);
+            throw new BackendException("cannot set journal_mode, wal_autocheckpoint or temp_store on " + url
+                    + ": " + e.getMessage(), e);
         }
     }
 
