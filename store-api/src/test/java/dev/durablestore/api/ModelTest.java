@@ -104,7 +104,10 @@ class ModelTest {
 
         assertThat(WorkflowId.parse(id.toString())).isEqualTo(id);
         assertThat(RunId.parse(NIL)).isEqualTo(RunId.nil());
-        for (String bad : List.of("", "1-2-3-4-5", "f1e2d3c4b5a647988a7b6c5d4e3f2a10", "{" + NIL + "}", NIL + "0")) {
+        assertThat(WorkflowId.parse(id.toString().toUpperCase(java.util.Locale.ROOT))).isEqualTo(id);
+        for (String bad : List.of("", "1-2-3-4-5", "f1e2d3c4b5a647988a7b6c5d4e3f2a10", "{" + NIL + "}", NIL + "0",
+                NIL.substring(1), "g" + NIL.substring(1), NIL.replace('-', '0'), "0000000-00000-0000-0000-000000000000",
+                "\u0663" + NIL.substring(1), "\uff10" + NIL.substring(1), NIL.substring(0, 35) + " ")) {
             assertThatThrownBy(() -> WorkflowId.parse(bad)).isInstanceOf(InvalidArgumentException.class);
         }
         assertThatThrownBy(() -> WorkflowId.parse(null)).isInstanceOf(InvalidArgumentException.class);
