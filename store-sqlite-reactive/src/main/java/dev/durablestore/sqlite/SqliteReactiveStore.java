@@ -44,16 +44,25 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The embedded store: one SQLite file, one writer thread with group commit, a bounded pool of
- * read-only connections.
+ * The embedded store: one SQLite file, one writer with group commit, a bounded pool of read-only
+ * connections.
  *
- * <p>Every mutation is a command queued to the single writer thread, which owns the only write
+ * <p>Every mutation is a command queued to the single writer, which owns the only write
  * connection. The writer takes every waiting command (up to
  * {@link SqliteStoreConfig#maxBatchCommands()}), runs them in one {@code BEGIN IMMEDIATE}
  * transaction and commits once; each subscriber is signalled only after that commit returned.
  * Reads run on the store's own reader threads against WAL snapshots. No JDBC call runs on a
- * Reactor non-blocking thread; results are emitted on the store's {@code durable-store-emit}
- * threads, so downstream operators never hold the writer or a reader.
+ * caller's thread or on Reactor's schedulers.
+ *
+ * <p><b>Where results arrive.</b> Read results are emitted on the store's
+ * {@code durable-store-emit} threads. Write results are signalled by the writer thread that
+ * committed them, at once: the writer has two threads ({@code durable-store-writer-<name>-1} and
+ * {@code -2}), one at a time holding the connection, and while one runs subscribers' code a command
+ * submitted from any other thread makes the other one the writer, so downstream operators never
+ * hold up the queue. All of these threads are non-blocking for subscribers' code: Reactor refuses
+ * {@code block()} on them, and BlockHound, when installed, checks that code there (the writer's own
+ * statements and waits are declared to it). Move slow or blocking downstream work elsewhere with
+ * {@code publishOn}.
  *
  * <pre>{@code
  * try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(Path.of("app.db")))) {

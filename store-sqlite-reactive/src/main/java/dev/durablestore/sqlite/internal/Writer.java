@@ -11,19 +11,34 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.NonBlocking;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The single writer: one thread owns the only write connection and drains a queue of
+ * The single writer: one thread at a time owns the only write connection and drains a queue of
  * {@link WriteCommand}s in group commits. Each batch is one {@code BEGIN IMMEDIATE} transaction
  * that takes in the commands arriving while it runs (see {@link #arrivals}); every command's
  * subscriber is signalled only after the commit that holds it has returned (nothing is
  * acknowledged before it is durable). Commands run in queue order, so the writer is the
  * serialization point for guards and claims.
+ *
+ * <p><b>Two threads, one leader.</b> The thread that committed a batch signals its subscribers
+ * itself, at once: their next commands (a dispatcher's completes, the claim its demand asks for)
+ * are queued before it takes the queue again, with no thread hand-off between a commit and the
+ * next transaction. Subscriber code must not hold up the other submitters, though: a command
+ * submitted from any other thread while the leader signals makes the second thread, parked until
+ * then, the leader; the first finishes its signals and parks in turn. Only the leader touches the
+ * connection and the batch state; leadership moves only while the leader signals, and the move is
+ * one compare-and-set on {@link #state}, which also orders the old leader's writes before the new
+ * one's reads. Both threads are {@link NonBlocking}, like the emit threads they replace for
+ * writes: Reactor refuses {@code block()} on them and BlockHound checks subscriber code there
+ * ({@link WriterBlockHoundIntegration} allows the writer's own waits and statements).
  */
 public final class Writer {
 
@@ -37,7 +52,17 @@ public final class Writer {
     private final Scheduler emit;
     private final Runnable onWake;
     private final StoreMetrics metrics;
-    private final Thread thread;
+    private final WriterThread[] threads = new WriterThread[2];
+    /**
+     * Which thread leads ({@link #LEADER} bit: index into {@link #threads}) and whether it is
+     * signalling subscribers ({@link #SIGNALLING}), when only another thread's submit may take the
+     * lead from it.
+     */
+    private final AtomicInteger state = new AtomicInteger(0);
+    private static final int LEADER = 1;
+    private static final int SIGNALLING = 2;
+    /** Set when the leader has stopped: the other thread ends too. */
+    private volatile boolean finished;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String storeName;
     private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -49,9 +74,9 @@ public final class Writer {
      * lingering saves.
      */
     private volatile boolean waiting;
-    /** Set by the writer thread when it meets the close marker: the batch in hand is the last. */
+    /** Set by the leader when it meets the close marker: the batch in hand is the last. */
     private boolean closing;
-    /** How long the last {@code COMMIT} took (its sync), read and written by the writer thread only. */
+    /** How long the last {@code COMMIT} took (its sync), read and written by the leader only. */
     private long lastCommitNanos;
     /** The longest the writer waits for a burst to end: 0.5 ms, and never longer than a commit costs. */
     private static final long MAX_LINGER_NANOS = 500_000L;
@@ -93,7 +118,7 @@ public final class Writer {
     /**
      * @param connection the write connection, owned from now on
      * @param maxBatch most commands per transaction
-     * @param emit where subscribers are signalled (never the writer thread)
+     * @param emit where the subscribers of commands refused while the writer stops are signalled
      * @param onWake called after a commit that may have made outbox rows claimable
      * @param metrics receives operation timings and commit batch sizes
      * @param storeName used in the thread name and in errors
@@ -107,9 +132,29 @@ public final class Writer {
         this.metrics = metrics;
         metrics.registerQueueDepth(queue::size);
         this.storeName = storeName;
-        this.thread = new Thread(this::loop, "durable-store-writer-" + storeName);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        for (int i = 0; i < threads.length; i++) {
+            threads[i] = new WriterThread(this, i, "durable-store-writer-" + storeName + "-" + (i + 1));
+        }
+        for (WriterThread t : threads) {
+            t.start();
+        }
+    }
+
+    /** A writer thread: non-blocking for subscribers' code, which it runs when it signals. */
+    static final class WriterThread extends Thread implements NonBlocking {
+        final int index;
+        /** Parked in {@link Writer#awaitLead}: the lead may be handed to it. */
+        volatile boolean idle;
+
+        WriterThread(Writer writer, int index, String name) {
+            super(() -> writer.serve(index), name);
+            this.index = index;
+            setDaemon(true);
+        }
+    }
+
+    private WriterThread leader() {
+        return threads[state.get() & LEADER];
     }
 
     /**
@@ -132,11 +177,32 @@ public final class Writer {
                 Pending<T> p = new Pending<>(command, sink, metrics);
                 sink.onCancel(p::cancel);
                 queue.add(p);
-                if (waiting) {
-                    LockSupport.unpark(thread);
+                if (!handOverIfSignalling() && waiting) {
+                    LockSupport.unpark(leader());
                 }
             });
         });
+    }
+
+    /**
+     * Called after a submit: when the leader is signalling subscribers and this is not the leader's
+     * own thread (whose commands it takes as soon as it is done), makes the parked thread the leader,
+     * so the command does not wait for subscriber code.
+     *
+     * @return whether the lead moved
+     */
+    private boolean handOverIfSignalling() {
+        int s = state.get();
+        if ((s & SIGNALLING) == 0) {
+            return false;
+        }
+        WriterThread current = threads[s & LEADER];
+        WriterThread other = threads[(s & LEADER) ^ 1];
+        if (Thread.currentThread() == current || !other.idle || !state.compareAndSet(s, other.index)) {
+            return false;
+        }
+        LockSupport.unpark(other);
+        return true;
     }
 
     /**
@@ -164,14 +230,16 @@ public final class Writer {
         }
         accepting = false;
         queue.add(poison);
-        LockSupport.unpark(thread);
+        if (!handOverIfSignalling()) {
+            LockSupport.unpark(leader());
+        }
         awaitStop(timeoutMillis);
     }
 
     private void awaitStop(long timeoutMillis) {
         try {
             if (!stopped.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
-                thread.interrupt();
+                leader().interrupt();
                 stopped.await(timeoutMillis, TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException e) {
@@ -179,8 +247,53 @@ public final class Writer {
         }
     }
 
-    private void loop() {
+    /** The body of each writer thread: wait for the lead, lead until it moves or the writer stops. */
+    private void serve(int index) {
+        WriterThread self = threads[index];
+        while (awaitLead(self)) {
+            if (lead(self)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Parks until this thread leads. A thread that finished signalling after the lead moved takes
+     * it back at once if the leader is signalling in turn and commands wait: they were submitted
+     * while no thread was free to take the lead.
+     *
+     * @return false when the writer has stopped
+     */
+    private boolean awaitLead(WriterThread self) {
+        while ((state.get() & LEADER) != self.index) {
+            if (finished) {
+                return false;
+            }
+            int s = state.get();
+            if ((s & SIGNALLING) != 0 && (s & LEADER) != self.index && !queue.isEmpty()
+                    && state.compareAndSet(s, self.index)) {
+                break;
+            }
+            self.idle = true;
+            if ((state.get() & LEADER) != self.index && !finished) {
+                LockSupport.park(this);
+            }
+            self.idle = false;
+            Thread.interrupted(); // an interrupt is meant for the leader; this thread does not lead
+        }
+        return !finished;
+    }
+
+    /**
+     * Takes batches from the queue and commits them, signalling each batch's subscribers on this
+     * thread, until the lead moves (a submit from another thread while this one signalled) or the
+     * writer stops.
+     *
+     * @return true when the writer stopped (this thread ran its shutdown)
+     */
+    private boolean lead(WriterThread self) {
         List<Pending<?>> batch = new ArrayList<>();
+        List<Pending<?>> done = new ArrayList<>();
         try {
             while (!closing) {
                 Pending<?> first = take();
@@ -188,22 +301,39 @@ public final class Writer {
                     break;
                 }
                 batch.add(first);
-                runBatch(batch);
+                runBatch(batch, done);
                 batch.clear();
+                if (!signal(self, done)) {
+                    return false;
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            for (Pending<?> p : batch) {
-                p.fail(closed(p.command));
-            }
-            publish(batch);
+            failUnfinished(batch, done, p -> closed(p.command));
         } catch (Throwable t) {
             log.error("durable-store writer {} stopped unexpectedly", storeName, t);
-            for (Pending<?> p : batch) {
-                p.fail(Failures.backend(p.command.name(), t));
+            failUnfinished(batch, done, p -> Failures.backend(p.command.name(), t));
+        }
+        stop();
+        return true;
+    }
+
+    /** Fails the commands of the batch in hand that have no outcome yet, and signals the whole batch. */
+    private void failUnfinished(List<Pending<?>> batch, List<Pending<?>> done,
+            Function<Pending<?>, Throwable> failure) {
+        List<Pending<?>> signals = new ArrayList<>(done);
+        for (Pending<?> p : batch) {
+            if (!done.contains(p)) {
+                p.fail(failure.apply(p));
+                signals.add(p);
             }
-            publish(batch);
-        } finally {
+        }
+        publish(signals);
+    }
+
+    /** Refuses what is still queued, folds the WAL back, closes the connection and ends both threads. */
+    private void stop() {
+        try {
             accepting = false;
             List<Pending<?>> refused = new ArrayList<>();
             Pending<?> p;
@@ -216,8 +346,41 @@ public final class Writer {
             publish(refused);
             checkpoint();
             connection.close();
+        } finally {
+            finished = true;
+            for (WriterThread t : threads) {
+                LockSupport.unpark(t);
+            }
             stopped.countDown();
         }
+    }
+
+    /**
+     * Signals the subscribers of finished commands on this (the leader's) thread, in order; a
+     * subscriber that throws is logged and the others are still signalled.
+     *
+     * @param done the finished commands, emptied
+     * @return whether this thread still leads: false when another thread's submit took the lead
+     *     meanwhile
+     */
+    private boolean signal(WriterThread self, List<Pending<?>> done) {
+        if (done.isEmpty()) {
+            return true;
+        }
+        state.set(self.index | SIGNALLING);
+        try {
+            for (Pending<?> p : done) {
+                try {
+                    p.signal();
+                } catch (Throwable t) {
+                    log.error("durable-store writer {}: a subscriber of {} threw while being signalled", storeName,
+                            p.command.name(), t);
+                }
+            }
+        } finally {
+            done.clear();
+        }
+        return state.compareAndSet(self.index | SIGNALLING, self.index);
     }
 
     /**
@@ -309,7 +472,13 @@ public final class Writer {
         }
     }
 
-    private void runBatch(List<Pending<?>> batch) {
+    /**
+     * Runs one batch to its end: committed, or each command failed or rejected.
+     *
+     * @param batch the first command; commands arriving meanwhile are added
+     * @param done receives every finished command, in order, for {@link #signal}
+     */
+    private void runBatch(List<Pending<?>> batch, List<Pending<?>> done) {
         List<Pending<?>> todo = new ArrayList<>(batch.size());
         for (Pending<?> p : batch) {
             if (!p.cancelled) {
@@ -326,7 +495,7 @@ public final class Writer {
                 connection.execute("BEGIN IMMEDIATE");
             } catch (SQLException e) {
                 connection.resetStatements();
-                failAll(todo, e);
+                failAll(todo, e, done);
                 return;
             }
             try {
@@ -335,7 +504,7 @@ public final class Writer {
                 }
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly();
-                failAll(todo, e);
+                failAll(todo, e, done);
                 return;
             }
             Outcome run = new Outcome();
@@ -358,7 +527,7 @@ public final class Writer {
                 rollbackQuietly();
                 Pending<?> bad = todo.remove(failedAt);
                 bad.fail(mapFailure(bad, failure));
-                publish(List.of(bad));
+                done.add(bad);
                 continue; // the others wrote nothing durable: run them again
             }
             try {
@@ -370,7 +539,7 @@ public final class Writer {
                 lastCommitNanos = System.nanoTime() - commitBegan;
             } catch (SQLException e) {
                 rollbackQuietly();
-                failAll(todo, e);
+                failAll(todo, e, done);
                 return;
             }
             for (TransactionListener l : listeners) {
@@ -381,7 +550,7 @@ public final class Writer {
                 wake |= p.rejection == null && p.command.wakesClaimers();
             }
             busy = todo.size() > 1;
-            publish(todo);
+            done.addAll(todo);
             metrics.batchCommitted(todo.size(), System.nanoTime() - began);
             if (wake) {
                 onWake.run();
@@ -457,17 +626,16 @@ public final class Writer {
         }
     }
 
-    private void failAll(List<Pending<?>> todo, Throwable failure) {
+    private void failAll(List<Pending<?>> todo, Throwable failure, List<Pending<?>> done) {
         for (Pending<?> p : todo) {
             p.fail(mapFailure(p, failure));
         }
-        publish(todo);
+        done.addAll(todo);
     }
 
     /**
-     * Signals the subscribers of finished commands, in order, from one task on the emit scheduler:
-     * never on the writer thread (a subscriber's downstream work must not delay the next commit),
-     * and one hand-over per batch rather than one per command.
+     * Signals the subscribers of commands refused or failed while the writer stops, from one task
+     * on the emit scheduler: the stopping leader does not run subscriber code.
      */
     private void publish(List<Pending<?>> finished) {
         if (finished.isEmpty()) {
@@ -549,7 +717,7 @@ public final class Writer {
             failure = t;
         }
 
-        /** Tells the subscriber the outcome; called once, on an emit thread. */
+        /** Tells the subscriber the outcome; called once, on the leading writer thread (or an emit thread when the writer stops). */
         void signal() {
             Throwable error = failure != null ? failure : rejection;
             metrics.operation(command.name(), System.nanoTime() - queuedAt, error == null);

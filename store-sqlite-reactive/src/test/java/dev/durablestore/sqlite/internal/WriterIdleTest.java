@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -59,20 +60,20 @@ class WriterIdleTest {
         blocker.get(10, TimeUnit.SECONDS);
         burst.get(10, TimeUnit.SECONDS);
 
-        // then the writer thread ends up parked (WAITING), not spinning (RUNNABLE)
-        Thread thread = writerThread();
+        // then both writer threads end up parked (WAITING), not spinning (RUNNABLE)
+        List<Thread> threads = writerThreads();
+        assertThat(threads).hasSize(2);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+        while (threads.stream().anyMatch(t -> t.getState() != Thread.State.WAITING) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000L);
         }
-        assertThat(thread.getState()).isEqualTo(Thread.State.WAITING);
+        assertThat(threads).extracting(Thread::getState).containsOnly(Thread.State.WAITING);
     }
 
-    private static Thread writerThread() {
+    private static List<Thread> writerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("durable-store-writer-" + NAME))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no writer thread named durable-store-writer-" + NAME));
+                .filter(t -> t.getName().startsWith("durable-store-writer-" + NAME + "-"))
+                .toList();
     }
 
     private static void await(CountDownLatch latch) {
