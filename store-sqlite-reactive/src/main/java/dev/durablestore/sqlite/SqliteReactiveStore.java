@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -128,7 +129,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         EventCodec codec = EventCodec.create();
         Wakeups wakeups = new Wakeups();
         Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
-                () -> emit.schedule(wakeups), config.metrics(), name);
+                () -> wake(emit, wakeups), config.metrics(), name);
         OutboxRows outboxRows = new OutboxRows(codec);
         FileIdentity identity = FileIdentity.of(config.path().toAbsolutePath());
         if (identity != null) {
@@ -353,7 +354,21 @@ public final class SqliteReactiveStore implements ReactiveStore {
         readers.close();
         writer.close(30_000);
         // let the signals of the last operations reach their subscribers before the threads stop
-        emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()).block();
+        Mono<Void> drained = emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty());
+        if (Schedulers.isInNonBlockingThread()) {
+            drained.subscribe(); // closed from a subscriber's callback: the emit threads stop on their own
+        } else {
+            drained.block();
+        }
+    }
+
+    /** Wakes the claim streams on the emit scheduler; once the store is closing there are none to wake. */
+    private static void wake(Scheduler emit, Wakeups wakeups) {
+        try {
+            emit.schedule(wakeups);
+        } catch (RejectedExecutionException e) {
+            // the store is closing: no claim stream is left to wake
+        }
     }
 
     @Override

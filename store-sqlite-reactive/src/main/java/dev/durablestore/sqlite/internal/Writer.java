@@ -63,6 +63,12 @@ public final class Writer {
     private static final int SIGNALLING = 2;
     /** Set when the leader has stopped: the other thread ends too. */
     private volatile boolean finished;
+    /**
+     * Set when close() gave up waiting: the leader then stops at its next wait for commands. The
+     * interrupt that accompanies it only wakes the thread; an interrupt status a subscriber left
+     * behind does not stop the writer.
+     */
+    private volatile boolean aborted;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String storeName;
     private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -142,14 +148,20 @@ public final class Writer {
 
     /** A writer thread: non-blocking for subscribers' code, which it runs when it signals. */
     static final class WriterThread extends Thread implements NonBlocking {
+        private final Writer writer;
         final int index;
         /** Parked in {@link Writer#awaitLead}: the lead may be handed to it. */
         volatile boolean idle;
 
         WriterThread(Writer writer, int index, String name) {
             super(() -> writer.serve(index), name);
+            this.writer = writer;
             this.index = index;
             setDaemon(true);
+        }
+
+        Writer writer() {
+            return writer;
         }
     }
 
@@ -177,7 +189,13 @@ public final class Writer {
                 Pending<T> p = new Pending<>(command, sink, metrics);
                 sink.onCancel(p::cancel);
                 queue.add(p);
-                if (!handOverIfSignalling() && waiting) {
+                if (!accepting && queue.remove(p)) {
+                    // close() came between the check above and the add, and the stopping leader
+                    // may have drained the queue already: nobody would ever take this command
+                    sink.error(closed(command));
+                    return;
+                }
+                if (!handOverIfSignalling(false) && waiting) {
                     LockSupport.unpark(leader());
                 }
             });
@@ -189,16 +207,19 @@ public final class Writer {
      * own thread (whose commands it takes as soon as it is done), makes the parked thread the leader,
      * so the command does not wait for subscriber code.
      *
+     * @param evenFromLeader move the lead also when called on the signalling leader (by close(),
+     *     which then waits for the other thread to stop the writer)
      * @return whether the lead moved
      */
-    private boolean handOverIfSignalling() {
+    private boolean handOverIfSignalling(boolean evenFromLeader) {
         int s = state.get();
         if ((s & SIGNALLING) == 0) {
             return false;
         }
         WriterThread current = threads[s & LEADER];
         WriterThread other = threads[(s & LEADER) ^ 1];
-        if (Thread.currentThread() == current || !other.idle || !state.compareAndSet(s, other.index)) {
+        if ((Thread.currentThread() == current && !evenFromLeader) || !other.idle
+                || !state.compareAndSet(s, other.index)) {
             return false;
         }
         LockSupport.unpark(other);
@@ -224,14 +245,23 @@ public final class Writer {
      * @param timeoutMillis how long to wait for queued commands
      */
     public void close(long timeoutMillis) {
+        boolean onWriterThread = Thread.currentThread() instanceof WriterThread t && t.writer() == this;
         if (!accepting) {
-            awaitStop(timeoutMillis);
+            if (!onWriterThread) {
+                awaitStop(timeoutMillis);
+            }
             return;
         }
         accepting = false;
         queue.add(poison);
-        if (!handOverIfSignalling()) {
+        boolean moved = handOverIfSignalling(true);
+        if (!moved) {
             LockSupport.unpark(leader());
+        }
+        if (onWriterThread && !moved) {
+            // a subscriber closes the store from a writer thread that would have to stop the
+            // writer itself: the close marker is queued, and the writer stops when it gets to it
+            return;
         }
         awaitStop(timeoutMillis);
     }
@@ -239,6 +269,7 @@ public final class Writer {
     private void awaitStop(long timeoutMillis) {
         try {
             if (!stopped.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                aborted = true;
                 leader().interrupt();
                 stopped.await(timeoutMillis, TimeUnit.MILLISECONDS);
             }
@@ -269,17 +300,21 @@ public final class Writer {
             if (finished) {
                 return false;
             }
+            // 'idle' is published before the queue is looked at, as a submitter adds before it
+            // reads 'idle': either the submitter sees this thread idle and hands it the lead, or
+            // this check sees the command
+            self.idle = true;
             int s = state.get();
             if ((s & SIGNALLING) != 0 && (s & LEADER) != self.index && !queue.isEmpty()
                     && state.compareAndSet(s, self.index)) {
+                self.idle = false;
                 break;
             }
-            self.idle = true;
             if ((state.get() & LEADER) != self.index && !finished) {
                 LockSupport.park(this);
             }
             self.idle = false;
-            Thread.interrupted(); // an interrupt is meant for the leader; this thread does not lead
+            Thread.interrupted(); // only 'aborted' stops the writer, checked by the leader in take()
         }
         return !finished;
     }
@@ -303,7 +338,9 @@ public final class Writer {
                 batch.add(first);
                 runBatch(batch, done);
                 batch.clear();
-                if (!signal(self, done)) {
+                boolean stillLeading = signal(self, done);
+                Thread.interrupted(); // a status a subscriber left behind; only 'aborted' stops the writer
+                if (!stillLeading) {
                     return false;
                 }
             }
@@ -438,6 +475,9 @@ public final class Writer {
     }
 
     private Pending<?> take() throws InterruptedException {
+        if (aborted) {
+            throw new InterruptedException();
+        }
         Pending<?> p;
         if (busy) {
             long spinUntil = System.nanoTime() + IDLE_SPIN_NANOS;
@@ -452,11 +492,12 @@ public final class Writer {
             // Publish 'waiting' before looking at the queue again: a submitter adds then reads
             // 'waiting', so either it sees the flag and unparks, or this check sees its command.
             waiting = true;
-            if (queue.isEmpty()) {
+            if (queue.isEmpty() && !aborted) {
                 LockSupport.park(this);
             }
             waiting = false;
-            if (Thread.interrupted()) {
+            Thread.interrupted(); // a status a subscriber left behind does not stop the writer
+            if (aborted) {
                 throw new InterruptedException();
             }
         }

@@ -34,9 +34,10 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Runs every kind of store operation from Reactor's non-blocking {@code parallel} threads, with
- * downstream operators on the store's emit threads, under BlockHound (the {@code blockhound}
- * Surefire execution installs it for the JVM; see {@link BlockHoundSession}). Any JDBC call on a
- * non-blocking thread would fail the operation and be recorded.
+ * downstream operators on the store's writer threads (write results) and emit threads (reads),
+ * under BlockHound (the {@code blockhound} Surefire execution installs it for the JVM; see
+ * {@link BlockHoundSession}). Any JDBC call on a non-blocking thread outside the writer's own
+ * statements would fail the operation and be recorded.
  */
 class NonBlockingTest {
 
@@ -62,6 +63,36 @@ class NonBlockingTest {
             assertThatThrownBy(() -> jdbcOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
         }
         BlockHoundSession.VIOLATIONS.clear();
+    }
+
+    @Test
+    void blocking_in_a_write_subscriber_is_caught_on_the_writer_thread_that_signals_it() {
+        // given a store, and a subscriber of an append that blocks where it is signalled
+        try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("w.db")))) {
+            WorkflowId w = WorkflowId.random();
+            var start = new WorkflowStarted(new EventEnvelope(1, Instant.now(), w), "type", Payload.json("{}"),
+                    RunId.random(), null, new PackageVersion("v1"));
+            Mono<Void> blockingSubscriber = store.append(w, List.of(start), 0)
+                    .then(Mono.fromRunnable(() -> sleep(1)));
+
+            // when it runs, then BlockHound objects on the writer thread: the writer threads are
+            // non-blocking for subscriber code, while their own statements are declared to BlockHound
+            assertThatThrownBy(() -> blockingSubscriber.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
+            assertThat(BlockHoundSession.VIOLATIONS).singleElement().asString()
+                    .contains("on durable-store-writer-");
+            // and the store goes on
+            assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(1L);
+        } finally {
+            BlockHoundSession.VIOLATIONS.clear();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

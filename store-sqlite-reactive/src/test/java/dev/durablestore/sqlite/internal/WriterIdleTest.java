@@ -48,12 +48,19 @@ class WriterIdleTest {
     @Test
     void a_writer_that_falls_idle_after_a_burst_of_commands_parks() throws Exception {
         // given a burst of commands, held back until all are queued so that they commit together
+        CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        var blocker = writer.submit(new Noop(() -> await(release))).toFuture();
+        var blocker = writer.submit(new Noop(() -> {
+            entered.countDown();
+            await(release);
+        })).toFuture();
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         var burst = Flux.range(0, 100).flatMap(i -> writer.submit(new Noop(() -> { })), 100).then().toFuture();
-        while (writer.queueDepth() < 100) {
+        long queued = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (writer.queueDepth() < 100 && System.nanoTime() < queued) {
             Thread.onSpinWait();
         }
+        assertThat(writer.queueDepth()).isEqualTo(100);
 
         // when the burst commits and nothing else arrives
         release.countDown();

@@ -9,13 +9,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -167,20 +171,78 @@ class WriterLeadTest {
 
     @Test
     void a_subscriber_that_throws_does_not_cost_the_others_their_signal() throws Exception {
-        // given commands queued together, the first one's subscriber throwing
+        // given commands queued together, the first one's subscriber throwing from onComplete
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> gate = writer.submit(new Noop(() -> await(release))).toFuture();
-        writer.submit(noop()).subscribe(v -> { }, e -> { }, () -> {
-            throw new IllegalStateException("subscriber bug");
-        });
+        writer.submit(noop()).subscribe(new Throwing());
         CompletableFuture<Void> after = writer.submit(noop()).toFuture();
 
         // when they commit
         release.countDown();
 
-        // then the later command's subscriber is still signalled
+        // then the later command's subscriber is still signalled, and the writer goes on
         gate.get(10, TimeUnit.SECONDS);
         after.get(10, TimeUnit.SECONDS);
+        writer.submit(noop()).block(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void an_interrupt_status_left_by_a_subscriber_does_not_stop_the_writer() {
+        // given a subscriber that interrupts the thread it is signalled on
+        writer.submit(noop()).doOnSuccess(v -> Thread.currentThread().interrupt()).block(Duration.ofSeconds(10));
+
+        // when the writer goes on
+        // then later commands still commit
+        for (int i = 0; i < 3; i++) {
+            writer.submit(noop()).block(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void a_subscriber_may_close_the_writer_it_is_signalled_by() {
+        // given a subscriber that closes the writer from its callback
+        long began = System.nanoTime();
+        writer.submit(noop()).doOnSuccess(v -> writer.close(5_000)).block(Duration.ofSeconds(10));
+
+        // then the close did not wait for its own thread (the other one stopped the writer), and
+        // later commands are refused
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)).isLessThan(5_000);
+        assertThatThrownBy(() -> writer.submit(noop()).block()).isInstanceOf(StoreClosedException.class);
+    }
+
+    @Test
+    void every_command_submitted_while_the_writer_closes_is_answered() throws Exception {
+        for (int round = 0; round < 30; round++) {
+            // given a writer taking commands from another thread as fast as it can
+            DbConnection c = new Connections(tmp.resolve("race-" + round + ".db"), "WAL", "NORMAL", 1_000)
+                    .openWriter(1_000);
+            Writer racing = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, NAME + "-race");
+            List<CompletableFuture<Void>> answers = new CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(1);
+            Thread submitter = new Thread(() -> {
+                for (int i = 0; i < 10_000; i++) {
+                    answers.add(racing.submit(noop()).toFuture());
+                    if (i == 10) {
+                        started.countDown();
+                    }
+                }
+            });
+            submitter.start();
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+            // when it closes meanwhile
+            racing.close(5_000);
+            submitter.join(10_000);
+
+            // then every command was answered: committed before the close, or refused
+            for (CompletableFuture<Void> answer : answers) {
+                try {
+                    answer.get(10, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).isInstanceOf(StoreClosedException.class);
+                }
+            }
+        }
     }
 
     private static Noop noop() {
@@ -197,6 +259,27 @@ class WriterLeadTest {
             latch.await(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A subscriber whose onComplete throws, as a buggy one would. */
+    private static final class Throwing implements CoreSubscriber<Void> {
+        @Override
+        public void onSubscribe(Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Void v) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onComplete() {
+            throw new IllegalStateException("subscriber bug");
         }
     }
 
