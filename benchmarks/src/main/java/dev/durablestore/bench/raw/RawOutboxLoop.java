@@ -12,22 +12,17 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The outbox baselines on one thread: staging (set-up, not timed), and the drain — claim, then
  * complete — either one row per transaction (SELECT then UPDATE to claim, one transaction to
  * complete: the original design) or in batches ({@code UPDATE … RETURNING} claim of a batch in one
- * transaction, the batch's completes in the next) — or in the shape a claim stream reaches at a
- * given dispatcher concurrency (see {@link #drainInStreamShape}).
+ * transaction, the batch's completes in the next) — or in the transaction shape the store's claim
+ * stream settles into (see {@link #drainInStoreShape}).
  */
 public final class RawOutboxLoop {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** How long a hop's waiter spins for the keys coming back before it parks (as long as the writer). */
-    static final long SPIN_NANOS = 200_000L;
 
     private final RawRows rows;
 
@@ -148,57 +143,41 @@ public final class RawOutboxLoop {
     }
 
     /**
-     * Drains in the transaction shape the store's claim stream settles into when its subscriber
-     * keeps {@code 2 × perClaim} rows in flight: every transaction completes the rows the previous
-     * one claimed (one grouped {@code UPDATE}, as the store groups adjacent completes) and claims
-     * {@code perClaim} more. A stream that never claims ahead of demand (O52) can carry at most
-     * as many row transitions per commit as its subscriber has rows in flight, so this is the
-     * fastest any such store can drain with this SQL: the ceiling of the store's drain, with no
-     * store around it.
-     *
-     * <p>With a {@code hop}, every commit's claimed keys also travel once from this thread to the
-     * hop's thread and back before the next transaction, as every acknowledgment of the store
-     * does (its writer thread commits, an emit thread signals the subscriber, whose next commands
-     * reach the writer); this thread waits for them the way the writer waits for its next command:
-     * spinning for {@link #SPIN_NANOS}, then parking.
+     * Drains in the transaction shape the store settles into when a claim stream's subscriber keeps
+     * {@code perClaim} rows in flight and completes each as it arrives: one transaction claims
+     * {@code perClaim} rows (all the demand there is: the completes of the previous ones freed it),
+     * the next completes them with one grouped {@code UPDATE} (as the store groups adjacent
+     * completes). The store's writer signals each commit's subscribers on its own thread, so all of
+     * a commit's follow-up commands are queued before its next transaction: it alternates these two
+     * transactions (BENCHMARKS.md, P2: rows per claim, commands per commit). This is what the
+     * store's SQL costs in that shape with no store around it.
      *
      * @param db a connection to a file with at least {@code count} due rows
      * @param count rows to drain
-     * @param perClaim rows per claim (half the dispatcher's concurrency)
-     * @param hop where each commit's keys go before the next transaction, or {@code null} for none
+     * @param perClaim rows per claim (the dispatcher's concurrency)
      * @return elapsed nanoseconds
      * @throws SQLException on failure, or when the queue runs dry early
      */
-    public long drainInStreamShape(RawDb db, int count, int perClaim, Executor hop) throws SQLException {
+    public long drainInStoreShape(RawDb db, int count, int perClaim) throws SQLException {
         try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
                 PreparedStatement complete = db.connection().prepareStatement(RawSql.COMPLETE_MANY)) {
             List<String> claimed = new ArrayList<>(perClaim);
             long began = System.nanoTime();
             int done = 0;
-            int taken = 0;
             while (done < count) {
-                long now = RawDb.nowNanos();
+                claimed.clear();
                 db.begin();
-                if (!claimed.isEmpty()) {
-                    complete.setLong(1, now);
-                    complete.setString(2, jsonArray(claimed));
-                    complete.executeUpdate();
-                    done += claimed.size();
-                    claimed.clear();
-                }
-                int want = Math.min(perClaim, count - taken);
-                if (want > 0) {
-                    claimInto(claim, now, want, claimed);
-                    if (claimed.isEmpty()) {
-                        db.commit();
-                        throw dry(taken, count);
-                    }
-                    taken += claimed.size();
-                }
+                claimInto(claim, RawDb.nowNanos(), Math.min(perClaim, count - done), claimed);
                 db.commit();
-                if (hop != null) {
-                    claimed = handOver(hop, claimed);
+                if (claimed.isEmpty()) {
+                    throw dry(done, count);
                 }
+                db.begin();
+                complete.setLong(1, RawDb.nowNanos());
+                complete.setString(2, jsonArray(claimed));
+                complete.executeUpdate();
+                db.commit();
+                done += claimed.size();
             }
             return System.nanoTime() - began;
         }
@@ -218,25 +197,6 @@ public final class RawOutboxLoop {
 
     private static SQLException dry(int drained, int count) {
         return new SQLException("queue ran dry after " + drained + " of " + count + " rows");
-    }
-
-    private static List<String> handOver(Executor hop, List<String> keys) {
-        AtomicReference<List<String>> back = new AtomicReference<>();
-        Thread waiter = Thread.currentThread();
-        hop.execute(() -> {
-            back.set(keys);
-            LockSupport.unpark(waiter);
-        });
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
-        List<String> returned;
-        while ((returned = back.get()) == null) {
-            if (System.nanoTime() < spinUntil) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.park();
-            }
-        }
-        return returned;
     }
 
     private static String jsonArray(List<String> keys) throws SQLException {

@@ -24,29 +24,22 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import reactor.core.publisher.Flux;
 
 /**
  * P2: the outbox drain. Rows are staged with {@code appendWithOutbox} (fan-out per workflow), then
  * drained — claimed through {@code claimStream} and completed one by one at dispatcher concurrency
  * 64 — and the drain's rows per second are compared with raw-JDBC drains of the same rows: batched
- * ({@code UPDATE … RETURNING} claims of 100, completes of 100 per transaction), in the transaction
- * shape the claim stream reaches at that concurrency (the ceiling of any store that never claims
- * ahead of demand), and one row per transaction (SELECT then UPDATE, then a transaction for the
- * complete).
+ * ({@code UPDATE … RETURNING} claims of 100, completes of 100 per transaction), in the store's own
+ * transaction shape at that concurrency (claims of 64, then their completes grouped in one
+ * statement: what the store's SQL costs without the store), and one row per transaction (SELECT
+ * then UPDATE, then a transaction for the complete).
  */
 public final class OutboxRoundTrip implements Workload {
 
     /** Rows the dispatcher works on at once. */
     public static final int CONCURRENCY = 64;
     private static final int RAW_BATCH = 100;
-    /**
-     * Rows per claim once a claim stream serving {@link #CONCURRENCY} dispatchers settles: each
-     * transaction completes the previous claim and claims what those completes freed.
-     */
-    private static final int STREAM_SHAPE_CLAIM = CONCURRENCY / 2;
     private static final List<String> MODES = List.of("NORMAL", "FULL");
 
     static final Target NORMAL_VS_BATCHED = Target.ratio("P2-normal-vs-batched",
@@ -76,20 +69,10 @@ public final class OutboxRoundTrip implements Workload {
         int fanOut = ctx.sizes().outboxFanOut();
         int rows = ctx.sizes().outboxRows() / fanOut * fanOut;
         int single = Math.min(rows, ctx.sizes().outboxRowsRawSingle());
-        ExecutorService hop = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "bench-p2-hop");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            return measure(ctx, rows, fanOut, single, hop);
-        } finally {
-            hop.shutdownNow();
-        }
+        return measure(ctx, rows, fanOut, single);
     }
 
-    private Section measure(RunContext ctx, int rows, int fanOut, int single, ExecutorService hop)
-            throws Exception {
+    private Section measure(RunContext ctx, int rows, int fanOut, int single) throws Exception {
         TargetResult.Builder normalBatched = NORMAL_VS_BATCHED.builder();
         TargetResult.Builder fullBatched = FULL_VS_BATCHED.builder();
         TargetResult.Builder fullSingle = FULL_VS_RAW1.builder();
@@ -104,8 +87,6 @@ public final class OutboxRoundTrip implements Workload {
         List<Double> shapeFull = new ArrayList<>();
         List<Double> inShapeNormal = new ArrayList<>();
         List<Double> inShapeFull = new ArrayList<>();
-        List<Double> hopNormal = new ArrayList<>();
-        List<Double> hopFull = new ArrayList<>();
 
         ctx.log("P2 warm-up");
         storeDrain(ctx, "NORMAL", Math.max(2_000, rows / 5), fanOut, new CommitCounter(), new double[1]);
@@ -124,23 +105,20 @@ public final class OutboxRoundTrip implements Workload {
                         case BATCHED -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
                                 db -> raw.drainBatched(db, rows, RAW_BATCH));
                         case STORE -> storeDrain(ctx, mode, rows, fanOut, commits, staging);
-                        case STREAM_SHAPE -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
-                                db -> raw.drainInStreamShape(db, rows, STREAM_SHAPE_CLAIM, null));
-                        case STREAM_SHAPE_WITH_HOP -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
-                                db -> raw.drainInStreamShape(db, rows, STREAM_SHAPE_CLAIM, hop));
+                        case STORE_SHAPE -> rawDrain(ctx, mode, rows, fanOut, rows, RAW_BATCH,
+                                db -> raw.drainInStoreShape(db, rows, CONCURRENCY));
                     });
                 }
                 double batched = measured.get(Contender.BATCHED);
                 double store = measured.get(Contender.STORE);
-                double shaped = measured.get(Contender.STREAM_SHAPE);
-                double hopped = measured.get(Contender.STREAM_SHAPE_WITH_HOP);
+                double shaped = measured.get(Contender.STORE_SHAPE);
                 double oneByOne = rawDrain(ctx, mode, rows, fanOut, single, 1,
                         db -> raw.drainOneByOne(db, single));
                 double writerBusy = commits.writerBusy((long) (rows / store * 1e9));
                 ctx.log(String.format("P2   store %.0f rows/s (staged at %.0f rows/s), raw batched %.0f/s, "
-                        + "raw in the stream's shape %.0f/s (with a thread hop per commit %.0f/s), "
+                        + "raw in the store's shape %.0f/s, "
                         + "raw 1/txn %.0f/s, %.1f rows per claim, %.1f commands per commit, writer busy %.0f%%",
-                        store, staging[0], batched, shaped, hopped, oneByOne, commits.rowsPerClaim(),
+                        store, staging[0], batched, shaped, oneByOne, commits.rowsPerClaim(),
                         commits.commandsPerCommit(), writerBusy * 100));
                 if (mode.equals("NORMAL")) {
                     normalBatched.run(store, batched);
@@ -151,11 +129,9 @@ public final class OutboxRoundTrip implements Workload {
                     busy.add(writerBusy);
                     shapeNormal.add(shaped / batched);
                     inShapeNormal.add(store / shaped);
-                    hopNormal.add(hopped / shaped);
                 } else {
                     shapeFull.add(shaped / batched);
                     inShapeFull.add(store / shaped);
-                    hopFull.add(hopped / shaped);
                     fullBatched.run(store, batched);
                     fullSingle.run(store, oneByOne);
                     ceilingFull.add(batched / oneByOne);
@@ -174,15 +150,14 @@ public final class OutboxRoundTrip implements Workload {
                         + "row then `UPDATE` it, commit; complete it, commit; " + single + " rows of the staged "
                         + rows + ", the original design). Both decode each claimed row's input. Both use the "
                         + "store's schema; the batched loop also its checkpoint threshold, the one-row loop "
-                        + "SQLite's default. A third raw drain shows what the store's shape costs: a claim stream "
-                        + "that never claims ahead of demand (O52) settles, at " + CONCURRENCY + " in flight, into "
-                        + "transactions that complete the previous claim's rows and claim as many ("
-                        + STREAM_SHAPE_CLAIM + " + " + STREAM_SHAPE_CLAIM + " row transitions per commit, against "
-                        + "100 in the batched loop; see the rows per claim below); the raw loop run in that shape is "
-                        + "the most such a store can reach with this SQL. A fourth runs that shape with the one "
-                        + "thread hop per commit every store acknowledgment takes (the commit's keys go to another thread, an executor's, and come "
-                        + "back before the next transaction; the loop spins 0.2 ms for them, then parks, as the "
-                        + "store's writer does). The four drains of a run take turns going first.")
+                        + "SQLite's default. A third raw drain runs the store's own transaction shape: a claim "
+                        + "stream never claims ahead of demand (O52), and with " + CONCURRENCY + " rows in flight "
+                        + "and each commit's subscribers signalled by the writer before its next transaction, the "
+                        + "store alternates a claim of " + CONCURRENCY + " and a transaction completing them (one "
+                        + "grouped `UPDATE`): " + CONCURRENCY + " row transitions per commit against 100 in the "
+                        + "batched loop (see the rows per claim and commands per commit below). The loop in that "
+                        + "shape is what this SQL reaches with no store around it. The three drains of a run take "
+                        + "turns going first.")
                 .target(normalBatched.build())
                 .target(fullBatched.build())
                 .target(fullSingle.build())
@@ -192,15 +167,11 @@ public final class OutboxRoundTrip implements Workload {
                 .figure("store: rows per claim during the drain, NORMAL", perClaim, "")
                 .figure("store: commands per group commit during the drain, NORMAL", perCommit, "")
                 .figure("store: writer busy inside transactions during the drain, NORMAL (share of wall time)", busy, "")
-                .figure("ceiling of P2-normal-vs-batched: raw in the stream's shape (" + STREAM_SHAPE_CLAIM
-                        + " completes + a claim of " + STREAM_SHAPE_CLAIM + " per transaction) ÷ raw batches of "
-                        + RAW_BATCH + ", NORMAL", shapeNormal, "×")
-                .figure("ceiling of P2-full-vs-batched: raw in the stream's shape ÷ raw batches of " + RAW_BATCH
-                        + ", FULL", shapeFull, "×")
-                .figure("store ÷ raw in the stream's shape, NORMAL (what the store itself costs)", inShapeNormal, "×")
-                .figure("store ÷ raw in the stream's shape, FULL (what the store itself costs)", inShapeFull, "×")
-                .figure("raw in the stream's shape with one thread hop per commit ÷ without, NORMAL", hopNormal, "×")
-                .figure("raw in the stream's shape with one thread hop per commit ÷ without, FULL", hopFull, "×")
+                .figure("raw in the store's shape (claims of " + CONCURRENCY + ", their completes grouped in the "
+                        + "next transaction) ÷ raw batches of " + RAW_BATCH + ", NORMAL", shapeNormal, "×")
+                .figure("raw in the store's shape ÷ raw batches of " + RAW_BATCH + ", FULL", shapeFull, "×")
+                .figure("store ÷ raw in the store's shape, NORMAL (what the store itself costs)", inShapeNormal, "×")
+                .figure("store ÷ raw in the store's shape, FULL (what the store itself costs)", inShapeFull, "×")
                 .figure("ceiling of P2-full-vs-raw1: raw batched ÷ raw 1 row/txn, FULL (what running this SQL in "
                         + "batches of " + RAW_BATCH + " reaches)", ceilingFull, "×");
     }
@@ -251,10 +222,8 @@ public final class OutboxRoundTrip implements Workload {
         BATCHED,
         /** The store: {@code claimStream} and {@code complete}, 64 in flight. */
         STORE,
-        /** Raw JDBC in the claim stream's transaction shape. */
-        STREAM_SHAPE,
-        /** The same, with one thread hop per commit. */
-        STREAM_SHAPE_WITH_HOP
+        /** Raw JDBC in the store's transaction shape. */
+        STORE_SHAPE
     }
 
     /** One raw drain of staged rows. */

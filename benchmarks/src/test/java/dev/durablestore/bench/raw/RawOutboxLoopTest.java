@@ -12,8 +12,6 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,20 +52,15 @@ class RawOutboxLoopTest {
     }
 
     @Test
-    void streamShapedDrainCompletesEveryRowItClaims() throws SQLException {
-        loop.drainInStreamShape(db, 250, 32, null);
+    void storeShapedDrainCompletesEveryRowItClaims() throws SQLException {
+        loop.drainInStoreShape(db, 250, 64);
 
         assertThat(statuses()).containsExactlyInAnyOrderEntriesOf(Map.of("done", 250L, "pending", 350L));
     }
 
     @Test
-    void streamShapedDrainWithAHopCompletesTheSameRows() throws SQLException {
-        ExecutorService hop = Executors.newSingleThreadExecutor();
-        try {
-            loop.drainInStreamShape(db, 600, 32, hop);
-        } finally {
-            hop.shutdownNow();
-        }
+    void storeShapedDrainOfEveryStagedRowLeavesNoneClaimed() throws SQLException {
+        loop.drainInStoreShape(db, 600, 64);
 
         assertThat(statuses()).containsExactlyInAnyOrderEntriesOf(Map.of("done", 600L));
     }
@@ -81,7 +74,7 @@ class RawOutboxLoopTest {
 
     @Test
     void aDrainAskingForMoreRowsThanStagedFailsInsteadOfReportingARate() {
-        assertThatThrownBy(() -> loop.drainInStreamShape(db, 601, 32, null))
+        assertThatThrownBy(() -> loop.drainInStoreShape(db, 601, 64))
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("queue ran dry after 600 of 601 rows");
     }
