@@ -120,14 +120,7 @@ public final class RawOutboxLoop {
             long began = System.nanoTime();
             int done = 0;
             while (done < count) {
-                long now = RawDb.nowNanos();
-                keys.clear();
-                db.begin();
-                claimInto(claim, now, Math.min(batch, count - done), keys);
-                db.commit();
-                if (keys.isEmpty()) {
-                    throw dry(done, count);
-                }
+                claimBatch(db, claim, Math.min(batch, count - done), keys, done, count);
                 db.begin();
                 long settled = RawDb.nowNanos();
                 for (String key : keys) {
@@ -165,13 +158,7 @@ public final class RawOutboxLoop {
             long began = System.nanoTime();
             int done = 0;
             while (done < count) {
-                claimed.clear();
-                db.begin();
-                claimInto(claim, RawDb.nowNanos(), Math.min(perClaim, count - done), claimed);
-                db.commit();
-                if (claimed.isEmpty()) {
-                    throw dry(done, count);
-                }
+                claimBatch(db, claim, Math.min(perClaim, count - done), claimed, done, count);
                 db.begin();
                 complete.setLong(1, RawDb.nowNanos());
                 complete.setString(2, jsonArray(claimed));
@@ -180,6 +167,22 @@ public final class RawOutboxLoop {
                 done += claimed.size();
             }
             return System.nanoTime() - began;
+        }
+    }
+
+    /**
+     * One transaction claiming up to {@code limit} rows into {@code keys} (cleared first).
+     *
+     * @throws SQLException on failure, or when no row was due ({@code done} of {@code count} drained)
+     */
+    private void claimBatch(RawDb db, PreparedStatement claim, int limit, List<String> keys, int done, int count)
+            throws SQLException {
+        keys.clear();
+        db.begin();
+        claimInto(claim, RawDb.nowNanos(), limit, keys);
+        db.commit();
+        if (keys.isEmpty()) {
+            throw dry(done, count);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
+import static dev.durablestore.sqlite.internal.Noop.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.StoreMetrics;
@@ -55,7 +56,7 @@ class WriterIdleTest {
             await(release);
         })).toFuture();
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        var burst = Flux.range(0, 100).flatMap(i -> writer.submit(new Noop(() -> { })), 100).then().toFuture();
+        var burst = Flux.range(0, 100).flatMap(i -> writer.submit(Noop.noop()), 100).then().toFuture();
         long queued = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (writer.queueDepth() < 100 && System.nanoTime() < queued) {
             Thread.onSpinWait();
@@ -81,26 +82,5 @@ class WriterIdleTest {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("durable-store-writer-" + NAME + "-"))
                 .toList();
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private record Noop(Runnable body) implements WriteCommand<Void> {
-        @Override
-        public Void execute(DbConnection c) {
-            body.run();
-            return null;
-        }
-
-        @Override
-        public String name() {
-            return "noop";
-        }
     }
 }

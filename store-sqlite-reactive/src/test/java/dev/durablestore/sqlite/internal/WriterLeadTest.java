@@ -1,5 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
+import static dev.durablestore.sqlite.internal.Noop.await;
+import static dev.durablestore.sqlite.internal.Noop.noop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -173,7 +175,7 @@ class WriterLeadTest {
     void a_subscriber_that_throws_does_not_cost_the_others_their_signal() throws Exception {
         // given commands queued together, the first one's subscriber throwing from onComplete
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> gate = writer.submit(new Noop(() -> await(release))).toFuture();
+        CompletableFuture<Void> gate = writer.submit(Noop.holding(release)).toFuture();
         writer.submit(noop()).subscribe(new Throwing());
         CompletableFuture<Void> after = writer.submit(noop()).toFuture();
 
@@ -245,21 +247,9 @@ class WriterLeadTest {
         }
     }
 
-    private static Noop noop() {
-        return new Noop(() -> { });
-    }
-
     private static void hold(CountDownLatch holding, CountDownLatch release) {
         holding.countDown();
         await(release);
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** A subscriber whose onComplete throws, as a buggy one would. */
@@ -280,19 +270,6 @@ class WriterLeadTest {
         @Override
         public void onComplete() {
             throw new IllegalStateException("subscriber bug");
-        }
-    }
-
-    private record Noop(Runnable body) implements WriteCommand<Void> {
-        @Override
-        public Void execute(DbConnection c) {
-            body.run();
-            return null;
-        }
-
-        @Override
-        public String name() {
-            return "noop";
         }
     }
 }
