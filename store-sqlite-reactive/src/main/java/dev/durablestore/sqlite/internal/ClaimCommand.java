@@ -49,7 +49,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         this.limit = limit;
         this.wantNext = wantNext;
         this.clock = clock;
-        // built here, on the subscriber's thread, not on the writer thread
+        // built here, when the claim is submitted, not inside the writer's transaction
         String filter = filter();
         this.claimSql = "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
                 + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * One JDBC connection with a cache of prepared statements. Confined to one thread at a time (the
- * writer thread, or the reader that borrowed it), so it needs no locking.
+ * writer's leading thread, or the reader that borrowed it), so it needs no locking.
  */
 public final class DbConnection implements AutoCloseable {
 

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * Committed heads of recently appended workflows, so an append's guard (E3) usually needs no
- * {@code SELECT max(seq)}. Confined to the writer thread.
+ * {@code SELECT max(seq)}. Used only by the writer's leading thread (the lead moves with a
+ * happens-before edge, see {@link Writer}).
  *
  * <p>Correct with other processes on the same file: at the start of every transaction (write lock
  * held) it reads {@code PRAGMA data_version}, which changes exactly when another connection has
