@@ -114,25 +114,7 @@ public final class RawOutboxLoop {
      * @throws SQLException on failure, or when the queue runs dry early
      */
     public long drainBatched(RawDb db, int count, int batch) throws SQLException {
-        try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
-                PreparedStatement complete = db.connection().prepareStatement(RawSql.COMPLETE)) {
-            List<String> keys = new ArrayList<>(batch);
-            long began = System.nanoTime();
-            int done = 0;
-            while (done < count) {
-                claimBatch(db, claim, Math.min(batch, count - done), keys, done, count);
-                db.begin();
-                long settled = RawDb.nowNanos();
-                for (String key : keys) {
-                    complete.setLong(1, settled);
-                    complete.setString(2, key);
-                    complete.executeUpdate();
-                }
-                db.commit();
-                done += keys.size();
-            }
-            return System.nanoTime() - began;
-        }
+        return drain(db, count, batch, false);
     }
 
     /**
@@ -152,19 +134,38 @@ public final class RawOutboxLoop {
      * @throws SQLException on failure, or when the queue runs dry early
      */
     public long drainInStoreShape(RawDb db, int count, int perClaim) throws SQLException {
+        return drain(db, count, perClaim, true);
+    }
+
+    /**
+     * Claims up to {@code batch} rows per transaction and completes them in the next one: one
+     * {@code UPDATE} per row ({@link RawSql#COMPLETE}), or one for the whole batch
+     * ({@link RawSql#COMPLETE_MANY}, as the store groups adjacent completes).
+     */
+    private long drain(RawDb db, int count, int batch, boolean groupedCompletes) throws SQLException {
         try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
-                PreparedStatement complete = db.connection().prepareStatement(RawSql.COMPLETE_MANY)) {
-            List<String> claimed = new ArrayList<>(perClaim);
+                PreparedStatement complete = db.connection().prepareStatement(
+                        groupedCompletes ? RawSql.COMPLETE_MANY : RawSql.COMPLETE)) {
+            List<String> keys = new ArrayList<>(batch);
             long began = System.nanoTime();
             int done = 0;
             while (done < count) {
-                claimBatch(db, claim, Math.min(perClaim, count - done), claimed, done, count);
+                claimBatch(db, claim, Math.min(batch, count - done), keys, done, count);
                 db.begin();
-                complete.setLong(1, RawDb.nowNanos());
-                complete.setString(2, jsonArray(claimed));
-                complete.executeUpdate();
+                long settled = RawDb.nowNanos();
+                if (groupedCompletes) {
+                    complete.setLong(1, settled);
+                    complete.setString(2, jsonArray(keys));
+                    complete.executeUpdate();
+                } else {
+                    for (String key : keys) {
+                        complete.setLong(1, settled);
+                        complete.setString(2, key);
+                        complete.executeUpdate();
+                    }
+                }
                 db.commit();
-                done += claimed.size();
+                done += keys.size();
             }
             return System.nanoTime() - began;
         }

@@ -3,7 +3,6 @@ package dev.durablestore.sqlite.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -19,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 /**
@@ -34,22 +31,20 @@ class WriterGroupingTest {
     @TempDir
     Path tmp;
 
-    private Scheduler emit;
+    private TestWriter fixture;
     private Writer writer;
     /** What ran, in order: one entry per execute or executeGroup call. */
     private final List<List<String>> calls = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void open() {
-        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter(1_000);
-        emit = Schedulers.newSingle("grouping-test-emit");
-        writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, "grouping-test");
+        fixture = TestWriter.open(tmp.resolve("w.db"), "grouping-test");
+        writer = fixture.writer();
     }
 
     @AfterEach
     void close() {
-        writer.close(5_000);
-        emit.dispose();
+        fixture.close();
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.durablestore.sqlite.internal;
 import static dev.durablestore.sqlite.internal.Noop.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,8 +14,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * After a busy commit the writer polls its queue briefly before it parks (the next command is
@@ -30,20 +27,18 @@ class WriterIdleTest {
     @TempDir
     Path tmp;
 
-    private Scheduler emit;
+    private TestWriter fixture;
     private Writer writer;
 
     @BeforeEach
     void open() {
-        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter(1_000);
-        emit = Schedulers.newSingle("idle-test-emit");
-        writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, NAME);
+        fixture = TestWriter.open(tmp.resolve("w.db"), NAME);
+        writer = fixture.writer();
     }
 
     @AfterEach
     void close() {
-        writer.close(5_000);
-        emit.dispose();
+        fixture.close();
     }
 
     @Test

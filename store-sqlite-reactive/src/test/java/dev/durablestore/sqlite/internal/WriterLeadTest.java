@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.StoreClosedException;
-import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +23,6 @@ import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -40,20 +38,18 @@ class WriterLeadTest {
     @TempDir
     Path tmp;
 
-    private Scheduler emit;
+    private TestWriter fixture;
     private Writer writer;
 
     @BeforeEach
     void open() {
-        DbConnection c = new Connections(tmp.resolve("w.db"), "WAL", "NORMAL", 1_000).openWriter(1_000);
-        emit = Schedulers.newSingle("lead-test-emit");
-        writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, NAME);
+        fixture = TestWriter.open(tmp.resolve("w.db"), NAME);
+        writer = fixture.writer();
     }
 
     @AfterEach
     void close() {
-        writer.close(5_000);
-        emit.dispose();
+        fixture.close();
     }
 
     @Test
@@ -216,32 +212,32 @@ class WriterLeadTest {
     void every_command_submitted_while_the_writer_closes_is_answered() throws Exception {
         for (int round = 0; round < 30; round++) {
             // given a writer taking commands from another thread as fast as it can
-            DbConnection c = new Connections(tmp.resolve("race-" + round + ".db"), "WAL", "NORMAL", 1_000)
-                    .openWriter(1_000);
-            Writer racing = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, NAME + "-race");
-            List<CompletableFuture<Void>> answers = new CopyOnWriteArrayList<>();
-            CountDownLatch started = new CountDownLatch(1);
-            Thread submitter = new Thread(() -> {
-                for (int i = 0; i < 10_000; i++) {
-                    answers.add(racing.submit(noop()).toFuture());
-                    if (i == 10) {
-                        started.countDown();
+            try (TestWriter race = TestWriter.open(tmp.resolve("race-" + round + ".db"), NAME + "-race")) {
+                Writer racing = race.writer();
+                List<CompletableFuture<Void>> answers = new CopyOnWriteArrayList<>();
+                CountDownLatch started = new CountDownLatch(1);
+                Thread submitter = new Thread(() -> {
+                    for (int i = 0; i < 10_000; i++) {
+                        answers.add(racing.submit(noop()).toFuture());
+                        if (i == 10) {
+                            started.countDown();
+                        }
                     }
-                }
-            });
-            submitter.start();
-            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                });
+                submitter.start();
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
-            // when it closes meanwhile
-            racing.close(5_000);
-            submitter.join(10_000);
+                // when it closes meanwhile
+                racing.close(5_000);
+                submitter.join(10_000);
 
-            // then every command was answered: committed before the close, or refused
-            for (CompletableFuture<Void> answer : answers) {
-                try {
-                    answer.get(10, TimeUnit.SECONDS);
-                } catch (ExecutionException e) {
-                    assertThat(e.getCause()).isInstanceOf(StoreClosedException.class);
+                // then every command was answered: committed before the close, or refused
+                for (CompletableFuture<Void> answer : answers) {
+                    try {
+                        answer.get(10, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                        assertThat(e.getCause()).isInstanceOf(StoreClosedException.class);
+                    }
                 }
             }
         }
