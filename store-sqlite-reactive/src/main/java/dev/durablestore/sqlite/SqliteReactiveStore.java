@@ -108,7 +108,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         String name = String.valueOf(INSTANCES.incrementAndGet());
         Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(),
                 (int) config.busyTimeout().toMillis());
-        DbConnection writeConnection = connections.openWriter(config.checkpointPages());
+        DbConnection writeConnection = connections.openWriter(config.checkpointPages(), config.writerCacheKib());
         try {
             Schema.apply(writeConnection);
         } catch (SQLException | RuntimeException e) {

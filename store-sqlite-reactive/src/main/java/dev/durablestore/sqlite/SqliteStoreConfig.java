@@ -32,6 +32,12 @@ import java.util.regex.Pattern;
  *     1,000; see the README's design section); the log file keeps its largest size on disk until
  *     the store closes (which truncates it), and the commit that runs a checkpoint takes longer.
  *     Only the WAL journal mode reads it
+ * @param writerCacheKib the write connection's page cache, in KiB (its {@code cache_size}); 65,536
+ *     (64 MiB) by default, against SQLite's 2,000. SQLite fills it as pages are read, so a small
+ *     database never takes the whole of it. An append or claim touches index pages spread over the
+ *     whole file, and a page the cache no longer holds is read again with a system call, under the
+ *     write lock: with 50,000 workflows (31 MB) the default cache made appends about 10% faster
+ *     than SQLite's (README, design: the writer's page cache). Readers keep SQLite's default
  * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
  * @param metrics where operation timings, claim counts, commit batch sizes and the writer queue
  *     depth are reported; {@link StoreMetrics#NONE} by default
@@ -44,11 +50,18 @@ public record SqliteStoreConfig(
         int readerPoolSize,
         int maxBatchCommands,
         int checkpointPages,
+        int writerCacheKib,
         Clock clock,
         StoreMetrics metrics) {
 
     /** The default {@link #checkpointPages()}. */
     public static final int DEFAULT_CHECKPOINT_PAGES = 10_000;
+
+    /** The default {@link #writerCacheKib()}: 64 MiB. */
+    public static final int DEFAULT_WRITER_CACHE_KIB = 65_536;
+
+    /** The largest {@link #writerCacheKib()}: 16 GiB. */
+    private static final int MAX_WRITER_CACHE_KIB = 16 * 1024 * 1024;
 
     private static final Pattern PRAGMA_VALUE = Pattern.compile("[A-Za-z0-9_]+");
 
@@ -71,6 +84,10 @@ public record SqliteStoreConfig(
         if (checkpointPages < 1) {
             throw new InvalidArgumentException("checkpointPages", "must be at least 1, was " + checkpointPages);
         }
+        if (writerCacheKib < 1 || writerCacheKib > MAX_WRITER_CACHE_KIB) {
+            throw new InvalidArgumentException("writerCacheKib",
+                    "must be between 1 and " + MAX_WRITER_CACHE_KIB + " KiB, was " + writerCacheKib);
+        }
         InvalidArgumentException.requireNonNull(clock, "clock");
         InvalidArgumentException.requireNonNull(metrics, "metrics");
     }
@@ -78,12 +95,12 @@ public record SqliteStoreConfig(
     /**
      * @param path the database file
      * @return the defaults for that file: WAL, SQLite's default synchronous, 10 s busy timeout,
-     *     4 readers, batches of up to 256 commands, checkpoints every 10,000 log pages, the UTC
-     *     system clock
+     *     4 readers, batches of up to 256 commands, checkpoints every 10,000 log pages, a 64 MiB
+     *     writer page cache, the UTC system clock
      */
     public static SqliteStoreConfig of(Path path) {
         return new SqliteStoreConfig(path, "WAL", null, Duration.ofSeconds(10), 4, 256, DEFAULT_CHECKPOINT_PAGES,
-                Clock.systemUTC(),
+                DEFAULT_WRITER_CACHE_KIB, Clock.systemUTC(),
                 StoreMetrics.NONE);
     }
 
@@ -93,7 +110,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withJournalMode(String value) {
         return new SqliteStoreConfig(path, value, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
-                checkpointPages, clock, metrics);
+                checkpointPages, writerCacheKib, clock, metrics);
     }
 
     /**
@@ -102,7 +119,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withSynchronous(String value) {
         return new SqliteStoreConfig(path, journalMode, value, busyTimeout, readerPoolSize, maxBatchCommands,
-                checkpointPages, clock, metrics);
+                checkpointPages, writerCacheKib, clock, metrics);
     }
 
     /**
@@ -111,7 +128,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withBusyTimeout(Duration value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, value, readerPoolSize, maxBatchCommands,
-                checkpointPages, clock, metrics);
+                checkpointPages, writerCacheKib, clock, metrics);
     }
 
     /**
@@ -120,7 +137,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withReaderPoolSize(int value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, value, maxBatchCommands,
-                checkpointPages, clock, metrics);
+                checkpointPages, writerCacheKib, clock, metrics);
     }
 
     /**
@@ -129,7 +146,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withMaxBatchCommands(int value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, value,
-                checkpointPages, clock, metrics);
+                checkpointPages, writerCacheKib, clock, metrics);
     }
 
     /**
@@ -138,7 +155,16 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withCheckpointPages(int value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
-                value, clock, metrics);
+                value, writerCacheKib, clock, metrics);
+    }
+
+    /**
+     * @param value the write connection's page cache in KiB, 1 to 16 GiB (SQLite's own default is 2,000)
+     * @return a copy with the writer's page cache size set
+     */
+    public SqliteStoreConfig withWriterCacheKib(int value) {
+        return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
+                checkpointPages, value, clock, metrics);
     }
 
     /**
@@ -147,7 +173,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withClock(Clock value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
-                checkpointPages, value, metrics);
+                checkpointPages, writerCacheKib, value, metrics);
     }
 
     /**
@@ -156,7 +182,7 @@ public record SqliteStoreConfig(
      */
     public SqliteStoreConfig withMetrics(StoreMetrics value) {
         return new SqliteStoreConfig(path, journalMode, synchronous, busyTimeout, readerPoolSize, maxBatchCommands,
-                checkpointPages, clock, value);
+                checkpointPages, writerCacheKib, clock, value);
     }
 
     private static void requirePragma(String value, String argument, boolean nullable) {

@@ -11,8 +11,8 @@ import org.sqlite.SQLiteConfig;
 
 /**
  * One plain sqlite-jdbc connection opened the way the store opens its writer: WAL, the given
- * {@code synchronous} mode, a 10 s busy timeout, the store's checkpoint threshold (or SQLite's
- * default, for the original design's baselines), autocommit on with explicit
+ * {@code synchronous} mode, a 10 s busy timeout, the store's checkpoint threshold and page cache
+ * (or SQLite's defaults, for the original design's baselines), autocommit on with explicit
  * {@code BEGIN IMMEDIATE}/{@code COMMIT} statements.
  */
 public final class RawDb implements AutoCloseable {
@@ -23,11 +23,29 @@ public final class RawDb implements AutoCloseable {
         this.connection = connection;
     }
 
-    /** SQLite's own {@code wal_autocheckpoint}, which the original design ran with. */
-    public static final int SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
+    /**
+     * The two pragmas in which the store's writer departs from SQLite's defaults.
+     *
+     * @param checkpointPages {@code wal_autocheckpoint}
+     * @param cacheKib {@code cache_size}, in KiB
+     */
+    public record Settings(int checkpointPages, int cacheKib) {
+
+        /** The store's writer: {@link SqliteStoreConfig#of}'s checkpoint threshold and page cache. */
+        public static final Settings STORE =
+                new Settings(SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES, SqliteStoreConfig.DEFAULT_WRITER_CACHE_KIB);
+
+        /** SQLite's own: 1,000 log pages between checkpoints, a 2,000 KiB cache; the original design ran with these. */
+        public static final Settings SQLITE_DEFAULTS = new Settings(1_000, 2_000);
+
+        /** @return how the report names these settings */
+        public String describe() {
+            return String.format("checkpoint every %,d pages, %,d KiB page cache", checkpointPages, cacheKib);
+        }
+    }
 
     /**
-     * Opens (creating when missing) the file in WAL mode with the store's checkpoint threshold.
+     * Opens (creating when missing) the file in WAL mode with the store's writer settings.
      *
      * @param db the file
      * @param synchronous {@code OFF}, {@code NORMAL} or {@code FULL}
@@ -35,7 +53,7 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public static RawDb open(Path db, String synchronous) throws SQLException {
-        return open(db, synchronous, SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+        return open(db, synchronous, Settings.STORE);
     }
 
     /**
@@ -44,25 +62,26 @@ public final class RawDb implements AutoCloseable {
      *
      * @param db the file
      * @param synchronous {@code OFF}, {@code NORMAL} or {@code FULL}
-     * @param checkpointPages the {@code wal_autocheckpoint} threshold
+     * @param settings the checkpoint threshold and page cache
      * @return the connection
      * @throws SQLException on failure
      */
-    public static RawDb open(Path db, String synchronous, int checkpointPages) throws SQLException {
+    public static RawDb open(Path db, String synchronous, Settings settings) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(10_000);
         config.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
         RawDb raw = new RawDb(DriverManager.getConnection("jdbc:sqlite:" + db.toAbsolutePath(), config.toProperties()));
         raw.execute("PRAGMA journal_mode=WAL");
-        raw.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
+        raw.execute("PRAGMA wal_autocheckpoint=" + settings.checkpointPages());
         raw.execute("PRAGMA temp_store=MEMORY");
+        raw.execute("PRAGMA cache_size=-" + settings.cacheKib());
         return raw;
     }
 
     /**
-     * Opens a fresh file the way the store opens its writer (its checkpoint threshold too) and
-     * creates the store's schema in it: the setting of the batched baselines, which measure what
-     * the store's own SQL reaches without the store.
+     * Opens a fresh file the way the store opens its writer (its checkpoint threshold and page
+     * cache too) and creates the store's schema in it: the setting of the batched baselines, which
+     * measure what the store's own SQL reaches without the store.
      *
      * @param db the file
      * @param synchronous the synchronous mode
@@ -70,14 +89,14 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public static RawDb create(Path db, String synchronous) throws SQLException {
-        return create(db, synchronous, SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+        return create(db, synchronous, Settings.STORE);
     }
 
     /**
      * Opens a fresh file for a baseline doing {@code perTransaction} operations per transaction, with
-     * the store's schema. One per transaction is the original design and runs with SQLite's default
-     * checkpoint threshold; a batched loop measures what the store's own SQL reaches without the
-     * store, so it runs with the store's settings, its checkpoint threshold included.
+     * the store's schema. One per transaction is the original design and runs with SQLite's
+     * defaults; a batched loop measures what the store's own SQL reaches without the store, so it
+     * runs with the store's writer settings.
      *
      * @param db the file
      * @param synchronous the synchronous mode
@@ -86,19 +105,18 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public static RawDb createBaseline(Path db, String synchronous, int perTransaction) throws SQLException {
-        return create(db, synchronous, perTransaction == 1
-                ? SQLITE_DEFAULT_CHECKPOINT_PAGES : SqliteStoreConfig.DEFAULT_CHECKPOINT_PAGES);
+        return create(db, synchronous, perTransaction == 1 ? Settings.SQLITE_DEFAULTS : Settings.STORE);
     }
 
     /**
      * @param db the file
      * @param synchronous the synchronous mode
-     * @param checkpointPages the {@code wal_autocheckpoint} threshold
+     * @param settings the checkpoint threshold and page cache
      * @return a fresh file with the store's schema
      * @throws SQLException on failure
      */
-    public static RawDb create(Path db, String synchronous, int checkpointPages) throws SQLException {
-        RawDb raw = open(db, synchronous, checkpointPages);
+    public static RawDb create(Path db, String synchronous, Settings settings) throws SQLException {
+        RawDb raw = open(db, synchronous, settings);
         RawSchema.create(raw.connection);
         return raw;
     }

@@ -31,11 +31,12 @@ public final class Connections {
 
     /**
      * @param checkpointPages the write-ahead log size, in pages, at which a commit checkpoints
-     * @return the single write connection; sets the journal mode, the checkpoint threshold and
-     *     keeps temporary storage in memory
+     * @param cacheKib the page cache, in KiB
+     * @return the single write connection; sets the journal mode, the checkpoint threshold and the
+     *     page cache size, and keeps temporary storage in memory
      * @throws BackendException when the file cannot be opened
      */
-    public DbConnection openWriter(int checkpointPages) {
+    public DbConnection openWriter(int checkpointPages, int cacheKib) {
         DbConnection c = open(false);
         try {
             c.execute("PRAGMA journal_mode=" + journalMode);
@@ -47,10 +48,12 @@ public final class Connections {
             // statements are bounded batches, so in memory these journals stay small (README,
             // design: temporary storage).
             c.execute("PRAGMA temp_store=MEMORY");
+            // negative: KiB rather than pages; the cache grows to it as pages are read
+            c.execute("PRAGMA cache_size=-" + cacheKib);
             return c;
         } catch (SQLException e) {
             c.close();
-            throw new BackendException("cannot set journal_mode, wal_autocheckpoint or temp_store on " + url
+            throw new BackendException("cannot set journal_mode, wal_autocheckpoint, temp_store or cache_size on " + url
                     + ": " + e.getMessage(), e);
         }
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How the store sets up its connections (S16, S17, and its own choices): the writer in the
- * configured journal mode with the configured checkpoint threshold, and its temporary storage
+ * configured journal mode with the configured checkpoint threshold and page cache, and its temporary storage
  * (the statement journals of multi-row claims and settles) in memory, never spilled to files.
  */
 class ConnectionsTest {
@@ -26,10 +26,11 @@ class ConnectionsTest {
         Connections connections = new Connections(tmp.resolve("w.db"), "WAL", "FULL", 10_000);
 
         // when the writer connection is opened
-        try (DbConnection writer = connections.openWriter(2_000)) {
+        try (DbConnection writer = connections.openWriter(2_000, 65_536)) {
             // then its statement journals and temporary tables live in memory, next to the other writer settings
             assertThat(writer.queryLong("PRAGMA temp_store")).isEqualTo(TEMP_STORE_MEMORY);
             assertThat(writer.queryLong("PRAGMA wal_autocheckpoint")).isEqualTo(2_000L);
+            assertThat(writer.queryLong("PRAGMA cache_size")).isEqualTo(-65_536L); // negative: KiB
             assertThat(writer.queryLong("PRAGMA busy_timeout")).isEqualTo(10_000L); // S16
         }
     }
@@ -37,7 +38,7 @@ class ConnectionsTest {
     @Test
     void a_claim_sized_statement_journal_in_memory_still_rolls_back_cleanly() throws SQLException {
         // given a writer with a table of 200 wide rows and a unique column
-        try (DbConnection writer = new Connections(tmp.resolve("j.db"), "WAL", "FULL", 10_000).openWriter(1_000)) {
+        try (DbConnection writer = new Connections(tmp.resolve("j.db"), "WAL", "FULL", 10_000).openWriter(1_000, 2_000)) {
             writer.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL, u INTEGER UNIQUE)");
             writer.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
                     + "INSERT INTO t SELECT i, printf('%.2000c', 'x'), i FROM n");

@@ -14,7 +14,7 @@ record TestWriter(Writer writer, Scheduler emit) implements AutoCloseable {
      * @return the writer, taking commands
      */
     static TestWriter open(Path file, String name) {
-        DbConnection c = new Connections(file, "WAL", "NORMAL", 1_000).openWriter(1_000);
+        DbConnection c = new Connections(file, "WAL", "NORMAL", 1_000).openWriter(1_000, 2_000);
         Scheduler emit = Schedulers.newSingle(name + "-emit");
         return new TestWriter(new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, name), emit);
     }

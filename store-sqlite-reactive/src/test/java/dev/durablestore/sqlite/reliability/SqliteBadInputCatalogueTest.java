@@ -51,6 +51,8 @@ class SqliteBadInputCatalogueTest {
         calls.put("maxBatchCommands|100001", () -> base.withMaxBatchCommands(100_001));
         calls.put("checkpointPages|0", () -> base.withCheckpointPages(0));
         calls.put("checkpointPages|-1", () -> base.withCheckpointPages(-1));
+        calls.put("writerCacheKib|0", () -> base.withWriterCacheKib(0));
+        calls.put("writerCacheKib|16777217", () -> base.withWriterCacheKib(16 * 1024 * 1024 + 1));
         calls.put("clock|null", () -> base.withClock(null));
         calls.put("metrics|null", () -> base.withMetrics(null));
 
@@ -62,6 +64,8 @@ class SqliteBadInputCatalogueTest {
         assertThat(base.withReaderPoolSize(1).withReaderPoolSize(64).readerPoolSize()).isEqualTo(64);
         assertThat(base.withMaxBatchCommands(1).withMaxBatchCommands(100_000).maxBatchCommands()).isEqualTo(100_000);
         assertThat(base.withCheckpointPages(1).checkpointPages()).isEqualTo(1);
+        assertThat(base.withWriterCacheKib(1).withWriterCacheKib(16 * 1024 * 1024).writerCacheKib())
+                .isEqualTo(16 * 1024 * 1024);
         // and nothing touched the disk
         assertThat(db).doesNotExist();
     }
