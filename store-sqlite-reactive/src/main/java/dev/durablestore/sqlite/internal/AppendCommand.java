@@ -7,15 +7,27 @@ import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.EventEncoder;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * {@code append} and {@code appendWithOutbox} (E3–E22): the guard, then contiguity, then the
  * inserts — all checks before the first write, so a rejected append needs no rollback.
+ *
+ * <p>Adjacent appends in a batch run as a group: every guard and contiguity check first, then the
+ * events of all of them in multi-row inserts, then their outbox rows. A group trusts the events'
+ * primary key for its one unread guard: an append at expected head 0 to a workflow whose head
+ * neither this transaction nor the head cache knows is not preceded by a {@code SELECT max(seq)};
+ * its first event has seq 1, and a workflow that has any event has seq 1 (a history starts at 1
+ * and is contiguous, E6, E9, and nothing deletes events), so the insert fails exactly when the
+ * guard would. Any check that fails, and any insert that fails, fails the group; the writer then
+ * runs its appends again one by one, and the guard reads the head as usual (E3, E4, E13).
  */
-final class AppendCommand implements WriteCommand<Void> {
+final class AppendCommand implements GroupedCommand {
 
     private static final int HEAD_REREADS = 3;
+    /** Appends of every workflow group together (their guards are checked one by one first). */
+    private static final Object GROUP = AppendCommand.class;
 
     private final String workflowId;
     private final long expectedSeq;
@@ -36,18 +48,7 @@ final class AppendCommand implements WriteCommand<Void> {
 
     @Override
     public Void execute(DbConnection c) throws SQLException {
-        long head = heads.head(c, workflowId);
-        if (head != expectedSeq) {
-            throw new SequenceConflictException(expectedSeq, head); // E3, E4: the guard comes first
-        }
-        for (int i = 0; i < events.size(); i++) {
-            long wanted = expectedSeq + 1 + i;
-            long actual = events.get(i).seq();
-            if (actual != wanted) {
-                throw new BackendException("event sequence must be contiguous: workflow " + workflowId
-                        + " expected seq " + wanted + " but event " + i + " has seq " + actual); // E6
-            }
-        }
+        check(heads.head(c, workflowId));
         EventRows.insert(c, workflowId, events);
         if (!events.isEmpty()) {
             heads.advanced(workflowId, expectedSeq + events.size());
@@ -56,6 +57,63 @@ final class AppendCommand implements WriteCommand<Void> {
             OutboxRows.insertOrIgnore(c, rows, Times.nowNanos(clock.instant()));
         }
         return null;
+    }
+
+    @Override
+    public Object group() {
+        return GROUP;
+    }
+
+    @Override
+    public void executeGroup(DbConnection c, List<GroupedCommand> commands) throws SQLException {
+        List<EventRows.Row> eventRows = new ArrayList<>();
+        for (GroupedCommand command : commands) {
+            AppendCommand append = (AppendCommand) command;
+            append.check(append.groupedHead(c));
+            for (EventEncoder.Encoded e : append.events) {
+                eventRows.add(new EventRows.Row(append.workflowId, e));
+            }
+            if (!append.events.isEmpty()) {
+                // a later append of the same workflow in this group is checked against this head;
+                // a failed group rolls back, which forgets it
+                heads.advanced(append.workflowId, append.expectedSeq + append.events.size());
+            }
+        }
+        EventRows.insertAll(c, eventRows);
+        long now = Times.nowNanos(clock.instant());
+        for (GroupedCommand command : commands) {
+            AppendCommand append = (AppendCommand) command;
+            if (!append.rows.isEmpty()) {
+                OutboxRows.insertOrIgnore(c, append.rows, now);
+            }
+        }
+    }
+
+    /**
+     * @return the head this transaction or the cache knows; else the expected head 0 when the
+     *     first event's insert will check it (see the class comment); else the head read
+     */
+    private long groupedHead(DbConnection c) throws SQLException {
+        Long known = heads.known(workflowId);
+        if (known != null) {
+            return known;
+        }
+        return expectedSeq == 0 && !events.isEmpty() ? 0L : heads.head(c, workflowId);
+    }
+
+    /** E3, E4: the guard comes first; then E6, contiguity. */
+    private void check(long head) {
+        if (head != expectedSeq) {
+            throw new SequenceConflictException(expectedSeq, head);
+        }
+        for (int i = 0; i < events.size(); i++) {
+            long wanted = expectedSeq + 1 + i;
+            long actual = events.get(i).seq();
+            if (actual != wanted) {
+                throw new BackendException("event sequence must be contiguous: workflow " + workflowId
+                        + " expected seq " + wanted + " but event " + i + " has seq " + actual);
+            }
+        }
     }
 
     /** E15: a storage failure is a conflict when the committed head has moved away from the guard. */

@@ -15,9 +15,14 @@ import java.util.List;
 /** The {@code events} table: encoding an event into a row and decoding rows back (S2, S26). */
 public final class EventRows {
 
-    static final String INSERT = "INSERT INTO events "
-            + "(workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, child_workflow_id) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    static final String INSERT = insertOf(1);
+    /** Rows of the larger multi-row insert (8 parameters each: 256 per statement). */
+    static final int WIDE = 32;
+    /** Rows of the smaller multi-row insert, for what a grouped append leaves under {@link #WIDE}. */
+    static final int NARROW = 8;
+    private static final String INSERT_WIDE = insertOf(WIDE);
+    private static final String INSERT_NARROW = insertOf(NARROW);
+    private static final int COLUMNS = 8;
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
@@ -45,16 +50,60 @@ public final class EventRows {
     static void insert(DbConnection c, String workflowId, List<EventEncoder.Encoded> events) throws SQLException {
         PreparedStatement ps = c.prepare(INSERT);
         for (EventEncoder.Encoded e : events) {
-            ps.setString(1, workflowId);
-            ps.setLong(2, e.seq());
-            ps.setBytes(3, e.json());
-            ps.setLong(4, e.recordedAtNanos());
-            ps.setString(5, e.kind());
-            ps.setInt(6, e.queryable() ? 1 : 0);
-            setNullable(ps, 7, e.workflowType());
-            setNullable(ps, 8, e.childWorkflowId());
+            bind(ps, 0, workflowId, e);
             ps.executeUpdate();
         }
+    }
+
+    /** One event row of a grouped append: the workflow it is filed under and its encoding. */
+    record Row(String workflowId, EventEncoder.Encoded event) {}
+
+    /**
+     * Inserts the rows of several appends with multi-row statements ({@value #WIDE} rows, then
+     * {@value #NARROW}, then one at a time): one statement step instead of one per event. A row
+     * whose (workflow, seq) is already stored fails its statement, and so the transaction.
+     *
+     * @param c the write connection
+     * @param rows the rows, in order
+     * @throws SQLException on failure, a primary-key violation included
+     */
+    static void insertAll(DbConnection c, List<Row> rows) throws SQLException {
+        int i = 0;
+        int n = rows.size();
+        for (int width : new int[] {WIDE, NARROW, 1}) {
+            PreparedStatement ps = null;
+            for (; n - i >= width; i += width) {
+                if (ps == null) {
+                    ps = c.prepare(width == WIDE ? INSERT_WIDE : width == NARROW ? INSERT_NARROW : INSERT);
+                }
+                for (int k = 0; k < width; k++) {
+                    Row row = rows.get(i + k);
+                    bind(ps, k * COLUMNS, row.workflowId(), row.event());
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    private static void bind(PreparedStatement ps, int offset, String workflowId, EventEncoder.Encoded e)
+            throws SQLException {
+        ps.setString(offset + 1, workflowId);
+        ps.setLong(offset + 2, e.seq());
+        ps.setBytes(offset + 3, e.json());
+        ps.setLong(offset + 4, e.recordedAtNanos());
+        ps.setString(offset + 5, e.kind());
+        ps.setInt(offset + 6, e.queryable() ? 1 : 0);
+        setNullable(ps, offset + 7, e.workflowType());
+        setNullable(ps, offset + 8, e.childWorkflowId());
+    }
+
+    private static String insertOf(int rows) {
+        StringBuilder sql = new StringBuilder("INSERT INTO events "
+                + "(workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, child_workflow_id) VALUES ");
+        for (int i = 0; i < rows; i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?)");
+        }
+        return sql.toString();
     }
 
     /**

@@ -37,16 +37,23 @@ final class HeadCache implements Writer.TransactionListener {
      * @throws SQLException when the fallback read fails
      */
     long head(DbConnection c, String workflowId) throws SQLException {
-        Long head = inTransaction.get(workflowId);
-        if (head == null) {
-            head = committed.get(workflowId);
-        }
+        Long head = known(workflowId);
         if (head == null) {
             // no write of this workflow in the open transaction yet: what we read is committed state
             head = EventRows.head(c, workflowId);
             committed.put(workflowId, head);
         }
         return head;
+    }
+
+    /**
+     * @param workflowId the workflow's canonical text
+     * @return its head as this transaction sees it when written in it or cached, else {@code null}
+     *     (nothing read)
+     */
+    Long known(String workflowId) {
+        Long head = inTransaction.get(workflowId);
+        return head != null ? head : committed.get(workflowId);
     }
 
     /**
