@@ -19,6 +19,25 @@ public final class BlockHoundSession implements LauncherSessionListener {
 
     private static volatile boolean installed;
 
+    /** @return the calling frames outside BlockHound and the JDK, innermost first, so a violation names its code */
+    private static String callers() {
+        StringBuilder frames = new StringBuilder();
+        int shown = 0;
+        for (StackTraceElement f : new Throwable().getStackTrace()) {
+            String cls = f.getClassName();
+            if (cls.startsWith("reactor.blockhound") || cls.startsWith("java.") || cls.startsWith("jdk.")
+                    || cls.startsWith(BlockHoundSession.class.getName())) {
+                continue;
+            }
+            frames.append(shown == 0 ? "" : " < ").append(cls).append('.').append(f.getMethodName())
+                    .append(':').append(f.getLineNumber());
+            if (++shown == 8) {
+                break;
+            }
+        }
+        return frames.toString();
+    }
+
     /** @return true when this JVM runs with BlockHound installed */
     public static boolean installed() {
         return installed;
@@ -40,7 +59,7 @@ public final class BlockHoundSession implements LauncherSessionListener {
                 // Test logging to the console is allowed.
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
                 .blockingMethodCallback(method -> {
-                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
+                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName() + " in " + callers());
                     throw new BlockingOperationError(method);
                 }));
         installed = true;
