@@ -122,6 +122,9 @@ public final class AppendThroughput implements Workload {
                         + "store's pragmas (its checkpoint threshold and page cache included), and one per "
                         + "transaction (" + nSingle + " appends, the original design, with SQLite's defaults: "
                         + RawDb.Settings.SQLITE_DEFAULTS.describe() + "). "
+                        + "The store runs the appends of one commit as a group (guards first, then multi-row "
+                        + "inserts, and no head read for a workflow it has not seen at expected head 0: the "
+                        + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
                         + "Store and batched baseline "
                         + "alternate which goes first; each ratio is store/baseline of the same run.")
                 .target(normal100.build())
