@@ -32,12 +32,14 @@ import java.util.regex.Pattern;
  *     1,000; see the README's design section); the log file keeps its largest size on disk until
  *     the store closes (which truncates it), and the commit that runs a checkpoint takes longer.
  *     Only the WAL journal mode reads it
- * @param writerCacheKib the write connection's page cache, in KiB (its {@code cache_size}); 65,536
- *     (64 MiB) by default, against SQLite's 2,000. SQLite fills it as pages are read, so a small
- *     database never takes the whole of it. An append or claim touches index pages spread over the
- *     whole file, and a page the cache no longer holds is read again with a system call, under the
- *     write lock: with 50,000 workflows (31 MB) the default cache made appends about 10% faster
- *     than SQLite's (README, design: the writer's page cache). Readers keep SQLite's default
+ * @param writerCacheKib the write connection's page cache, in KiB (its {@code cache_size}); SQLite's
+ *     own 2,000 by default. A larger cache helps appends spread over a file larger than the cache
+ *     (each append lands on random pages of the events table and its projection index, and a page
+ *     the cache no longer holds is read again under the write lock): with 50,000 workflows (a
+ *     31 MB file) 64 MiB made appends about 8% faster. It costs while it grows, though: SQLite
+ *     allocates each cached page as it is first read, and a fresh store's claims took 10–20% longer
+ *     and its outbox drain 5–30% longer at 64 MiB (README, design: the writer's page cache).
+ *     Readers keep SQLite's default
  * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
  * @param metrics where operation timings, claim counts, commit batch sizes and the writer queue
  *     depth are reported; {@link StoreMetrics#NONE} by default
@@ -57,8 +59,8 @@ public record SqliteStoreConfig(
     /** The default {@link #checkpointPages()}. */
     public static final int DEFAULT_CHECKPOINT_PAGES = 10_000;
 
-    /** The default {@link #writerCacheKib()}: 64 MiB. */
-    public static final int DEFAULT_WRITER_CACHE_KIB = 65_536;
+    /** The default {@link #writerCacheKib()}: SQLite's own, 2,000 KiB. */
+    public static final int DEFAULT_WRITER_CACHE_KIB = 2_000;
 
     /** The largest {@link #writerCacheKib()}: 16 GiB. */
     private static final int MAX_WRITER_CACHE_KIB = 16 * 1024 * 1024;
@@ -95,8 +97,8 @@ public record SqliteStoreConfig(
     /**
      * @param path the database file
      * @return the defaults for that file: WAL, SQLite's default synchronous, 10 s busy timeout,
-     *     4 readers, batches of up to 256 commands, checkpoints every 10,000 log pages, a 64 MiB
-     *     writer page cache, the UTC system clock
+     *     4 readers, batches of up to 256 commands, checkpoints every 10,000 log pages, SQLite's
+     *     2,000 KiB page cache, the UTC system clock
      */
     public static SqliteStoreConfig of(Path path) {
         return new SqliteStoreConfig(path, "WAL", null, Duration.ofSeconds(10), 4, 256, DEFAULT_CHECKPOINT_PAGES,

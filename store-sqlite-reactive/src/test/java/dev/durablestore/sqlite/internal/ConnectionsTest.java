@@ -26,11 +26,11 @@ class ConnectionsTest {
         Connections connections = new Connections(tmp.resolve("w.db"), "WAL", "FULL", 10_000);
 
         // when the writer connection is opened
-        try (DbConnection writer = connections.openWriter(2_000, 65_536)) {
+        try (DbConnection writer = connections.openWriter(2_000, 16_384)) {
             // then its statement journals and temporary tables live in memory, next to the other writer settings
             assertThat(writer.queryLong("PRAGMA temp_store")).isEqualTo(TEMP_STORE_MEMORY);
             assertThat(writer.queryLong("PRAGMA wal_autocheckpoint")).isEqualTo(2_000L);
-            assertThat(writer.queryLong("PRAGMA cache_size")).isEqualTo(-65_536L); // negative: KiB
+            assertThat(writer.queryLong("PRAGMA cache_size")).isEqualTo(-16_384L); // negative: KiB
             assertThat(writer.queryLong("PRAGMA busy_timeout")).isEqualTo(10_000L); // S16
         }
     }
