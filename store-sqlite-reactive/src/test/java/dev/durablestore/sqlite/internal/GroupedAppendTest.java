@@ -79,8 +79,8 @@ class GroupedAppendTest {
 
     @Test
     void E3_E7_E22_a_stale_first_append_in_a_group_conflicts_alone_and_stores_none_of_its_rows() throws Exception {
-        // given, queued together behind a busy writer: a new workflow's start, a start of the
-        // workflow the file already holds (expected 0, head 2, with an outbox row), another start
+        // given a new workflow's start, a start of the workflow the file already holds (expected 0,
+        // head 2, with an outbox row), another start; when the writer takes them as one batch
         WorkflowId a = WorkflowId.random();
         WorkflowId b = WorkflowId.random();
         OutboxRow staleRow = OutboxRow.pending(existing, 1, "work", Payload.json("{}"), AT);
@@ -105,7 +105,7 @@ class GroupedAppendTest {
 
     @Test
     void E4_E5_E6_E13_a_mixed_group_leaves_what_the_same_appends_one_by_one_would() throws Exception {
-        // given eight appends queued together
+        // given eight appends; when the writer takes them as one batch
         WorkflowId a = WorkflowId.random();
         WorkflowId b = WorkflowId.random();
         WorkflowId c = WorkflowId.random();
@@ -149,7 +149,8 @@ class GroupedAppendTest {
 
     @Test
     void E8_a_group_wider_than_one_insert_stores_every_event_in_order() throws Exception {
-        // given 30 appends of 3 events each queued together: 90 rows, more than two wide inserts
+        // given 30 appends of 3 events each (90 rows: two wide inserts, three narrow, two single);
+        // when the writer takes them as one batch
         List<WorkflowId> workflows = new ArrayList<>();
         List<PendingAppend> pending = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
@@ -177,7 +178,10 @@ class GroupedAppendTest {
                 outboxRows.encoder().forStaging(rows, "rows"), Clock.systemUTC(), heads));
     }
 
-    /** Submits the appends while the writer is held by another command, then lets it take them as one batch. */
+    /**
+     * Submits the appends while the writer is held by another command, then releases it: it takes
+     * them as one batch (the when of every test here).
+     */
     private List<Mono<Void>> queuedTogether(PendingAppend... appends) throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
