@@ -36,10 +36,9 @@ import java.util.regex.Pattern;
  *     own 2,000 by default. A larger cache helps appends spread over a file larger than the cache
  *     (each append lands on random pages of the events table and its projection index, and a page
  *     the cache no longer holds is read again under the write lock): with 50,000 workflows (a
- *     31 MB file) 64 MiB made appends about 8% faster. It costs while it grows, though: SQLite
- *     allocates each cached page as it is first read, and a fresh store's claims took 10–20% longer
- *     and its outbox drain 5–30% longer at 64 MiB (README, design: the writer's page cache).
- *     Readers keep SQLite's default
+ *     31 MB file) 64 MiB made appends about 8% faster. It has a cost too, measured but not yet
+ *     explained: at 64 MiB a fresh store's claims took 10–20% longer and its outbox drain 5–30%
+ *     longer (README, design: the writer's page cache). Readers keep SQLite's default
  * @param clock the store's clock, read once per operation for {@code now}; UTC system clock by default
  * @param metrics where operation timings, claim counts, commit batch sizes and the writer queue
  *     depth are reported; {@link StoreMetrics#NONE} by default
