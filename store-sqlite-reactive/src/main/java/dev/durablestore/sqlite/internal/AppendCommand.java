@@ -23,7 +23,7 @@ import java.util.List;
  * guard would. Any check that fails, and any insert that fails, fails the group; the writer then
  * runs its appends again one by one, and the guard reads the head as usual (E3, E4, E13).
  */
-final class AppendCommand implements GroupedCommand {
+final class AppendCommand implements GroupedCommand<AppendCommand> {
 
     private static final int HEAD_REREADS = 3;
     /** Appends of every workflow group together (their guards are checked one by one first). */
@@ -65,10 +65,9 @@ final class AppendCommand implements GroupedCommand {
     }
 
     @Override
-    public void executeGroup(DbConnection c, List<GroupedCommand> commands) throws SQLException {
+    public void executeGroup(DbConnection c, List<AppendCommand> commands) throws SQLException {
         List<EventRows.Row> eventRows = new ArrayList<>();
-        for (GroupedCommand command : commands) {
-            AppendCommand append = (AppendCommand) command;
+        for (AppendCommand append : commands) {
             append.check(append.groupedHead(c));
             for (EventEncoder.Encoded e : append.events) {
                 eventRows.add(new EventRows.Row(append.workflowId, e));
@@ -81,8 +80,7 @@ final class AppendCommand implements GroupedCommand {
         }
         EventRows.insertAll(c, eventRows);
         long now = Times.nowNanos(clock.instant());
-        for (GroupedCommand command : commands) {
-            AppendCommand append = (AppendCommand) command;
+        for (AppendCommand append : commands) {
             if (!append.rows.isEmpty()) {
                 OutboxRows.insertOrIgnore(c, append.rows, now);
             }

@@ -23,6 +23,8 @@ public final class EventRows {
     private static final String INSERT_WIDE = insertOf(WIDE);
     private static final String INSERT_NARROW = insertOf(NARROW);
     private static final int COLUMNS = 8;
+    /** The statement widths a grouped insert uses, widest first. */
+    private static final int[] WIDTHS = {WIDE, NARROW, 1};
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
@@ -70,7 +72,7 @@ public final class EventRows {
     static void insertAll(DbConnection c, List<Row> rows) throws SQLException {
         int i = 0;
         int n = rows.size();
-        for (int width : new int[] {WIDE, NARROW, 1}) {
+        for (int width : WIDTHS) {
             PreparedStatement ps = null;
             for (; n - i >= width; i += width) {
                 if (ps == null) {

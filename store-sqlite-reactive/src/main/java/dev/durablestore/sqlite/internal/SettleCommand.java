@@ -12,7 +12,7 @@ import java.util.List;
  * run as one {@code UPDATE … WHERE dispatch_key IN (json_each(?))}: a dispatcher completing rows at
  * concurrency 64 sends its completes in bursts, and one statement per burst beats one per row.
  */
-final class SettleCommand implements GroupedCommand {
+final class SettleCommand implements GroupedCommand<SettleCommand> {
 
     /** The three settlements and their statements. */
     enum Kind {
@@ -63,10 +63,10 @@ final class SettleCommand implements GroupedCommand {
     }
 
     @Override
-    public void executeGroup(DbConnection c, List<GroupedCommand> commands) throws SQLException {
+    public void executeGroup(DbConnection c, List<SettleCommand> commands) throws SQLException {
         List<String> keys = new ArrayList<>(commands.size());
-        for (GroupedCommand command : commands) {
-            keys.add(((SettleCommand) command).key);
+        for (SettleCommand command : commands) {
+            keys.add(command.key);
         }
         PreparedStatement ps = c.prepare(kind.many);
         ps.setLong(1, Times.nowNanos(clock.instant()));

@@ -643,24 +643,26 @@ public final class Writer {
 
     /** @return the end (exclusive) of the run of groupable commands of one group starting at {@code from} */
     private static int groupEnd(List<Pending<?>> todo, int from) {
-        if (!(todo.get(from).command instanceof GroupedCommand first)) {
+        if (!(todo.get(from).command instanceof GroupedCommand<?> first)) {
             return from + 1;
         }
         Object group = first.group();
         int end = from + 1;
-        while (end < todo.size() && todo.get(end).command instanceof GroupedCommand next
-                && group.equals(next.group())) {
+        while (end < todo.size() && todo.get(end).command instanceof GroupedCommand<?> next
+                && next.getClass() == first.getClass() && group.equals(next.group())) {
             end++;
         }
         return end;
     }
 
+    /** Runs a group found by {@link #groupEnd}: commands of one class, so the list is of its type. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private void runGroup(List<Pending<?>> group) throws SQLException {
-        List<GroupedCommand> commands = new ArrayList<>(group.size());
+        List commands = new ArrayList<>(group.size());
         for (Pending<?> p : group) {
-            commands.add((GroupedCommand) p.command);
+            commands.add(p.command);
         }
-        commands.get(0).executeGroup(connection, commands);
+        ((GroupedCommand) group.get(0).command).executeGroup(connection, commands);
         for (Pending<?> p : group) {
             p.rejection = null;
             p.value = null;

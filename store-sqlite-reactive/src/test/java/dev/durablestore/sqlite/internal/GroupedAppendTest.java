@@ -91,10 +91,7 @@ class GroupedAppendTest {
 
         // then the stale one fails with the head the file holds, and the others commit
         StepVerifier.create(appends.get(0)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(appends.get(1))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(SequenceConflictException.class,
-                        c -> assertThat(c.found()).isEqualTo(2L)))
-                .verify(TIMEOUT);
+        expectConflict(appends.get(1), 2L);
         StepVerifier.create(appends.get(2)).expectComplete().verify(TIMEOUT);
         // and the stale append wrote nothing: the history is unchanged and its row was not staged
         assertThat(seqs(existing)).containsExactly(1L, 2L);
@@ -124,19 +121,13 @@ class GroupedAppendTest {
         // then each has the outcome it has alone, in queue order
         StepVerifier.create(appends.get(0)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(appends.get(1)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(appends.get(2))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(SequenceConflictException.class,
-                        conflict -> assertThat(conflict.found()).isEqualTo(1L)))
-                .verify(TIMEOUT);
+        expectConflict(appends.get(2), 1L);
         StepVerifier.create(appends.get(3)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(appends.get(4))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
                         .hasMessageContaining("event sequence must be contiguous"))
                 .verify(TIMEOUT);
-        StepVerifier.create(appends.get(5))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(SequenceConflictException.class,
-                        conflict -> assertThat(conflict.found()).isEqualTo(2L)))
-                .verify(TIMEOUT);
+        expectConflict(appends.get(5), 2L);
         StepVerifier.create(appends.get(6)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(appends.get(7)).expectComplete().verify(TIMEOUT);
         assertThat(seqs(a)).containsExactly(1L, 2L, 3L);
@@ -152,13 +143,13 @@ class GroupedAppendTest {
         // given 30 appends of 3 events each (90 rows: two wide inserts, three narrow, two single);
         // when the writer takes them as one batch
         List<WorkflowId> workflows = new ArrayList<>();
-        List<PendingAppend> pending = new ArrayList<>();
+        List<AppendCommand> pending = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             WorkflowId w = WorkflowId.random();
             workflows.add(w);
             pending.add(append(w, 0, signals(w, 1, 3), List.of()));
         }
-        List<Mono<Void>> appends = queuedTogether(pending.toArray(PendingAppend[]::new));
+        List<Mono<Void>> appends = queuedTogether(pending.toArray(AppendCommand[]::new));
 
         // then every append succeeds and every history holds its three events, decoding as written
         for (Mono<Void> m : appends) {
@@ -170,19 +161,25 @@ class GroupedAppendTest {
         }
     }
 
-    /** An append not yet submitted. */
-    private record PendingAppend(AppendCommand command) {}
+    /** @return an append not yet submitted, encoded as the store encodes it */
+    private AppendCommand append(WorkflowId w, long expected, List<Event> events, List<OutboxRow> rows) {
+        return new AppendCommand(w.toString(), expected, encode(w, expected, events),
+                outboxRows.encoder().forStaging(rows, "rows"), Clock.systemUTC(), heads);
+    }
 
-    private PendingAppend append(WorkflowId w, long expected, List<Event> events, List<OutboxRow> rows) {
-        return new PendingAppend(new AppendCommand(w.toString(), expected, encode(w, expected, events),
-                outboxRows.encoder().forStaging(rows, "rows"), Clock.systemUTC(), heads));
+    /** E3: the append failed with a sequence conflict naming {@code found} as the head. */
+    private static void expectConflict(Mono<Void> append, long found) {
+        StepVerifier.create(append)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(SequenceConflictException.class,
+                        conflict -> assertThat(conflict.found()).isEqualTo(found)))
+                .verify(TIMEOUT);
     }
 
     /**
      * Submits the appends while the writer is held by another command, then releases it: it takes
      * them as one batch (the when of every test here).
      */
-    private List<Mono<Void>> queuedTogether(PendingAppend... appends) throws InterruptedException {
+    private List<Mono<Void>> queuedTogether(AppendCommand... appends) throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
         writer.submit(new Noop(() -> {
@@ -191,8 +188,8 @@ class GroupedAppendTest {
         })).subscribe();
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         List<Mono<Void>> results = new ArrayList<>();
-        for (PendingAppend p : appends) {
-            Mono<Void> m = writer.submit(p.command()).cache();
+        for (AppendCommand append : appends) {
+            Mono<Void> m = writer.submit(append).cache();
             m.subscribe(null, e -> { });
             results.add(m);
         }

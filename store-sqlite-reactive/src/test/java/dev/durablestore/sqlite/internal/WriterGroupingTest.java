@@ -127,7 +127,7 @@ class WriterGroupingTest {
     }
 
     /** A command of a group that records its calls and fails for the keys in {@code failing}. */
-    private final class Probe implements GroupedCommand {
+    private final class Probe implements GroupedCommand<Probe> {
         private final String group;
         private final String key;
         private final Set<String> failing;
@@ -153,11 +153,10 @@ class WriterGroupingTest {
         }
 
         @Override
-        public void executeGroup(DbConnection c, List<GroupedCommand> commands) throws SQLException {
+        public void executeGroup(DbConnection c, List<Probe> commands) throws SQLException {
             List<String> keys = new ArrayList<>();
             boolean fails = false;
-            for (GroupedCommand command : commands) {
-                Probe p = (Probe) command;
+            for (Probe p : commands) {
                 keys.add(p.key);
                 fails |= p.failing.contains(p.key);
             }
