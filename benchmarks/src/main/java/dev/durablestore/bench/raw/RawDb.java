@@ -4,6 +4,7 @@ import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -38,9 +39,17 @@ public final class RawDb implements AutoCloseable {
         /** SQLite's own: 1,000 log pages between checkpoints, a 2,000 KiB cache; the original design ran with these. */
         public static final Settings SQLITE_DEFAULTS = new Settings(1_000, 2_000);
 
+        /**
+         * The store's page cache with automatic checkpoints off: the log then holds every page a run
+         * writes, for {@link #logFrames()} to count.
+         */
+        public static final Settings NO_CHECKPOINTS = new Settings(0, STORE.cacheKib());
+
         /** @return how the report names these settings */
         public String describe() {
-            return String.format("checkpoint every %,d pages, %,d KiB page cache", checkpointPages, cacheKib);
+            return checkpointPages <= 0
+                    ? String.format("no automatic checkpoint, %,d KiB page cache", cacheKib)
+                    : String.format("checkpoint every %,d pages, %,d KiB page cache", checkpointPages, cacheKib);
         }
     }
 
@@ -124,6 +133,23 @@ public final class RawDb implements AutoCloseable {
     /** @return the JDBC connection */
     public Connection connection() {
         return connection;
+    }
+
+    /**
+     * Counts the pages in the write-ahead log by running a passive checkpoint (call it after the
+     * work it counts). With {@link Settings#NO_CHECKPOINTS} that is every page written since the
+     * file was created: each commit writes each page it changed once.
+     *
+     * @return the frames in the log
+     * @throws SQLException on failure
+     */
+    public long logFrames() throws SQLException {
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+            if (!rs.next()) {
+                throw new SQLException("PRAGMA wal_checkpoint returned no row");
+            }
+            return rs.getLong(2);
+        }
     }
 
     /** @throws SQLException on failure */

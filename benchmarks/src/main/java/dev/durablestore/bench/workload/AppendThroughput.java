@@ -22,6 +22,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import reactor.core.publisher.Flux;
 
 /**
@@ -74,6 +77,11 @@ public final class AppendThroughput implements Workload {
         List<Double> ceilingFull = new ArrayList<>();
         List<Double> defaultSettingsFull = new ArrayList<>();
         List<Double> settingsGainFull = new ArrayList<>();
+        List<Double> raw1Full = new ArrayList<>();
+        int[] sweep = sweepSizes(n);
+        Map<Integer, List<Double>> storeBySize = new TreeMap<>();
+        Map<Integer, List<Double>> batchedBySize = new TreeMap<>();
+        Map<Integer, List<Double>> pagesBySize = new TreeMap<>();
 
         ctx.log("P1 warm-up");
         storeRate(ctx, "NORMAL", Math.max(1_000, n / 5), new CommitCounter());
@@ -104,6 +112,9 @@ public final class AppendThroughput implements Workload {
                 } else {
                     full100.run(store, batched);
                     full1.run(store, single);
+                    raw1Full.add(single);
+                    storeBySize.computeIfAbsent(n, k -> new ArrayList<>()).add(store);
+                    batchedBySize.computeIfAbsent(n, k -> new ArrayList<>()).add(batched);
                     ceilingFull.add(batched / single);
                     double batchedDefault = rawRateAtSqliteDefaults(ctx, mode, n);
                     ctx.log(String.format("P1   raw100 at SQLite's defaults %.0f/s", batchedDefault));
@@ -111,6 +122,23 @@ public final class AppendThroughput implements Workload {
                     settingsGainFull.add(batched / batchedDefault);
                     perCommitFull.add(commits.commandsPerCommit());
                 }
+            }
+            for (int size : sweep) {
+                if (size != n) {
+                    ctx.log("P1 run " + run + "/" + ctx.runs() + " FULL, table size " + size);
+                    double store;
+                    double batched;
+                    if (run % 2 == 1) {
+                        batched = rawRate(ctx, "FULL", size, RAW_BATCH);
+                        store = storeRate(ctx, "FULL", size, new CommitCounter());
+                    } else {
+                        store = storeRate(ctx, "FULL", size, new CommitCounter());
+                        batched = rawRate(ctx, "FULL", size, RAW_BATCH);
+                    }
+                    storeBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(store);
+                    batchedBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(batched);
+                }
+                pagesBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(pagesPerAppend(ctx, size));
             }
         }
         TargetResult full100Result = full100.build();
@@ -127,7 +155,11 @@ public final class AppendThroughput implements Workload {
                         + "inserts, and no head read for a workflow it has not seen at expected head 0: the "
                         + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
                         + "Store and batched baseline "
-                        + "alternate which goes first; each ratio is store/baseline of the same run.")
+                        + "alternate which goes first; each ratio is store/baseline of the same run. Each run "
+                        + "then repeats the FULL store and batched runs on smaller fresh files (" + sizesText(sweep)
+                        + " appends) and counts, at every size, the pages the batched loop writes to the log per "
+                        + "append (a batched run with automatic checkpoints off, so the log keeps them all): "
+                        + "context for how the ceiling below depends on the table.")
                 .target(normal100.build())
                 .target(full100Result)
                 .target(full1.build())
@@ -142,7 +174,74 @@ public final class AppendThroughput implements Workload {
                         + RawDb.Settings.SQLITE_DEFAULTS.describe() + ")", defaultSettingsFull, "appends/s")
                 .figure("raw " + RAW_BATCH + "/txn, FULL: the store's writer settings ("
                         + RawDb.Settings.STORE.describe() + ") ÷ SQLite's defaults", settingsGainFull, "×");
-        return section.note(ceilingNote(Stats.summarize(ceilingFull).median(), full100Result.ratio()));
+        for (int size : sweep) {
+            String at = String.format(Locale.ROOT, "FULL, %,d appends to a fresh file", size);
+            section.sideBySide(at + ": store vs raw 1/txn", "appends/s", "store", storeBySize.get(size),
+                    "raw, 1/txn", raw1Full);
+            section.sideBySide(at + ": raw " + RAW_BATCH + "/txn vs raw 1/txn (the ceiling)", "appends/s",
+                    "raw, " + RAW_BATCH + "/txn", batchedBySize.get(size), "raw, 1/txn", raw1Full);
+            section.figure(at + ": pages the raw " + RAW_BATCH + "/txn loop writes to the log per append",
+                    pagesBySize.get(size), "");
+        }
+        return section.note(ceilingNote(Stats.summarize(ceilingFull).median(), full100Result.ratio()))
+                .note(sizeNote(sweep, storeBySize, batchedBySize, pagesBySize, raw1Full));
+    }
+
+    /**
+     * The FULL runs repeated on smaller tables: n/10, n/5, 2n/5 and n appends to a fresh file.
+     * Workflow ids are random, so each new workflow's event lands on a random leaf of the events
+     * table and of its projection index; how many distinct pages a commit writes, and so what a
+     * batch of 100 saves over 100 syncs, depends on how many leaves those trees have.
+     */
+    private static int[] sweepSizes(int n) {
+        return new int[] {n / 10, n / 5, n * 2 / 5, n};
+    }
+
+    private static String sizeNote(int[] sweep, Map<Integer, List<Double>> store, Map<Integer, List<Double>> batched,
+            Map<Integer, List<Double>> pages, List<Double> raw1) {
+        StringBuilder by = new StringBuilder();
+        for (int size : sweep) {
+            by.append(by.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+                    "%,d appends: %.2f pages per append, ceiling %.2f×, store %.2f×", size,
+                    Stats.summarize(pages.get(size)).median(), medianRatio(batched.get(size), raw1),
+                    medianRatio(store.get(size), raw1)));
+        }
+        return "How the ceiling depends on the table (side by side above, the FULL runs repeated on smaller "
+                + "fresh files, each against the run's one-per-transaction rate): " + by + ". Workflow ids are "
+                + "random UUIDs, so every new workflow's event goes to a random leaf of the events table and of "
+                + "its projection index (schema rules S2, S3). On a small table a commit of 100 appends shares "
+                + "leaves and writes fewer pages than appends; once the trees have more leaves than a commit "
+                + "has appends, each append writes leaves of its own (and splits them in turn), so a batch "
+                + "saves the syncs but no page writes, and the ceiling falls as the table grows. One append "
+                + "per transaction pays a sync per append at every size.";
+    }
+
+    private static String sizesText(int[] sweep) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < sweep.length - 1; i++) {
+            text.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,d", sweep[i]));
+        }
+        return text.toString();
+    }
+
+    private static double medianRatio(List<Double> first, List<Double> second) {
+        List<Double> ratios = new ArrayList<>(first.size());
+        for (int i = 0; i < first.size(); i++) {
+            ratios.add(first.get(i) / second.get(i));
+        }
+        return Stats.summarize(ratios).median();
+    }
+
+    /** Pages the batched loop writes to the log per append, counted with automatic checkpoints off. */
+    private double pagesPerAppend(RunContext ctx, int n) throws SQLException {
+        Path db = ctx.freshDb("p1-pages-" + n);
+        try (RawDb rawDb = RawDb.create(db, "FULL", RawDb.Settings.NO_CHECKPOINTS)) {
+            rawDb.logFrames(); // checkpoints the schema's pages, so the run's first commit restarts the log
+            raw.run(rawDb, events(n), RAW_BATCH);
+            return (double) rawDb.logFrames() / n;
+        } finally {
+            ctx.delete(db);
+        }
     }
 
     /**
@@ -152,10 +251,11 @@ public final class AppendThroughput implements Workload {
      */
     private static String ceilingNote(double ceiling, Stats.Summary storeVsBatched) {
         double vsBatched = storeVsBatched == null ? Double.NaN : storeVsBatched.median();
-        return String.format(java.util.Locale.ROOT, "How P1-full-vs-raw1 is bounded: it is (store ÷ raw %d/txn) × (raw "
+        return String.format(Locale.ROOT, "How P1-full-vs-raw1 is bounded: it is (store ÷ raw %d/txn) × (raw "
                 + "%d/txn ÷ raw 1/txn), both FULL and of the same run. The second factor, the ceiling, was %.2f× "
                 + "in this run: what this SQL reaches at %d appends per commit against one per commit, set by how "
-                + "long a sync takes next to an append's page writes on this machine at the time. The store ran "
+                + "long a sync takes next to an append's page writes on this machine at the time, and by how "
+                + "many pages an append writes, which grows with the table (next note). The store ran "
                 + "at %.2f× of the batched loop, so the target of %.0f× needs a ceiling of at least %.2f×.",
                 RAW_BATCH, RAW_BATCH, ceiling, RAW_BATCH, vsBatched, FULL_VS_RAW1.value(),
                 FULL_VS_RAW1.value() / vsBatched);
