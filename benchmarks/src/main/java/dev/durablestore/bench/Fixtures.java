@@ -57,6 +57,19 @@ public final class Fixtures {
     }
 
     /**
+     * @param count how many workflows
+     * @return the first event ({@link #started}) of each of {@code count} new random workflows
+     */
+    public static List<Event> startedWorkflows(int count) {
+        Instant now = Instant.now();
+        List<Event> events = new ArrayList<>(count);
+        for (WorkflowId w : workflows(count)) {
+            events.add(started(w, now));
+        }
+        return events;
+    }
+
+    /**
      * @param workflow the workflow
      * @param now the record time
      * @return its first event: a {@code WorkflowStarted} at seq 1

@@ -83,12 +83,11 @@ public final class Section {
      */
     public Section sideBySide(String label, String unit, String firstLabel, List<Double> first, String secondLabel,
             List<Double> second) {
-        if (first.size() != second.size()) {
-            throw new IllegalArgumentException(label + ": " + first.size() + " vs " + second.size() + " runs");
-        }
-        List<Double> ratios = new ArrayList<>(first.size());
-        for (int i = 0; i < first.size(); i++) {
-            ratios.add(first.get(i) / second.get(i));
+        List<Double> ratios;
+        try {
+            ratios = Stats.ratios(first, second);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(label + ": " + e.getMessage(), e);
         }
         sideBySides.add(new SideBySide(label, firstLabel, Stats.summarize(first), secondLabel,
                 Stats.summarize(second), Stats.summarize(ratios), unit));

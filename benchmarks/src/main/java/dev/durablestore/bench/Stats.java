@@ -1,5 +1,6 @@
 package dev.durablestore.bench;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -49,6 +50,23 @@ public final class Stats {
         // a failed run (NaN) makes the median unknown: the target is then not met
         double median = sorted.length == values.size() ? median(sorted) : Double.NaN;
         return new Summary(median, sorted[0], sorted[sorted.length - 1], values.size());
+    }
+
+    /**
+     * @param first per-run values
+     * @param second per-run values of the same runs, in the same order
+     * @return the per-run ratios first/second
+     * @throws IllegalArgumentException when the two hold different numbers of runs
+     */
+    public static List<Double> ratios(List<Double> first, List<Double> second) {
+        if (first.size() != second.size()) {
+            throw new IllegalArgumentException("ratios of " + first.size() + " runs to " + second.size() + " runs");
+        }
+        List<Double> ratios = new ArrayList<>(first.size());
+        for (int i = 0; i < first.size(); i++) {
+            ratios.add(first.get(i) / second.get(i));
+        }
+        return ratios;
     }
 
     /**

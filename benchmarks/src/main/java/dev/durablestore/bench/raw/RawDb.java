@@ -41,7 +41,7 @@ public final class RawDb implements AutoCloseable {
 
         /**
          * The store's page cache with automatic checkpoints off: the log then holds every page a run
-         * writes, for {@link #logFrames()} to count.
+         * writes, for {@link RawDb#logPages()} to count.
          */
         public static final Settings NO_CHECKPOINTS = new Settings(0, STORE.cacheKib());
 
@@ -136,19 +136,39 @@ public final class RawDb implements AutoCloseable {
     }
 
     /**
-     * Counts the pages in the write-ahead log by running a passive checkpoint (call it after the
-     * work it counts). With {@link Settings#NO_CHECKPOINTS} that is every page written since the
-     * file was created: each commit writes each page it changed once.
+     * Copies the write-ahead log into the file and empties it ({@code wal_checkpoint(TRUNCATE)}), so
+     * that {@link #logPages()} afterwards counts only what is written from here on.
      *
-     * @return the frames in the log
+     * @throws SQLException on failure, or when the log could not be emptied
+     */
+    public void restartLog() throws SQLException {
+        long[] result = checkpoint("TRUNCATE");
+        if (result[0] != 0 || result[1] != 0) {
+            throw new SQLException("the log was not emptied: wal_checkpoint(TRUNCATE) returned busy=" + result[0]
+                    + ", log=" + result[1]);
+        }
+    }
+
+    /**
+     * Counts the pages in the write-ahead log (its frames) by running a passive checkpoint. With
+     * {@link Settings#NO_CHECKPOINTS} that is every page written since {@link #restartLog()}: each
+     * commit writes each page it changed once.
+     *
+     * @return the pages in the log
      * @throws SQLException on failure
      */
-    public long logFrames() throws SQLException {
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+    public long logPages() throws SQLException {
+        return checkpoint("PASSIVE")[1];
+    }
+
+    /** @return busy, pages in the log and pages checkpointed, as {@code PRAGMA wal_checkpoint} reports them */
+    private long[] checkpoint(String mode) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(" + mode + ")")) {
             if (!rs.next()) {
-                throw new SQLException("PRAGMA wal_checkpoint returned no row");
+                throw new SQLException("PRAGMA wal_checkpoint(" + mode + ") returned no row");
             }
-            return rs.getLong(2);
+            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.durablestore.bench.workload;
 
-import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.CommitCounter;
@@ -19,12 +18,15 @@ import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import reactor.core.publisher.Flux;
 
 /**
@@ -77,11 +79,10 @@ public final class AppendThroughput implements Workload {
         List<Double> ceilingFull = new ArrayList<>();
         List<Double> defaultSettingsFull = new ArrayList<>();
         List<Double> settingsGainFull = new ArrayList<>();
-        List<Double> raw1Full = new ArrayList<>();
-        int[] sweep = sweepSizes(n);
-        Map<Integer, List<Double>> storeBySize = new TreeMap<>();
-        Map<Integer, List<Double>> batchedBySize = new TreeMap<>();
-        Map<Integer, List<Double>> pagesBySize = new TreeMap<>();
+        SortedMap<Integer, BySize> bySize = new TreeMap<>();
+        for (int size : sweepSizes(n)) {
+            bySize.put(size, new BySize());
+        }
 
         ctx.log("P1 warm-up");
         storeRate(ctx, "NORMAL", Math.max(1_000, n / 5), new CommitCounter());
@@ -91,15 +92,9 @@ public final class AppendThroughput implements Workload {
             for (String mode : MODES) {
                 ctx.log("P1 run " + run + "/" + ctx.runs() + " synchronous=" + mode);
                 CommitCounter commits = new CommitCounter();
-                double store;
-                double batched;
-                if (run % 2 == 1) {
-                    batched = rawRate(ctx, mode, n, RAW_BATCH);
-                    store = storeRate(ctx, mode, n, commits);
-                } else {
-                    store = storeRate(ctx, mode, n, commits);
-                    batched = rawRate(ctx, mode, n, RAW_BATCH);
-                }
+                Pace pace = storeAndBatched(ctx, run, mode, n, commits);
+                double store = pace.store();
+                double batched = pace.batched();
                 double single = rawRate(ctx, mode, nSingle, 1);
                 ctx.log(String.format("P1   store %.0f/s, raw100 %.0f/s, raw1 %.0f/s, %.1f appends per commit",
                         store, batched, single, commits.commandsPerCommit()));
@@ -112,9 +107,7 @@ public final class AppendThroughput implements Workload {
                 } else {
                     full100.run(store, batched);
                     full1.run(store, single);
-                    raw1Full.add(single);
-                    storeBySize.computeIfAbsent(n, k -> new ArrayList<>()).add(store);
-                    batchedBySize.computeIfAbsent(n, k -> new ArrayList<>()).add(batched);
+                    bySize.get(n).add(pace, single);
                     ceilingFull.add(batched / single);
                     double batchedDefault = rawRateAtSqliteDefaults(ctx, mode, n);
                     ctx.log(String.format("P1   raw100 at SQLite's defaults %.0f/s", batchedDefault));
@@ -123,22 +116,14 @@ public final class AppendThroughput implements Workload {
                     perCommitFull.add(commits.commandsPerCommit());
                 }
             }
-            for (int size : sweep) {
+            for (Map.Entry<Integer, BySize> at : bySize.entrySet()) {
+                int size = at.getKey();
                 if (size != n) {
-                    ctx.log("P1 run " + run + "/" + ctx.runs() + " FULL, table size " + size);
-                    double store;
-                    double batched;
-                    if (run % 2 == 1) {
-                        batched = rawRate(ctx, "FULL", size, RAW_BATCH);
-                        store = storeRate(ctx, "FULL", size, new CommitCounter());
-                    } else {
-                        store = storeRate(ctx, "FULL", size, new CommitCounter());
-                        batched = rawRate(ctx, "FULL", size, RAW_BATCH);
-                    }
-                    storeBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(store);
-                    batchedBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(batched);
+                    ctx.log("P1 run " + run + "/" + ctx.runs() + " FULL, " + size + " appends");
+                    Pace pace = storeAndBatched(ctx, run, "FULL", size, new CommitCounter());
+                    at.getValue().add(pace, rawRate(ctx, "FULL", singleCount(size, nSingle), 1));
                 }
-                pagesBySize.computeIfAbsent(size, k -> new ArrayList<>()).add(pagesPerAppend(ctx, size));
+                at.getValue().pages().add(pagesPerAppend(ctx, size));
             }
         }
         TargetResult full100Result = full100.build();
@@ -156,10 +141,11 @@ public final class AppendThroughput implements Workload {
                         + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
                         + "Store and batched baseline "
                         + "alternate which goes first; each ratio is store/baseline of the same run. Each run "
-                        + "then repeats the FULL store and batched runs on smaller fresh files (" + sizesText(sweep)
-                        + " appends) and counts, at every size, the pages the batched loop writes to the log per "
-                        + "append (a batched run with automatic checkpoints off, so the log keeps them all): "
-                        + "context for how the ceiling below depends on the table.")
+                        + "then repeats the FULL runs on smaller fresh files (" + sizesText(bySize.keySet(), n)
+                        + " appends; one append per transaction on as many appends, at most " + nSingle + ") and "
+                        + "counts, at every size, the pages the batched loop writes to the log per append (a "
+                        + "batched run with automatic checkpoints off, so the log keeps them all): context for "
+                        + "how the ceiling below depends on the table.")
                 .target(normal100.build())
                 .target(full100Result)
                 .target(full1.build())
@@ -174,71 +160,108 @@ public final class AppendThroughput implements Workload {
                         + RawDb.Settings.SQLITE_DEFAULTS.describe() + ")", defaultSettingsFull, "appends/s")
                 .figure("raw " + RAW_BATCH + "/txn, FULL: the store's writer settings ("
                         + RawDb.Settings.STORE.describe() + ") ÷ SQLite's defaults", settingsGainFull, "×");
-        for (int size : sweep) {
-            String at = String.format(Locale.ROOT, "FULL, %,d appends to a fresh file", size);
-            section.sideBySide(at + ": store vs raw 1/txn", "appends/s", "store", storeBySize.get(size),
-                    "raw, 1/txn", raw1Full);
-            section.sideBySide(at + ": raw " + RAW_BATCH + "/txn vs raw 1/txn (the ceiling)", "appends/s",
-                    "raw, " + RAW_BATCH + "/txn", batchedBySize.get(size), "raw, 1/txn", raw1Full);
-            section.figure(at + ": pages the raw " + RAW_BATCH + "/txn loop writes to the log per append",
-                    pagesBySize.get(size), "");
+        for (Map.Entry<Integer, BySize> at : bySize.entrySet()) {
+            String label = String.format(Locale.ROOT, "FULL, %,d appends to a fresh file", at.getKey());
+            String single = String.format(Locale.ROOT, "raw, 1/txn, %,d appends", singleCount(at.getKey(), nSingle));
+            BySize measured = at.getValue();
+            section.sideBySide(label + ": store vs raw 1/txn", "appends/s", "store", measured.store(), single,
+                    measured.single());
+            section.sideBySide(label + ": raw " + RAW_BATCH + "/txn vs raw 1/txn (the ceiling)", "appends/s",
+                    "raw, " + RAW_BATCH + "/txn", measured.batched(), single, measured.single());
+            section.figure(label + ": pages the raw " + RAW_BATCH + "/txn loop writes to the log per append",
+                    measured.pages(), "");
         }
         return section.note(ceilingNote(Stats.summarize(ceilingFull).median(), full100Result.ratio()))
-                .note(sizeNote(sweep, storeBySize, batchedBySize, pagesBySize, raw1Full));
+                .note(sizeNote(bySize));
+    }
+
+    /** The store's and the batched loop's rates of one measurement. */
+    private record Pace(double store, double batched) {}
+
+    /** The FULL measurements at one table size, one value per run in each list. */
+    private record BySize(List<Double> store, List<Double> batched, List<Double> single, List<Double> pages) {
+
+        BySize() {
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        }
+
+        void add(Pace pace, double singleRate) {
+            store.add(pace.store());
+            batched.add(pace.batched());
+            single.add(singleRate);
+        }
+    }
+
+    /** Store and batched loop back to back on fresh files, alternating which goes first from run to run. */
+    private Pace storeAndBatched(RunContext ctx, int run, String mode, int n, CommitCounter commits)
+            throws SQLException {
+        if (run % 2 == 1) {
+            double batched = rawRate(ctx, mode, n, RAW_BATCH);
+            return new Pace(storeRate(ctx, mode, n, commits), batched);
+        }
+        double store = storeRate(ctx, mode, n, commits);
+        return new Pace(store, rawRate(ctx, mode, n, RAW_BATCH));
+    }
+
+    /** One append per transaction runs on as many appends as the table size, at most the configured count. */
+    private static int singleCount(int size, int nSingle) {
+        return Math.min(size, nSingle);
     }
 
     /**
-     * The FULL runs repeated on smaller tables: n/10, n/5, 2n/5 and n appends to a fresh file.
-     * Workflow ids are random, so each new workflow's event lands on a random leaf of the events
-     * table and of its projection index; how many distinct pages a commit writes, and so what a
-     * batch of 100 saves over 100 syncs, depends on how many leaves those trees have.
+     * The FULL runs repeated on smaller tables: n/10, n/5, 2n/5 and n appends to a fresh file (sizes
+     * under one batch of {@value #RAW_BATCH} left out). Workflow ids are random, so each new
+     * workflow's event lands on a random leaf of the events table and of its projection index; how
+     * many pages a commit writes, and so what a batch saves over one sync per append, depends on how
+     * many leaves those trees have.
      */
-    private static int[] sweepSizes(int n) {
-        return new int[] {n / 10, n / 5, n * 2 / 5, n};
-    }
-
-    private static String sizeNote(int[] sweep, Map<Integer, List<Double>> store, Map<Integer, List<Double>> batched,
-            Map<Integer, List<Double>> pages, List<Double> raw1) {
-        StringBuilder by = new StringBuilder();
-        for (int size : sweep) {
-            by.append(by.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
-                    "%,d appends: %.2f pages per append, ceiling %.2f×, store %.2f×", size,
-                    Stats.summarize(pages.get(size)).median(), medianRatio(batched.get(size), raw1),
-                    medianRatio(store.get(size), raw1)));
+    private static SortedSet<Integer> sweepSizes(int n) {
+        SortedSet<Integer> sizes = new TreeSet<>();
+        for (int size : new int[] {n / 10, n / 5, n * 2 / 5}) {
+            if (size >= RAW_BATCH) {
+                sizes.add(size);
+            }
         }
-        return "How the ceiling depends on the table (side by side above, the FULL runs repeated on smaller "
-                + "fresh files, each against the run's one-per-transaction rate): " + by + ". Workflow ids are "
-                + "random UUIDs, so every new workflow's event goes to a random leaf of the events table and of "
-                + "its projection index (schema rules S2, S3). On a small table a commit of 100 appends shares "
-                + "leaves and writes fewer pages than appends; once the trees have more leaves than a commit "
-                + "has appends, each append writes leaves of its own (and splits them in turn), so a batch "
-                + "saves the syncs but no page writes, and the ceiling falls as the table grows. One append "
-                + "per transaction pays a sync per append at every size.";
+        sizes.add(n);
+        return sizes;
     }
 
-    private static String sizesText(int[] sweep) {
+    private static String sizeNote(SortedMap<Integer, BySize> bySize) {
+        StringBuilder by = new StringBuilder();
+        for (Map.Entry<Integer, BySize> at : bySize.entrySet()) {
+            BySize measured = at.getValue();
+            by.append(by.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
+                    "%,d appends: %.2f pages per append, ceiling %.2f×, store %.2f×", at.getKey(),
+                    Stats.summarize(measured.pages()).median(),
+                    Stats.summarize(Stats.ratios(measured.batched(), measured.single())).median(),
+                    Stats.summarize(Stats.ratios(measured.store(), measured.single())).median()));
+        }
+        return "How the ceiling depends on the table (side by side above: the FULL runs repeated on smaller "
+                + "fresh files): " + by + ". Workflow ids are random UUIDs, so every new workflow's event goes "
+                + "to a random leaf of the events table and of its projection index (schema rules S2, S3). The "
+                + "fewer leaves those trees have, the more of them the appends of one commit share: as the "
+                + "table grows the batched loop writes more pages to the log per append (and its checkpoints "
+                + "copy more of them back to the file), while one append per transaction pays a sync for "
+                + "every append at any size, so the ceiling falls.";
+    }
+
+    private static String sizesText(Set<Integer> sizes, int n) {
         StringBuilder text = new StringBuilder();
-        for (int i = 0; i < sweep.length - 1; i++) {
-            text.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,d", sweep[i]));
+        for (int size : sizes) {
+            if (size != n) {
+                text.append(text.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,d", size));
+            }
         }
         return text.toString();
-    }
-
-    private static double medianRatio(List<Double> first, List<Double> second) {
-        List<Double> ratios = new ArrayList<>(first.size());
-        for (int i = 0; i < first.size(); i++) {
-            ratios.add(first.get(i) / second.get(i));
-        }
-        return Stats.summarize(ratios).median();
     }
 
     /** Pages the batched loop writes to the log per append, counted with automatic checkpoints off. */
     private double pagesPerAppend(RunContext ctx, int n) throws SQLException {
         Path db = ctx.freshDb("p1-pages-" + n);
         try (RawDb rawDb = RawDb.create(db, "FULL", RawDb.Settings.NO_CHECKPOINTS)) {
-            rawDb.logFrames(); // checkpoints the schema's pages, so the run's first commit restarts the log
-            raw.run(rawDb, events(n), RAW_BATCH);
-            return (double) rawDb.logFrames() / n;
+            rawDb.restartLog(); // the schema's pages are not the run's
+            raw.run(rawDb, Fixtures.startedWorkflows(n), RAW_BATCH);
+            return (double) rawDb.logPages() / n;
         } finally {
             ctx.delete(db);
         }
@@ -263,7 +286,7 @@ public final class AppendThroughput implements Workload {
 
     private double storeRate(RunContext ctx, String mode, int n, CommitCounter commits) {
         Path db = ctx.freshDb("p1-store-" + mode);
-        List<Event> events = events(n);
+        List<Event> events = Fixtures.startedWorkflows(n);
         try (SqliteReactiveStore store = Fixtures.openStore(db, mode, commits)) {
             commits.reset();
             long began = System.nanoTime();
@@ -297,15 +320,6 @@ public final class AppendThroughput implements Workload {
     }
 
     private double timeRaw(RawDb rawDb, int n, int perTransaction) throws SQLException {
-        return Stats.perSecond(n, raw.run(rawDb, events(n), perTransaction));
-    }
-
-    private static List<Event> events(int n) {
-        Instant now = Instant.now();
-        List<Event> events = new ArrayList<>(n);
-        for (WorkflowId w : Fixtures.workflows(n)) {
-            events.add(Fixtures.started(w, now));
-        }
-        return events;
+        return Stats.perSecond(n, raw.run(rawDb, Fixtures.startedWorkflows(n), perTransaction));
     }
 }
