@@ -76,7 +76,6 @@ public final class AppendThroughput implements Workload {
         List<Double> perCommitFull = new ArrayList<>();
         List<Double> txMicrosNormal = new ArrayList<>();
         List<Double> busyNormal = new ArrayList<>();
-        List<Double> ceilingFull = new ArrayList<>();
         List<Double> defaultSettingsFull = new ArrayList<>();
         List<Double> settingsGainFull = new ArrayList<>();
         SortedMap<Integer, BySize> bySize = new TreeMap<>();
@@ -108,7 +107,6 @@ public final class AppendThroughput implements Workload {
                     full100.run(store, batched);
                     full1.run(store, single);
                     bySize.get(n).add(pace, single);
-                    ceilingFull.add(batched / single);
                     double batchedDefault = rawRateAtSqliteDefaults(ctx, mode, n);
                     ctx.log(String.format("P1   raw100 at SQLite's defaults %.0f/s", batchedDefault));
                     defaultSettingsFull.add(batchedDefault);
@@ -127,6 +125,8 @@ public final class AppendThroughput implements Workload {
             }
         }
         TargetResult full100Result = full100.build();
+        BySize judged = bySize.get(n);
+        List<Double> ceilingFull = Stats.ratios(judged.batched(), judged.single());
         Section section = new Section("P1", "Append throughput",
                 "Each run appends " + n + " events to as many new workflows (one `WorkflowStarted`, expected "
                         + "head 0), " + IN_FLIGHT + " appends in flight through `flatMap`, on a fresh WAL file per "
