@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.Locale;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -48,8 +49,9 @@ public final class RawDb implements AutoCloseable {
         /** @return how the report names these settings */
         public String describe() {
             return checkpointPages <= 0
-                    ? String.format("no automatic checkpoint, %,d KiB page cache", cacheKib)
-                    : String.format("checkpoint every %,d pages, %,d KiB page cache", checkpointPages, cacheKib);
+                    ? String.format(Locale.ROOT, "no automatic checkpoint, %,d KiB page cache", cacheKib)
+                    : String.format(Locale.ROOT, "checkpoint every %,d pages, %,d KiB page cache", checkpointPages,
+                            cacheKib);
         }
     }
 
@@ -142,10 +144,9 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure, or when the log could not be emptied
      */
     public void restartLog() throws SQLException {
-        long[] result = checkpoint("TRUNCATE");
-        if (result[0] != 0 || result[1] != 0) {
-            throw new SQLException("the log was not emptied: wal_checkpoint(TRUNCATE) returned busy=" + result[0]
-                    + ", log=" + result[1]);
+        Checkpoint result = checkpoint("TRUNCATE");
+        if (result.busy() || result.logPages() != 0) {
+            throw new SQLException("the log was not emptied: wal_checkpoint(TRUNCATE) returned " + result);
         }
     }
 
@@ -158,17 +159,19 @@ public final class RawDb implements AutoCloseable {
      * @throws SQLException on failure
      */
     public long logPages() throws SQLException {
-        return checkpoint("PASSIVE")[1];
+        return checkpoint("PASSIVE").logPages();
     }
 
-    /** @return busy, pages in the log and pages checkpointed, as {@code PRAGMA wal_checkpoint} reports them */
-    private long[] checkpoint(String mode) throws SQLException {
+    /** What {@code PRAGMA wal_checkpoint} reports: whether it was blocked, and the pages left in the log. */
+    private record Checkpoint(boolean busy, long logPages) {}
+
+    private Checkpoint checkpoint(String mode) throws SQLException {
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(" + mode + ")")) {
             if (!rs.next()) {
                 throw new SQLException("PRAGMA wal_checkpoint(" + mode + ") returned no row");
             }
-            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+            return new Checkpoint(rs.getInt(1) != 0, rs.getLong(2));
         }
     }
 

@@ -50,9 +50,7 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
     public Void execute(DbConnection c) throws SQLException {
         check(heads.head(c, workflowId));
         EventRows.insert(c, workflowId, events);
-        if (!events.isEmpty()) {
-            heads.advanced(workflowId, expectedSeq + events.size());
-        }
+        advanceHead();
         if (!rows.isEmpty()) {
             OutboxRows.insertOrIgnore(c, rows, Times.nowNanos(clock.instant()));
         }
@@ -72,11 +70,9 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
             for (EventEncoder.Encoded e : append.events) {
                 eventRows.add(new EventRows.Row(append.workflowId, e));
             }
-            if (!append.events.isEmpty()) {
-                // a later append of the same workflow in this group is checked against this head;
-                // a failed group rolls back, which forgets it
-                heads.advanced(append.workflowId, append.expectedSeq + append.events.size());
-            }
+            // a later append of the same workflow in this group is checked against this head; a
+            // failed group rolls back, which forgets it
+            append.advanceHead();
         }
         EventRows.insertAll(c, eventRows);
         long now = Times.nowNanos(clock.instant());
@@ -97,6 +93,13 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
             return known;
         }
         return expectedSeq == 0 && !events.isEmpty() ? 0L : heads.head(c, workflowId);
+    }
+
+    /** Records the head this append's events leave, for later guards of the transaction. */
+    private void advanceHead() {
+        if (!events.isEmpty()) {
+            heads.advanced(workflowId, expectedSeq + events.size());
+        }
     }
 
     /** E3, E4: the guard comes first; then E6, contiguity. */

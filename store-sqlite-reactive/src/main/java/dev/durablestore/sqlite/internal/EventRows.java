@@ -20,11 +20,10 @@ public final class EventRows {
     static final int WIDE = 32;
     /** Rows of the smaller multi-row insert, for what a grouped append leaves under {@link #WIDE}. */
     static final int NARROW = 8;
-    private static final String INSERT_WIDE = insertOf(WIDE);
-    private static final String INSERT_NARROW = insertOf(NARROW);
     private static final int COLUMNS = 8;
-    /** The statement widths a grouped insert uses, widest first. */
-    private static final int[] WIDTHS = {WIDE, NARROW, 1};
+    /** The statements a grouped insert uses, widest first. */
+    private static final List<Width> WIDTHS =
+            List.of(new Width(WIDE, insertOf(WIDE)), new Width(NARROW, insertOf(NARROW)), new Width(1, INSERT));
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
@@ -57,6 +56,9 @@ public final class EventRows {
         }
     }
 
+    /** A multi-row insert: how many rows one execution takes, and its text. */
+    private record Width(int rows, String sql) {}
+
     /** One event row of a grouped append: the workflow it is filed under and its encoding. */
     record Row(String workflowId, EventEncoder.Encoded event) {}
 
@@ -72,13 +74,13 @@ public final class EventRows {
     static void insertAll(DbConnection c, List<Row> rows) throws SQLException {
         int i = 0;
         int n = rows.size();
-        for (int width : WIDTHS) {
+        for (Width width : WIDTHS) {
             PreparedStatement ps = null;
-            for (; n - i >= width; i += width) {
+            for (; n - i >= width.rows(); i += width.rows()) {
                 if (ps == null) {
-                    ps = c.prepare(width == WIDE ? INSERT_WIDE : width == NARROW ? INSERT_NARROW : INSERT);
+                    ps = c.prepare(width.sql());
                 }
-                for (int k = 0; k < width; k++) {
+                for (int k = 0; k < width.rows(); k++) {
                     Row row = rows.get(i + k);
                     bind(ps, k * COLUMNS, row.workflowId(), row.event());
                 }
