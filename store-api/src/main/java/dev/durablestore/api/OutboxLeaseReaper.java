@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,6 +30,8 @@ import reactor.core.scheduler.Schedulers;
  * }</pre>
  */
 public final class OutboxLeaseReaper {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxLeaseReaper.class);
 
     private final OutboxStore store;
     private final Duration lease;
@@ -136,7 +140,8 @@ public final class OutboxLeaseReaper {
 
     /**
      * Sweeps every interval on Reactor's parallel scheduler until disposed. A failed sweep is
-     * reported to {@link #onError} and the next one runs as planned.
+     * reported to {@link #onError} and the next one runs as planned, except once the store is
+     * closed: the {@link StoreClosedException} is reported once and the reaper stops.
      *
      * @return disposes the reaper
      */
@@ -153,10 +158,22 @@ public final class OutboxLeaseReaper {
         return Flux.interval(interval, interval, timer)
                 .onBackpressureDrop()
                 .concatMap(tick -> reapOnce().onErrorResume(e -> {
-                    onError.accept(e);
-                    return Mono.empty();
+                    report(e);
+                    // a closed store stays closed: report it once and stop sweeping
+                    return e instanceof StoreClosedException ? Mono.error(e) : Mono.empty();
                 }), 1)
+                .onErrorComplete(StoreClosedException.class)
                 .subscribe();
+    }
+
+    /** Hands a failure to the user's callback; a callback that throws must not end the reaper. */
+    private void report(Throwable e) {
+        try {
+            onError.accept(e);
+        } catch (RuntimeException callbackFailure) {
+            callbackFailure.addSuppressed(e);
+            log.warn("the lease reaper's onError callback threw", callbackFailure);
+        }
     }
 
     private static Duration positive(Duration value, String argument) {

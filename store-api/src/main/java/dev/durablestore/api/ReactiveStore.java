@@ -1,11 +1,14 @@
 package dev.durablestore.api;
 
+import reactor.core.publisher.Mono;
+
 /**
  * The whole store: history, timers and outbox. Components that need less should depend on the
  * narrower {@link EventStore}, {@link TimerStore} or {@link OutboxStore}.
  *
- * <p>{@link #close()} lets queued writes finish, then releases the store's connections and threads;
- * an operation subscribed afterwards fails with {@link StoreClosedException}.
+ * <p>{@link #close()} (or {@link #closeAsync()}, which does not block) ends claim streams, lets
+ * queued writes finish, then releases the store's connections and threads; an operation subscribed
+ * afterwards fails with {@link StoreClosedException}.
  *
  * <p><b>Cancelling a write.</b> Every write is a cold {@code Mono}: nothing happens until it is
  * subscribed. Cancelling the subscription while the write still waits for its turn withdraws it;
@@ -17,7 +20,25 @@ package dev.durablestore.api;
  */
 public interface ReactiveStore extends EventStore, TimerStore, OutboxStore, AutoCloseable {
 
-    /** Finishes queued writes, then closes connections and threads. Idempotent. */
+    /**
+     * Closes the store without blocking the caller: ends every claim stream with
+     * {@link StoreClosedException} (each first releasing the rows it claimed and had not
+     * delivered: pending again, same attempt, visible at once), lets queued writes finish, answers
+     * every queued read with {@link StoreClosedException}, then closes connections and threads.
+     * Every operation subscribed before, during or after the close terminates: with its result or
+     * with {@link StoreClosedException}. Idempotent: every call returns the same completion.
+     *
+     * @return completes when the store is closed; subscribing starts the close
+     */
+    Mono<Void> closeAsync();
+
+    /**
+     * Closes the store as {@link #closeAsync()} does and waits for it. On a non-blocking thread
+     * (Reactor's {@code parallel} scheduler, the store's own threads) it does not wait: it starts
+     * the close and returns at once, since parking such a thread would stall every pipeline
+     * scheduled on it; subscribe to {@link #closeAsync()} there to know when the close is done.
+     * Idempotent.
+     */
     @Override
     void close();
 }

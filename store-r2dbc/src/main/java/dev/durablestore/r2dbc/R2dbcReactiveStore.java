@@ -282,9 +282,19 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     /**
-     * Refuses new operations, waits up to 30 s for those in flight to finish, ends idle claim
-     * streams with {@link dev.durablestore.api.StoreClosedException}, stops listening and releases
-     * the store's threads. The connection factory is not closed. Idempotent; blocks the caller.
+     * Ends every claim stream with {@link dev.durablestore.api.StoreClosedException} (each first
+     * releasing the rows it claimed and had not delivered), refuses new operations, waits up to
+     * 30 s for those in flight to finish, stops listening and releases the store's threads, without
+     * blocking. The connection factory is not closed. Idempotent.
+     */
+    @Override
+    public Mono<Void> closeAsync() {
+        return backend.closeAsync();
+    }
+
+    /**
+     * Closes as {@link #closeAsync()} does and waits for it; on a non-blocking thread it starts the
+     * close and returns at once. Idempotent.
      */
     @Override
     public void close() {

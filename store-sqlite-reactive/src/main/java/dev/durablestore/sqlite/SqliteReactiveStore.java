@@ -8,6 +8,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
@@ -38,7 +39,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -74,6 +76,11 @@ import reactor.core.scheduler.Schedulers;
 public final class SqliteReactiveStore implements ReactiveStore {
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final Logger log = LoggerFactory.getLogger(SqliteReactiveStore.class);
+    /** How long close waits for claim streams to settle (their claims in flight, their releases). */
+    private static final Duration STREAMS_WAIT = Duration.ofSeconds(10);
+    /** How long close waits for queued writes. */
+    private static final Duration WRITES_WAIT = Duration.ofSeconds(30);
 
     private final String name;
     private final Scheduler emit;
@@ -82,10 +89,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
     private final SqliteHistory history;
     private final SqliteTimers timers;
     private final SqliteOutbox outbox;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Wakeups wakeups;
+    private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
 
     private SqliteReactiveStore(String name, Scheduler emit, Writer writer, ReaderPool readers, SqliteHistory history,
-            SqliteTimers timers, SqliteOutbox outbox) {
+            SqliteTimers timers, SqliteOutbox outbox, Wakeups wakeups) {
         this.name = name;
         this.emit = emit;
         this.writer = writer;
@@ -93,6 +101,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         this.history = history;
         this.timers = timers;
         this.outbox = outbox;
+        this.wakeups = wakeups;
     }
 
     /**
@@ -138,7 +147,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         return new SqliteReactiveStore(name, emit, writer, readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
                 new SqliteTimers(writer, readers),
-                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups, config.metrics()));
+                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups, config.metrics()), wakeups);
     }
 
     /** @return commands waiting for the writer thread (a gauge for metrics) */
@@ -341,25 +350,42 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     /**
-     * Lets every queued write finish (waiting up to 30 s), then closes the write connection, the
-     * readers and the store's threads. Operations subscribed afterwards fail with
-     * {@link dev.durablestore.api.StoreClosedException}. Idempotent.
+     * Ends the claim streams (waiting up to 10 s for their claims in flight and releases), answers
+     * queued reads with {@link StoreClosedException}, lets every queued write finish (waiting up to
+     * 30 s), then closes the write connection and the store's threads.
+     */
+    @Override
+    public Mono<Void> closeAsync() {
+        return closing;
+    }
+
+    /**
+     * Closes as {@link #closeAsync()} does and waits; on a non-blocking thread it starts the close
+     * and returns at once.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        // readers first: the writer's connection is then the last one, which checkpoints the WAL
-        readers.close();
-        writer.close(30_000);
-        // let the signals of the last operations reach their subscribers before the threads stop
-        Mono<Void> drained = emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty());
         if (Schedulers.isInNonBlockingThread()) {
-            drained.subscribe(); // closed from a subscriber's callback: the emit threads stop on their own
+            closing.subscribe(null, e -> log.warn("closing store {} failed", name, e));
         } else {
-            drained.block();
+            closing.block();
         }
+    }
+
+    private Mono<Void> shutdown() {
+        StoreClosedException closedError = new StoreClosedException("claim stream ended: store " + name + " is closed");
+        return wakeups.close(closedError)
+                .timeout(STREAMS_WAIT)
+                .onErrorResume(e -> {
+                    log.warn("store {}: claim streams did not settle in {}; the lease reaper re-arms what they held",
+                            name, STREAMS_WAIT);
+                    return Mono.empty();
+                })
+                // readers first: the writer's connection is then the last one, which checkpoints the WAL
+                .then(readers.closeAsync())
+                .then(writer.closeAsync(WRITES_WAIT))
+                // let the signals of the last operations reach their subscribers before the threads stop
+                .then(emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()));
     }
 
     /** Wakes the claim streams on the emit scheduler; once the store is closing there are none to wake. */

@@ -2,13 +2,19 @@ package dev.durablestore.api.spi;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -18,6 +24,8 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -25,6 +33,12 @@ import reactor.core.scheduler.Schedulers;
  * The backpressured claim stream (O52): claims only against outstanding demand, at most
  * {@code maxBatch} rows per claim, one claim in flight at a time. When a claim comes back short it
  * waits for the earliest of a wake-up, the next known {@code visible_after}, or the poll interval.
+ *
+ * <p>A row claimed for the stream belongs to the subscriber once it has been handed to its
+ * {@code onNext}; until then it belongs to the stream. When the stream ends (cancelled, failed, or
+ * ended by the store's close) the rows it still holds are released: pending again, same attempt,
+ * visible at once. Each row is either delivered or released, never both: the hand-over and the
+ * release each take the row out of one map, and only the one that took it acts.
  */
 public final class ClaimStreams {
 
@@ -59,17 +73,26 @@ public final class ClaimStreams {
      * @return the stream: claims only against outstanding demand
      */
     public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options) {
-        return Flux.create(sink -> new Loop(outbox, wakeups, clock, options, Schedulers.parallel(), sink).start());
+        return Flux.defer(() -> {
+            Loop loop = new Loop(outbox, wakeups, clock, options, Schedulers.parallel());
+            return Flux.<OutboxRow>create(loop::start).handle(loop::handOver);
+        });
     }
 
     /** The state machine of one subscription; {@link #drain()} serializes its transitions. */
-    private static final class Loop {
+    private static final class Loop implements Wakeups.Stream {
         private final Source outbox;
         private final Clock clock;
         private final ClaimStreamOptions options;
         private final Scheduler timers;
-        private final FluxSink<OutboxRow> sink;
+        private FluxSink<OutboxRow> sink;
         private final Wakeups wakeups;
+        /** Rows claimed for the stream and not yet handed to the subscriber, by dispatch key. */
+        private final Map<String, OutboxRow> undelivered = new ConcurrentHashMap<>();
+        /** Releases submitted and not yet finished. */
+        private final AtomicInteger releasing = new AtomicInteger();
+        /** Completes once the stream has ended, no claim is in flight and every release finished. */
+        private final Sinks.Empty<Void> settled = Sinks.empty();
         private final AtomicLong demand = new AtomicLong();
         private final AtomicLong wakeCount = new AtomicLong();
         private final AtomicInteger wip = new AtomicInteger();
@@ -79,32 +102,48 @@ public final class ClaimStreams {
         private volatile Disposable timer;
         /** The limit the claim in flight ran with (read by the backend when it runs the claim). */
         private volatile int claimLimit;
-        private Runnable unregister;
+        private volatile Runnable unregister;
 
-        Loop(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers,
-                FluxSink<OutboxRow> sink) {
+        Loop(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers) {
             this.outbox = outbox;
             this.wakeups = wakeups;
             this.clock = clock;
             this.options = options;
             this.timers = timers;
-            this.sink = sink;
         }
 
-        void start() {
-            unregister = wakeups.register(this::wake);
+        void start(FluxSink<OutboxRow> sink) {
+            this.sink = sink;
+            sink.onDispose(this::stop);
             sink.onRequest(n -> {
                 addDemand(n);
                 drain();
             });
-            sink.onDispose(this::stop);
+            unregister = wakeups.register(this); // last: a store already closing ends the stream here
+            if (done) {
+                unregister.run(); // ended before it was registered: stop() found nothing to unregister
+            }
         }
 
         private void addDemand(long n) {
             demand.getAndUpdate(d -> d + n < 0 ? Long.MAX_VALUE : d + n);
         }
 
-        private void wake() {
+        /** Passes a row on unless the stream released it meanwhile (it ended while the row was on its way). */
+        void handOver(OutboxRow row, SynchronousSink<OutboxRow> next) {
+            if (undelivered.remove(row.dispatchKey()) != null) {
+                next.next(row);
+            }
+        }
+
+        @Override
+        public Mono<Void> close(StoreClosedException error) {
+            fail(error);
+            return settled.asMono();
+        }
+
+        @Override
+        public void wake() {
             wakeCount.incrementAndGet();
             if (sleeping) {
                 sleeping = false;
@@ -113,11 +152,41 @@ public final class ClaimStreams {
             }
         }
 
+        /** Runs once the sink is cancelled or terminated: from then on every claimed row is released. */
         private void stop() {
             done = true;
             cancelTimer();
             if (unregister != null) {
                 unregister.run();
+            }
+            releaseUndelivered();
+            checkSettled();
+        }
+
+        /** Releases every row still held, grouped by the claim that took it (one claimed_at each). */
+        private void releaseUndelivered() {
+            Map<Instant, List<OutboxRow>> byClaim = new HashMap<>();
+            for (String key : undelivered.keySet()) {
+                OutboxRow row = undelivered.remove(key);
+                if (row != null) {
+                    byClaim.computeIfAbsent(row.claimedAt(), k -> new ArrayList<>()).add(row);
+                }
+            }
+            for (List<OutboxRow> rows : byClaim.values()) {
+                releasing.incrementAndGet();
+                outbox.release(rows)
+                        .doFinally(s -> {
+                            releasing.decrementAndGet();
+                            checkSettled();
+                        })
+                        .subscribe(null, e -> log.warn("could not release {} rows of an ended claim stream; "
+                                + "the lease reaper will re-arm them", rows.size(), e));
+            }
+        }
+
+        private void checkSettled() {
+            if (done && !claiming && releasing.get() == 0) {
+                settled.tryEmitEmpty();
             }
         }
 
@@ -137,8 +206,9 @@ public final class ClaimStreams {
             long wakesBefore = wakeCount.get();
             Set<WorkflowId> held;
             try {
-                held = options.heldWorkflows().get();
+                held = heldWorkflows();
             } catch (RuntimeException e) {
+                claiming = false;
                 fail(e);
                 return;
             }
@@ -153,16 +223,45 @@ public final class ClaimStreams {
                     .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
         }
 
+        /** The user's held workflows, checked: a null set or member would claim nothing forever. */
+        private Set<WorkflowId> heldWorkflows() {
+            Set<WorkflowId> held = options.heldWorkflows().get();
+            if (held == null) {
+                throw new InvalidArgumentException("options.heldWorkflows", "the supplier returned null");
+            }
+            for (WorkflowId w : held) {
+                if (w == null) {
+                    throw new InvalidArgumentException("options.heldWorkflows",
+                            "the supplier returned a set holding null");
+                }
+            }
+            return held;
+        }
+
         private void onClaimed(ClaimBatch result, int limit, long wakesBefore) {
             List<OutboxRow> rows = result.rows();
+            for (OutboxRow row : rows) {
+                undelivered.put(row.dispatchKey(), row);
+            }
             if (done) {
-                outbox.release(rows).subscribe(null, e -> log.warn("could not release rows of a cancelled claim "
-                        + "stream; the lease reaper will re-arm them", e));
+                // ended while the claim ran: stop() found nothing to release, so release here
+                releaseUndelivered();
+                claiming = false;
+                checkSettled();
                 return;
             }
             for (OutboxRow row : rows) {
+                if (done) {
+                    break; // cancelled from onNext or another thread: stop() released the rest
+                }
                 demand.decrementAndGet();
                 sink.next(row);
+            }
+            if (done) {
+                releaseUndelivered(); // rows the sink dropped after a concurrent cancel
+                claiming = false;
+                checkSettled();
+                return;
             }
             if (result.corrupt() != null) {
                 log.warn("claim stream skipped undecodable outbox rows (dead-lettered)", result.corrupt());
@@ -186,7 +285,8 @@ public final class ClaimStreams {
         }
 
         private void onClaimError(Throwable e) {
-            if (e instanceof StoreClosedException) {
+            if (e instanceof StoreClosedException || done) {
+                claiming = false;
                 fail(e);
                 return;
             }
@@ -222,7 +322,8 @@ public final class ClaimStreams {
 
         private void fail(Throwable e) {
             done = true;
-            sink.error(e);
+            sink.error(e); // ignored when the sink has ended already; stop() runs on the first end
+            checkSettled();
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.TimerEntry;
@@ -29,7 +30,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +48,7 @@ public final class Backend implements ReactiveStore {
 
     private static final Logger log = LoggerFactory.getLogger(Backend.class);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+    private static final Duration STREAMS_WAIT = Duration.ofSeconds(10);
 
     private final String name;
     private final Db db;
@@ -59,7 +60,7 @@ public final class Backend implements ReactiveStore {
     private final OutboxReads reads;
     private final Claims claims;
     private final Clock clock;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
     private volatile Disposable listener;
 
     private Backend(String name, Db db, Scheduler scheduler, Clock clock, StoreMetrics metrics) {
@@ -316,24 +317,43 @@ public final class Backend implements ReactiveStore {
     }
 
     /**
-     * Refuses new operations, waits (up to 30 s) for those in flight, wakes idle claim streams so
-     * they end with {@link dev.durablestore.api.StoreClosedException}, stops listening and releases
+     * Ends the claim streams (waiting up to 10 s for their claims in flight and their releases),
+     * refuses new operations, waits (up to 30 s) for those in flight, stops listening and releases
      * the store's threads. The connection factory is left open. Idempotent.
      */
     @Override
+    public Mono<Void> closeAsync() {
+        return closing;
+    }
+
+    /** Closes as {@link #closeAsync()} does and waits; on a non-blocking thread it returns at once. */
+    @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (Schedulers.isInNonBlockingThread()) {
+            closing.subscribe(null, e -> log.warn("closing store {} failed", name, e));
+        } else {
+            closing.block();
         }
-        db.close(CLOSE_WAIT);
-        Disposable l = listener;
-        if (l != null) {
-            l.dispose();
-        }
-        wakeups.run();
-        if (scheduler != null) {
-            scheduler.disposeGracefully().timeout(Duration.ofSeconds(5)).onErrorResume(e -> Mono.empty()).subscribe();
-        }
+    }
+
+    private Mono<Void> shutdown() {
+        StoreClosedException closedError = db.closedError("claimStream");
+        return wakeups.close(closedError)
+                .timeout(STREAMS_WAIT)
+                .onErrorResume(e -> {
+                    log.warn("store {}: claim streams did not settle in {}; the lease reaper re-arms what they held",
+                            name, STREAMS_WAIT);
+                    return Mono.empty();
+                })
+                .then(db.closeAsync(CLOSE_WAIT))
+                .then(Mono.fromRunnable(() -> {
+                    Disposable l = listener;
+                    if (l != null) {
+                        l.dispose();
+                    }
+                }))
+                .then(scheduler == null ? Mono.empty()
+                        : scheduler.disposeGracefully().timeout(Duration.ofSeconds(5)).onErrorResume(e -> Mono.empty()));
     }
 
     @Override

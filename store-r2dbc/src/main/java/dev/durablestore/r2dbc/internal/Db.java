@@ -8,16 +8,16 @@ import io.r2dbc.spi.IsolationLevel;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
  * How every operation reaches the database: a connection from the factory per operation, each
  * write in one transaction (S21), errors mapped in one place, metrics, and the in-flight count that
- * {@link #close} waits for.
+ * {@link #closeAsync} waits for.
  *
  * <p>With a non-blocking driver (r2dbc-postgresql) nothing changes threads: statements run and
  * results arrive on the driver's event loop. With a driver that works on the calling thread
@@ -38,6 +38,7 @@ final class Db {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger writesInFlight = new AtomicInteger();
     private volatile boolean closed;
+    private final Sinks.Empty<Void> drained = Sinks.empty();
 
     /**
      * @param factory where connections come from (not owned: never closed by the store)
@@ -195,7 +196,7 @@ final class Db {
             long start = System.nanoTime();
             Flux<T> timed = run.doOnComplete(() -> metrics.operation(operation, System.nanoTime() - start, true))
                     .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
-                    .doFinally(s -> inFlight.decrementAndGet());
+                    .doFinally(s -> leave());
             return scheduler == null ? timed : timed.subscribeOn(scheduler);
         });
     }
@@ -208,9 +209,16 @@ final class Db {
             long start = System.nanoTime();
             Mono<T> timed = run.doOnSuccess(v -> metrics.operation(operation, System.nanoTime() - start, true))
                     .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
-                    .doFinally(s -> inFlight.decrementAndGet());
+                    .doFinally(s -> leave());
             return scheduler == null ? timed : timed.subscribeOn(scheduler);
         });
+    }
+
+    /** Counts an operation out; the last one out after close lets the close go on. */
+    private void leave() {
+        if (inFlight.decrementAndGet() == 0 && closed) {
+            drained.tryEmitEmpty();
+        }
     }
 
     /** Counts an operation in, unless the store is closed. */
@@ -225,27 +233,30 @@ final class Db {
 
     /**
      * @param operation the refused operation
-     * @return the error for an operation subscribed after {@link #close}
+     * @return the error for an operation subscribed after {@link #closeAsync}
      */
     StoreClosedException closedError(String operation) {
         return new StoreClosedException(operation + " refused: store " + storeName + " is closed");
     }
 
-    /** @return true once {@link #close} has begun */
+    /** @return true once {@link #closeAsync} has begun */
     boolean isClosed() {
         return closed;
     }
 
     /**
-     * Refuses new operations, then waits for those in flight to finish. Blocks the caller.
+     * Refuses new operations, then waits for those in flight to finish, without blocking.
      *
      * @param timeout the longest wait
+     * @return completes when no operation is in flight, or after {@code timeout}
      */
-    void close(Duration timeout) {
-        closed = true;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000L);
-        }
+    Mono<Void> closeAsync(Duration timeout) {
+        return Mono.defer(() -> {
+            closed = true;
+            if (inFlight.get() == 0) {
+                drained.tryEmitEmpty();
+            }
+            return drained.asMono().timeout(timeout, Mono.empty());
+        });
     }
 }

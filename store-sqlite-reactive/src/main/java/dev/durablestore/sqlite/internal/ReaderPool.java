@@ -3,6 +3,7 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.Supplier;
@@ -116,10 +117,27 @@ public final class ReaderPool {
         });
     }
 
-    /** Closes the connections and the reader threads. */
-    public void close() {
-        closed = true;
-        scheduler.dispose();
+    /**
+     * Refuses new reads, lets the queued ones run (each fails at once with
+     * {@link StoreClosedException}, so none is left unanswered), waits for the running ones, then
+     * closes the connections. Blocks nobody.
+     *
+     * @return completes when the reader threads have stopped and every connection is closed
+     */
+    public Mono<Void> closeAsync() {
+        return Mono.defer(() -> {
+            closed = true;
+            return scheduler.disposeGracefully()
+                    .timeout(Duration.ofSeconds(30))
+                    .onErrorResume(e -> {
+                        scheduler.dispose(); // a read that did not end in 30 s: stop waiting for it
+                        return Mono.empty();
+                    })
+                    .then(Mono.fromRunnable(this::closeIdle));
+        });
+    }
+
+    private void closeIdle() {
         DbConnection c;
         while ((c = idle.poll()) != null) {
             c.close();

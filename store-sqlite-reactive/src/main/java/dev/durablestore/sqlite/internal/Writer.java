@@ -6,6 +6,8 @@ import dev.durablestore.api.StoreMetrics;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -70,6 +72,7 @@ public final class Writer {
      */
     private volatile boolean aborted;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CompletableFuture<Void> stoppedFuture = new CompletableFuture<>();
     private final String storeName;
     private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean accepting = true;
@@ -245,12 +248,45 @@ public final class Writer {
      * @param timeoutMillis how long to wait for queued commands
      */
     public void close(long timeoutMillis) {
+        if (beginClose()) {
+            awaitStop(timeoutMillis);
+        }
+        // else a subscriber closes the store from the writer thread that has to stop the writer
+        // itself: the close marker is queued, and the writer stops when it gets to it
+    }
+
+    /**
+     * Like {@link #close(long)} without blocking the caller: stops accepting commands when
+     * subscribed, and completes once the queued ones finished and the connection is closed. When
+     * they take longer than {@code timeout}, the leader is stopped at its next wait and whatever is
+     * still queued fails with {@link StoreClosedException}.
+     *
+     * @param timeout how long to wait for queued commands
+     * @return completes when the writer has stopped
+     */
+    public Mono<Void> closeAsync(Duration timeout) {
+        return Mono.defer(() -> {
+            beginClose();
+            Mono<Void> stop = Mono.fromFuture(stoppedFuture, true);
+            return stop.timeout(timeout, Mono.defer(() -> {
+                aborted = true;
+                leader().interrupt();
+                return stop.timeout(timeout, Mono.empty());
+            }));
+        });
+    }
+
+    /**
+     * Stops accepting commands and queues the close marker behind the queued ones (once).
+     *
+     * @return whether the caller may wait for the writer to stop: false on the writer's own thread
+     *     while it signals subscribers, since that thread stops the writer when it gets back to the
+     *     queue
+     */
+    private boolean beginClose() {
         boolean onWriterThread = Thread.currentThread() instanceof WriterThread t && t.writer() == this;
         if (!accepting) {
-            if (!onWriterThread) {
-                awaitStop(timeoutMillis);
-            }
-            return;
+            return !onWriterThread;
         }
         accepting = false;
         queue.add(poison);
@@ -258,12 +294,7 @@ public final class Writer {
         if (!moved) {
             LockSupport.unpark(leader());
         }
-        if (onWriterThread && !moved) {
-            // a subscriber closes the store from a writer thread that would have to stop the
-            // writer itself: the close marker is queued, and the writer stops when it gets to it
-            return;
-        }
-        awaitStop(timeoutMillis);
+        return moved || !onWriterThread;
     }
 
     private void awaitStop(long timeoutMillis) {
@@ -389,6 +420,7 @@ public final class Writer {
                 LockSupport.unpark(t);
             }
             stopped.countDown();
+            stoppedFuture.complete(null);
         }
     }
 
