@@ -43,14 +43,20 @@ public abstract class CloseContract extends OutboxContractSupport {
     /** How soon an idle stream must end once the store closes. */
     private static final Duration PROMPTLY = Duration.ofSeconds(2);
     /** Operations queued at once when the close runs. */
-    private static final int QUEUED = 300;
+    private static final int QUEUED = 600;
+    /** Events in the history the queued reads read: enough that the reads queue up behind each other. */
+    private static final int HISTORY = 300;
 
     @Test
     void X9_every_operation_queued_when_the_store_closes_terminates() throws InterruptedException {
-        // given a workflow with one event and a few due rows
+        // given a workflow with a long history (each read of it takes a while) and a few due rows
         WorkflowId w = workflow(1);
-        store.appendWithOutbox(w, List.of(started(w, 1, now())), 0,
-                List.of(row(w, 0, now()), row(w, 1, now()))).block(TIMEOUT);
+        List<dev.durablestore.api.event.Event> history = new ArrayList<>();
+        history.add(started(w, 1, now()));
+        for (int seq = 2; seq <= HISTORY; seq++) {
+            history.add(OutboxFixtures.signal(w, seq, now()));
+        }
+        store.appendWithOutbox(w, history, 0, List.of(row(w, 0, now()), row(w, 1, now()))).block(TIMEOUT);
         List<Mono<?>> operations = new ArrayList<>();
         for (int i = 0; i < QUEUED; i++) {
             operations.add(switch (i % 6) {
