@@ -68,8 +68,10 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         ps.setLong(i++, now);
         i = bindFilter(ps, i);
         ps.setInt(i, limit);
-        List<OutboxRow> rows = new ArrayList<>(limit);
-        List<String> claimedKeys = new ArrayList<>(limit);
+        // not sized by the limit: any non-negative limit is valid (O19), Integer.MAX_VALUE included,
+        // and the lists grow with the rows actually due
+        List<OutboxRow> rows = new ArrayList<>();
+        List<String> claimedKeys = new ArrayList<>();
         List<String> corruptKeys = new ArrayList<>();
         SerializationException corrupt = null;
         try (ResultSet rs = ps.executeQuery()) {
