@@ -39,8 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -76,7 +74,6 @@ import reactor.core.scheduler.Schedulers;
 public final class SqliteReactiveStore implements ReactiveStore {
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
-    private static final Logger log = LoggerFactory.getLogger(SqliteReactiveStore.class);
     /** How long close waits for claim streams to settle (their claims in flight, their releases). */
     private static final Duration STREAMS_WAIT = Duration.ofSeconds(10);
     /** How long close waits for queued writes. */
@@ -365,22 +362,12 @@ public final class SqliteReactiveStore implements ReactiveStore {
      */
     @Override
     public void close() {
-        if (Schedulers.isInNonBlockingThread()) {
-            closing.subscribe(null, e -> log.warn("closing store {} failed", name, e));
-        } else {
-            closing.block();
-        }
+        Wakeups.closeOrStart(closing, this);
     }
 
     private Mono<Void> shutdown() {
         StoreClosedException closedError = new StoreClosedException("claim stream ended: store " + name + " is closed");
-        return wakeups.close(closedError)
-                .timeout(STREAMS_WAIT)
-                .onErrorResume(e -> {
-                    log.warn("store {}: claim streams did not settle in {}; the lease reaper re-arms what they held",
-                            name, STREAMS_WAIT);
-                    return Mono.empty();
-                })
+        return wakeups.close(closedError, STREAMS_WAIT)
                 // readers first: the writer's connection is then the last one, which checkpoints the WAL
                 .then(readers.closeAsync())
                 .then(writer.closeAsync(WRITES_WAIT))

@@ -1,10 +1,14 @@
 package dev.durablestore.api.spi;
 
 import dev.durablestore.api.StoreClosedException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The store's live claim streams. Wakes them after this instance commits anything that may have
@@ -27,6 +31,8 @@ public final class Wakeups implements Runnable {
          */
         Mono<Void> close(StoreClosedException error);
     }
+
+    private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
 
     private final CopyOnWriteArrayList<Stream> streams = new CopyOnWriteArrayList<>();
     private volatile StoreClosedException closed;
@@ -55,12 +61,15 @@ public final class Wakeups implements Runnable {
     }
 
     /**
-     * Ends every stream registered now or later with {@code error}.
+     * Ends every stream registered now or later with {@code error}, and waits for them to settle.
      *
      * @param error what each stream's subscriber receives
-     * @return completes when every stream's claims have returned and its undelivered rows are released
+     * @param wait how long to wait for claims in flight and releases; past it, what the streams
+     *     still hold is left to the lease reaper (logged)
+     * @return completes when every stream's claims have returned and its undelivered rows are
+     *     released, or after {@code wait}
      */
-    public Mono<Void> close(StoreClosedException error) {
+    public Mono<Void> close(StoreClosedException error, Duration wait) {
         return Mono.defer(() -> {
             closed = error;
             List<Mono<Void>> ends = new ArrayList<>();
@@ -70,6 +79,23 @@ public final class Wakeups implements Runnable {
                 }
             }
             return Mono.when(ends);
-        });
+        }).timeout(wait, Mono.fromRunnable(() -> log.warn("claim streams did not settle in {} ({}); the lease "
+                + "reaper re-arms the rows they held", wait, error.getMessage())));
+    }
+
+    /**
+     * What a store's {@code close()} does with its {@code closeAsync()}: waits for it, except on a
+     * non-blocking thread, where parking would stall every pipeline on that thread: there it
+     * starts the close and returns.
+     *
+     * @param closing the store's close, cached so every call shares one
+     * @param store names the store in a failure's log line
+     */
+    public static void closeOrStart(Mono<Void> closing, Object store) {
+        if (Schedulers.isInNonBlockingThread()) {
+            closing.subscribe(null, e -> log.warn("closing {} failed", store, e));
+        } else {
+            closing.block();
+        }
     }
 }

@@ -329,22 +329,12 @@ public final class Backend implements ReactiveStore {
     /** Closes as {@link #closeAsync()} does and waits; on a non-blocking thread it returns at once. */
     @Override
     public void close() {
-        if (Schedulers.isInNonBlockingThread()) {
-            closing.subscribe(null, e -> log.warn("closing store {} failed", name, e));
-        } else {
-            closing.block();
-        }
+        Wakeups.closeOrStart(closing, this);
     }
 
     private Mono<Void> shutdown() {
         StoreClosedException closedError = db.closedError("claimStream");
-        return wakeups.close(closedError)
-                .timeout(STREAMS_WAIT)
-                .onErrorResume(e -> {
-                    log.warn("store {}: claim streams did not settle in {}; the lease reaper re-arms what they held",
-                            name, STREAMS_WAIT);
-                    return Mono.empty();
-                })
+        return wakeups.close(closedError, STREAMS_WAIT)
                 .then(db.closeAsync(CLOSE_WAIT))
                 .then(Mono.fromRunnable(() -> {
                     Disposable l = listener;
