@@ -293,8 +293,9 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         probe.request(5);
         probe.cancel();
 
-        // when the claim that may have been in flight has finished (watched for a quiet window)
-        probe.expectNothingFor(QUIET);
+        // when the claim that may have been in flight has finished (watched for a window; a row
+        // it delivered as the cancel came belongs to the subscriber)
+        probe.watchFor(QUIET);
 
         // then only rows the subscriber received stay claimed; every other row is pending again
         awaitTrue("only delivered rows stay claimed", () -> store.countClaimed("default")

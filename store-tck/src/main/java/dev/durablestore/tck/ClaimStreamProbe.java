@@ -108,6 +108,21 @@ final class ClaimStreamProbe extends BaseSubscriber<OutboxRow> {
         assertThat(row).as("a row delivered although none was expected").isNull();
     }
 
+    /**
+     * Watches the stream for {@code window}, taking whatever rows it still delivers: after a
+     * cancel, rows already on their way may still reach {@code onNext} (Reactive Streams 3.12),
+     * and they are the subscriber's like any other.
+     *
+     * @param window how long to watch
+     * @throws InterruptedException when interrupted
+     */
+    void watchFor(Duration window) throws InterruptedException {
+        long deadline = System.nanoTime() + window.toNanos();
+        for (long left = window.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+            pending.poll(left, TimeUnit.NANOSECONDS);
+        }
+    }
+
     /** Checks that the stream has neither failed nor completed (a claim stream is endless). */
     void assertLive() {
         assertThat(error.get()).as("claim stream error").isNull();
