@@ -43,14 +43,16 @@ import reactor.util.retry.Retry;
 /**
  * The PostgreSQL backend when the database goes away below it (X7, X8, O52): the server restarted
  * under load, sessions terminated with {@code pg_terminate_backend} (one mid-transaction; all of a
- * store's, its {@code LISTEN} included), the network between store and server cut for a few seconds
- * under load. The test checks that
+ * store's, its {@code LISTEN} included), the network between store and server cut (connections
+ * reset) or silent (bytes held) for a few seconds under load. The test checks that
  *
  * <ol>
  *   <li>every acknowledged write (append with outbox rows, settle) is there afterwards;
  *   <li>every unacknowledged append is all or nothing: its event and both its rows, or none of them;
  *   <li>every operation ends, with a value or a {@link BackendException}, while the server is away
- *       (each is bounded by {@link WriteLoad#ATTEMPT_BOUND}; one that is not counts as a hang);
+ *       (each is bounded by {@link WriteLoad#ATTEMPT_BOUND}; one that is not counts as a hang); on
+ *       a network that goes silent instead (packets held, nothing reset) operations wait and end once
+ *       it is back: the store sets no timeout of its own, so a longer silence lasts as long as TCP lets it;
  *   <li>the same store instance, never reopened, serves again once the server is back, and its claim
  *       stream delivers again without being resubscribed.
  * </ol>
@@ -227,6 +229,34 @@ class PostgresFaultTest {
 
         // then the same store serves again and nothing acknowledged is lost
         assertRecovered(load, outage, Instant.now());
+    }
+
+    @Test
+    void X8_O52_a_network_silent_for_seconds_delays_operations_and_loses_no_acknowledged_write() {
+        // given a store under load that reaches the server through a loopback relay
+        proxy = new TcpProxy(server.port());
+        ReactiveStore s = openStore(proxy.port(), "fault-store");
+        WriteLoad load = startLoad(s);
+
+        // when the relay holds every byte and every new connection for a few seconds (no reset), then relays again
+        Instant down = Instant.now();
+        proxy.stall();
+        Mono.delay(Duration.ofMillis(500)).block(); // what was relayed before the stall is acknowledged by now
+        int ackedInStall = load.appendsAcknowledged();
+        int failedInStall = load.failedAttempts.get();
+        Mono.delay(OUTAGE.minusMillis(500)).block();
+        Duration outage = Duration.between(down, Instant.now());
+
+        // then meanwhile operations neither complete nor fail: they wait for the network (the store
+        // sets no timeout of its own; the driver has none for a statement in flight)
+        assertThat(load.appendsAcknowledged()).as("appends acknowledged while stalled").isEqualTo(ackedInStall);
+        assertThat(load.failedAttempts.get()).as("attempts failed while stalled").isEqualTo(failedInStall);
+        proxy.resume();
+
+        // and once the network is back what waited completes, nothing acknowledged is lost, the same store goes on
+        assertRecovered(load, outage, Instant.now());
+        report("silent network: the longest acknowledged append took %d ms",
+                load.longestAcknowledgedNanos.get() / 1_000_000);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -15,14 +15,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * network is gone) and restores. {@link #cut()} closes every relayed connection at both ends and
  * stops listening, so the client sees its connections drop and new connections refused, as when a
  * link or a middlebox between the nodes goes away; the server sees its clients vanish and rolls back
- * their open transactions. {@link #restore()} listens again on the same port. Blocking sockets on
- * daemon threads: test code, two threads per relayed connection.
+ * their open transactions. {@link #restore()} listens again on the same port.
+ *
+ * <p>{@link #stall()} is the silent kind of outage: nothing is closed, but no byte is relayed and no
+ * new connection reaches the server (the kernel still completes the client's handshake) until
+ * {@link #resume()}, when everything held is delivered, as when a link drops packets for a while
+ * and TCP retransmits once it is back. Blocking sockets on daemon threads: test code, two threads
+ * per relayed connection.
  */
 final class TcpProxy implements AutoCloseable {
 
     private final int port;
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Object gate = new Object();
+    private boolean stalled;
     private ServerSocket listener;
 
     /**
@@ -66,8 +73,37 @@ final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /** Holds every byte and every new connection until {@link #resume()}. */
+    void stall() {
+        synchronized (gate) {
+            stalled = true;
+        }
+    }
+
+    /** Relays again what {@link #stall()} held. */
+    void resume() {
+        synchronized (gate) {
+            stalled = false;
+            gate.notifyAll();
+        }
+    }
+
+    private void passGate() {
+        synchronized (gate) {
+            while (stalled) {
+                try {
+                    gate.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
     @Override
     public synchronized void close() {
+        resume();
         if (listener != null) {
             cut();
         }
@@ -81,6 +117,7 @@ final class TcpProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // cut
             }
+            passGate();
             try {
                 Socket server = new Socket(Loopback.ADDRESS, targetPort);
                 client.setTcpNoDelay(true);
@@ -106,6 +143,7 @@ final class TcpProxy implements AutoCloseable {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
+                passGate();
                 out.write(buffer, 0, n);
             }
         } catch (IOException e) {

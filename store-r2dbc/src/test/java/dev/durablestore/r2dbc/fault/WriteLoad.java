@@ -58,6 +58,7 @@ final class WriteLoad implements AutoCloseable {
     final AtomicInteger committedButFailed = new AtomicInteger();
     final List<String> hangs = java.util.Collections.synchronizedList(new ArrayList<>());
     final AtomicLong longestFailureNanos = new AtomicLong();
+    final AtomicLong longestAcknowledgedNanos = new AtomicLong();
     final AtomicReference<Throwable> claimStreamEnded = new AtomicReference<>();
     final AtomicInteger claimedRows = new AtomicInteger();
     private final Map<WorkflowId, AtomicInteger> failuresPerWorkflow = new ConcurrentHashMap<>();
@@ -142,6 +143,7 @@ final class WriteLoad implements AutoCloseable {
                     .then(Mono.fromRunnable(() -> {
                         acknowledged.get(w).add(step);
                         appendsAcked.incrementAndGet();
+                        longestAcknowledgedNanos.accumulateAndGet(System.nanoTime() - begin, Math::max);
                     }))
                     .onErrorResume(e -> {
                         if (e instanceof SequenceConflictException c && c.found() == step) {
