@@ -27,7 +27,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -189,13 +188,15 @@ class PostgresFaultTest {
 
         // then the same store serves again without being reopened
         Instant before = Instant.now();
-        AtomicInteger failed = new AtomicInteger();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         StepVerifier.create(s.append(w, List.of(WriteLoad.event(w, 1)), 0)
-                        .doOnError(e -> failed.incrementAndGet())
+                        .doOnError(failures::add)
                         .retryWhen(Retry.fixedDelay(50, Duration.ofMillis(100))))
                 .expectComplete()
                 .verify(BOUND);
         Duration toServe = Duration.between(before, Instant.now());
+        assertThat(failures).as("failures on connections terminated while idle in the pool")
+                .allSatisfy(e -> assertThat(e).isInstanceOf(BackendException.class));
 
         // and it listens again, so a row staged on the other node wakes the idle stream, which survived
         awaitTrue("the store listens again", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
@@ -207,7 +208,8 @@ class PostgresFaultTest {
                 .expectComplete()
                 .verify(Duration.ofSeconds(10));
         report("terminated %d sessions of the store; it appended again after %d ms (%d failed attempts first) "
-                + "and listened again after %d ms", pids.size(), toServe.toMillis(), failed.get(), toListen.toMillis());
+                + "and listened again after %d ms", pids.size(), toServe.toMillis(), failures.size(), toListen.toMillis());
+        failures.forEach(e -> report("  failed first with: %s", e.getMessage()));
         StepVerifier.create(s.readHistory(w).count()).expectNext(1L).verifyComplete();
     }
 
