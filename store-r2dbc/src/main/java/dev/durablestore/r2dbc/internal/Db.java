@@ -115,7 +115,10 @@ final class Db {
                 c -> transaction(c, work, onFailure),
                 c -> Mono.from(c.close()),
                 (c, e) -> Mono.from(c.close()),
-                c -> Mono.from(c.rollbackTransaction()).onErrorResume(e -> Mono.empty()).then(Mono.from(c.close())));
+                c -> Mono.from(c.rollbackTransaction()).onErrorResume(e -> Mono.empty()).then(Mono.from(c.close())))
+                // a connection that cannot be had (server down, network gone) or not released fails
+                // outside transaction(): map it here too, so writes fail with BackendException (X7)
+                .onErrorMap(e -> Failures.backend(operation, e));
         Mono<Optional<T>> ordered = lane != null ? lane.run(tx) : tx;
         Mono<T> counted = Mono.defer(() -> {
             writesInFlight.incrementAndGet();
