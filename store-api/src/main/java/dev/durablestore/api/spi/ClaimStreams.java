@@ -208,8 +208,8 @@ public final class ClaimStreams {
             try {
                 held = heldWorkflows();
             } catch (RuntimeException e) {
-                claiming = false;
                 fail(e);
+                claimEnded();
                 return;
             }
             // Only this loop emits rows, and it does not while a claim is in flight: demand can only
@@ -243,33 +243,20 @@ public final class ClaimStreams {
             for (OutboxRow row : rows) {
                 undelivered.put(row.dispatchKey(), row);
             }
-            if (done) {
-                // ended while the claim ran: stop() found nothing to release, so release here
-                releaseUndelivered();
-                claiming = false;
-                checkSettled();
-                return;
-            }
             for (OutboxRow row : rows) {
                 if (done) {
-                    break; // cancelled from onNext or another thread: stop() released the rest
+                    break; // ended before or while emitting: the rows not handed over are released below
                 }
                 demand.decrementAndGet();
                 sink.next(row);
             }
             if (done) {
-                releaseUndelivered(); // rows the sink dropped after a concurrent cancel
-                claiming = false;
-                checkSettled();
-                return;
-            }
-            if (result.corrupt() != null) {
+                // stop() may have run before these rows were put, or the sink dropped some after a
+                // concurrent cancel: release what is still held (each row once, whoever takes it)
+                releaseUndelivered();
+            } else if (result.corrupt() != null) {
                 log.warn("claim stream skipped undecodable outbox rows (dead-lettered)", result.corrupt());
-                claiming = false;
-                drain();
-                return;
-            }
-            if (rows.size() < limit) {
+            } else if (rows.size() < limit) {
                 // Nothing more is due: sleep, unless a wake-up arrived since this claim began.
                 // Publishing 'sleeping' before re-reading the wake count means a concurrent wake
                 // either is seen here or sees 'sleeping' and ends the sleep.
@@ -280,20 +267,24 @@ public final class ClaimStreams {
                     scheduleWake(waitFor(result.nextVisibleAfterNanos()));
                 }
             }
-            claiming = false;
-            drain();
+            claimEnded();
         }
 
         private void onClaimError(Throwable e) {
             if (e instanceof StoreClosedException || done) {
-                claiming = false;
                 fail(e);
-                return;
+            } else {
+                log.warn("claim stream claim failed; retrying after {}", options.pollInterval(), e);
+                sleeping = true;
+                scheduleWake(options.pollInterval());
             }
-            log.warn("claim stream claim failed; retrying after {}", options.pollInterval(), e);
-            sleeping = true;
-            scheduleWake(options.pollInterval());
+            claimEnded();
+        }
+
+        /** The claim in flight has returned: the stream may claim again, or, once ended, settle. */
+        private void claimEnded() {
             claiming = false;
+            checkSettled();
             drain();
         }
 
