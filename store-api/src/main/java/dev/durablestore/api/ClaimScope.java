@@ -5,6 +5,11 @@ package dev.durablestore.api;
  * with node {@code N} admits rows pinned to {@code N} and unpinned rows; a scope without a node
  * admits only unpinned rows.
  *
+ * <p>A scope whose namespace or task queue the store could not keep (a NUL, an unpaired UTF-16
+ * surrogate, more than {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes:
+ * {@link dev.durablestore.api.spi.StoredText}) admits no stored row, so claims on it take nothing;
+ * a node the store could not keep pins no row, so such a scope admits the unpinned rows only.
+ *
  * @param namespace non-empty namespace
  * @param taskQueue non-empty task queue
  * @param node the dispatcher's node, or {@code null}

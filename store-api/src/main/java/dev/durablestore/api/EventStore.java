@@ -20,7 +20,11 @@ public interface EventStore {
      * Appends events to a workflow's history when its head equals {@code expectedSeq} (E3–E16).
      *
      * <p>Event {@code i} must carry {@code seq == expectedSeq + 1 + i} and the envelope id
-     * {@code workflowId}. The append is all-or-nothing. An empty list under a matching guard
+     * {@code workflowId}. The workflow type of a {@code WorkflowStarted} or
+     * {@code ChildWorkflowStarted} is indexed and must be storable: no NUL, no unpaired UTF-16
+     * surrogate, at most {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes
+     * ({@code events[0].workflowType}, {@link dev.durablestore.api.spi.StoredText}). The append is
+     * all-or-nothing. An empty list under a matching guard
      * succeeds and changes nothing (E5).
      *
      * @param workflowId the workflow

@@ -11,6 +11,13 @@ import java.time.Instant;
  * {@code CLAIMED}" (O6) is checked when a row is staged, because rows read back from old databases
  * may break it (O40).
  *
+ * <p>The texts of a row — dispatch key, namespace, task queue, node and activity type — are kept
+ * exactly; staging or re-arming a row refuses one that the store cannot keep (a NUL, an unpaired
+ * UTF-16 surrogate, more than {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8
+ * bytes: {@link dev.durablestore.api.spi.StoredText}) with {@link InvalidArgumentException} naming
+ * it ({@code rows[0].dispatchKey}). The constructor does not check this, because rows are also read
+ * back from databases written before the rule.
+ *
  * @param dispatchKey unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty
  * @param workflowId the workflow that staged it
  * @param ordinal non-negative ordinal within the workflow

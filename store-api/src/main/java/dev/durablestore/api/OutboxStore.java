@@ -19,15 +19,26 @@ import reactor.core.publisher.Mono;
  * <p>{@link #complete}, {@link #retry} and {@link #fail} act only on live rows and are no-ops on
  * terminal rows (O34, resolving OQ-1 and OQ-2). Unknown keys are no-ops (O33). Cold publishers,
  * errors as signals.
+ *
+ * <p>Texts are kept exactly (X10): staging and re-arming refuse a row whose key, route or activity
+ * type holds a NUL or an unpaired UTF-16 surrogate or is longer than
+ * {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes
+ * ({@link dev.durablestore.api.spi.StoredText}), with {@link InvalidArgumentException} naming it.
+ * Every operation that looks a key or a namespace up answers such a text as one that is not stored:
+ * settles and {@link #retry} are no-ops, {@link #rowState} is empty, {@link #redrive} is false,
+ * {@link #heartbeat} leaves it out, counts are 0 and claims on such a scope take nothing.
  */
 public interface OutboxStore {
 
     /**
      * Stages rows, skipping any whose dispatch key is already stored or repeats earlier in the list
-     * (O8–O11). Rows are stored with the values given; each must satisfy O6.
+     * (O8–O11). Rows are stored with the values given; each must satisfy O6, and its texts must be
+     * storable (see the class description).
      *
      * @param rows the rows
-     * @return completes when the batch is durable (one transaction)
+     * @return completes when the batch is durable (one transaction); fails with
+     *     {@link InvalidArgumentException} naming a row's field ({@code rows[2].namespace}) that
+     *     breaks a rule, before anything is written
      */
     Mono<Void> appendOutboxBatch(List<OutboxRow> rows);
 
@@ -97,7 +108,8 @@ public interface OutboxStore {
      * Marks a live row {@code DONE} and clears its claim (O29, O34).
      *
      * @param dispatchKey the row
-     * @return completes when durable; a no-op for terminal or unknown rows
+     * @return completes when durable; a no-op for terminal or unknown rows, and for a key that
+     *     cannot be stored (O33)
      */
     Mono<Void> complete(String dispatchKey);
 
@@ -200,7 +212,8 @@ public interface OutboxStore {
 
     /**
      * @param namespace the namespace
-     * @return the number of pending or claimed rows in it (O44)
+     * @return the number of pending or claimed rows in it (O44); 0 for a namespace that cannot be
+     *     stored (O46)
      */
     Mono<Long> countInflight(String namespace);
 
@@ -224,7 +237,8 @@ public interface OutboxStore {
 
     /**
      * @param dispatchKey the row
-     * @return its status, attempt and visibility, or empty when the key is not stored (O50)
+     * @return its status, attempt and visibility, or empty when the key is not stored, as for a key
+     *     that cannot be stored (O50)
      */
     Mono<OutboxRowState> rowState(String dispatchKey);
 }

@@ -25,7 +25,8 @@ public final class EventEncoder {
 
     /**
      * Checks an append's arguments (non-null, {@code expectedSeq ≥ 0}, every event of
-     * {@code workflowId}, E11) and encodes its events.
+     * {@code workflowId}, E11, the indexed workflow type of a start {@linkplain StoredText storable})
+     * and encodes its events.
      *
      * @param workflowId the workflow appended to
      * @param events the events
@@ -43,20 +44,20 @@ public final class EventEncoder {
                 throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
                         + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
             }
-            encoded.add(encode(e));
+            encoded.add(encode(e, "events[" + i + "]"));
         }
         return encoded;
     }
 
-    private Encoded encode(Event event) {
+    private Encoded encode(Event event, String name) {
         long recordedAt = EpochNanos.of(event.recordedAt(), "events[seq=" + event.seq() + "].recordedAt");
         byte[] json = codec.encode(event);
         String type = null;
         String child = null;
         if (event instanceof WorkflowStarted s) {
-            type = s.workflowType();
+            type = StoredText.require(s.workflowType(), name + ".workflowType");
         } else if (event instanceof ChildWorkflowStarted c) {
-            type = c.workflowType();
+            type = StoredText.require(c.workflowType(), name + ".workflowType");
             child = c.childWorkflowId().toString();
         }
         return new Encoded(event.seq(), json, recordedAt, event.kind().typeName(), event.kind().isQueryable(), type,

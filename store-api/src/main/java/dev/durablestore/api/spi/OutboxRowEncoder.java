@@ -11,7 +11,8 @@ import java.util.function.BiFunction;
 /**
  * Validates outbox rows and encodes their inputs and timestamps before a write, the same way in
  * every backend: a bad row is refused with {@link InvalidArgumentException} naming the argument
- * ({@code rows[3].claimedAt}) before anything is written.
+ * ({@code rows[3].claimedAt}) before anything is written. Its key, route and activity type must
+ * be {@linkplain StoredText storable} ({@code rows[3].dispatchKey}).
  */
 public final class OutboxRowEncoder {
 
@@ -66,6 +67,11 @@ public final class OutboxRowEncoder {
     }
 
     private Encoded encode(OutboxRow row, String name) {
+        StoredText.require(row.dispatchKey(), name + ".dispatchKey");
+        StoredText.require(row.namespace(), name + ".namespace");
+        StoredText.require(row.taskQueue(), name + ".taskQueue");
+        StoredText.require(row.node(), name + ".node");
+        StoredText.require(row.activityType(), name + ".activityType");
         long visibleAfter = EpochNanos.of(row.visibleAfter(), name + ".visibleAfter");
         Long claimedAt = row.claimedAt() == null ? null : EpochNanos.of(row.claimedAt(), name + ".claimedAt");
         return new Encoded(row, codec.encodePayload(row.input()), visibleAfter, claimedAt);

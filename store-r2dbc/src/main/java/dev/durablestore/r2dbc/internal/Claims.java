@@ -1,6 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.StoredText;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.spi.Claims.heldKeys;
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
@@ -65,7 +66,11 @@ final class Claims {
     }
 
     private Mono<ClaimBatch> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
-        return db.write("claim", c -> claimIn(c, scope, limit, held, wantNext))
+        if (StoredText.admitsNoStoredRow(scope)) {
+            return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
+        }
+        ClaimScope matchable = StoredText.matchable(scope);
+        return db.write("claim", c -> claimIn(c, matchable, limit, held, wantNext))
                 .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 

@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.StoredText;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -85,6 +86,9 @@ final class OutboxReads {
     private Mono<Long> count(String name, String sql, String namespace) {
         return Mono.defer(() -> {
             requireNonNull(namespace, "namespace");
+            if (!StoredText.storable(namespace)) {
+                return Mono.just(0L); // no row holds it (O46)
+            }
             return db.read(name, c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace).next().defaultIfEmpty(0L));
         });
     }
@@ -96,8 +100,14 @@ final class OutboxReads {
             if (list.isEmpty()) {
                 return Mono.just(Map.<String, Long>of());
             }
+            List<String> stored = StoredText.storableOnly(list);
+            if (stored.isEmpty()) {
+                Map<String, Long> none = new LinkedHashMap<>();
+                list.forEach(ns -> none.put(ns, 0L));
+                return Mono.just(Map.copyOf(none));
+            }
             Sql.Params p = new Sql.Params();
-            String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(list)) + " GROUP BY namespace";
+            String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(stored)) + " GROUP BY namespace";
             return db.read("countClaimedByNamespace", c -> Sql.query(c, sql,
                             row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
                     .collectList()
@@ -136,6 +146,9 @@ final class OutboxReads {
     Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O50)
+            }
             return db.read("rowState", c -> Sql.query(c, ROW_STATE,
                             row -> new Object[] {Sql.textAt(row, 0), Sql.longAt(row, 1), Sql.longAt(row, 2)}, key)
                     .next()

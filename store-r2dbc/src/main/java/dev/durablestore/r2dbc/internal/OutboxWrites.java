@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.StoredText;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.time.Instant;
@@ -146,6 +147,9 @@ final class OutboxWrites {
     private Mono<Void> settle(String name, String sql, String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
+            }
             return db.write(name, c -> Sql.update(c, sql, now(), key)).then();
         });
     }
@@ -156,6 +160,9 @@ final class OutboxWrites {
             requireNonEmpty(key, "dispatchKey");
             requireNonNegative(nextAttempt, "nextAttempt");
             long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
             return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key)).then();
         });
     }
@@ -218,7 +225,7 @@ final class OutboxWrites {
     /** Refreshes claims; returns the keys still claimed, ascending. */
     Mono<List<String>> heartbeat(Collection<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = keyList(keys, "dispatchKeys", true);
+            List<String> list = StoredText.storableOnly(keyList(keys, "dispatchKeys", true));
             if (list.isEmpty()) {
                 return Mono.just(List.<String>of());
             }
@@ -248,6 +255,9 @@ final class OutboxWrites {
     Mono<Boolean> redrive(String key, boolean resetAttempt) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.just(false); // no row holds it
+            }
             String sql = resetAttempt ? REDRIVE_RESET : REDRIVE;
             return waking("redrive", c -> Sql.update(c, sql, now(), key).map(n -> n > 0));
         });

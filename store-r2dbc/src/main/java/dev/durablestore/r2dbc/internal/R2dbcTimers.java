@@ -6,6 +6,7 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.StoredText;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,10 +34,10 @@ final class R2dbcTimers {
     Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
         return Mono.defer(() -> {
             requireNonNull(w, "workflowId");
-            requireNonNull(t, "timerId");
+            String timer = StoredText.timerIdText(t, "timerId");
             long at = Times.toNanos(fireAt, "fireAt");
             String upsert = db.dialect().timerUpsert();
-            return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), t.canonicalText(), at)).then();
+            return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), timer, at)).then();
         });
     }
 

@@ -18,6 +18,7 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -181,18 +182,26 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      */
     @Override
     public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> writer.submit(new ClaimCommand(rows, scope, heldKeys(held), limit, true, clock)))
-                .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+        return Mono.defer(() -> {
+            Set<String> keys = heldKeys(held);
+            if (StoredText.admitsNoStoredRow(scope)) {
+                // no stored row is on that route; the limit is still read, as the stream expects of
+                // every claim (it compares the rows returned with it to decide to sleep)
+                limit.getAsInt();
+                return Mono.just(new ClaimBatch(List.of(), null, null));
+            }
+            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock));
+        }).doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
     private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
         return Mono.defer(() -> {
             requireNonNegative(limit, "limit");
             Set<String> keys = heldKeys(held);
-            if (limit == 0) {
-                return Mono.just(new ClaimBatch(List.of(), null, null));
+            if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
+                return Mono.just(new ClaimBatch(List.of(), null, null)); // none asked for, or none on that route
             }
-            return writer.submit(new ClaimCommand(rows, scope, keys, () -> limit, next, clock))
+            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock))
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });
@@ -216,6 +225,9 @@ public final class SqliteOutbox implements ClaimStreams.Source {
     private Mono<Void> settle(SettleCommand.Kind kind, String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
+            }
             return writer.submit(new SettleCommand(kind, key, clock));
         });
     }
@@ -233,6 +245,9 @@ public final class SqliteOutbox implements ClaimStreams.Source {
             requireNonEmpty(key, "dispatchKey");
             requireNonNegative(nextAttempt, "nextAttempt");
             long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
             return writer.submit(Commands.of("retry", true, c -> {
                 PreparedStatement ps = c.prepare(RETRY);
                 ps.setLong(1, nextAttempt);
@@ -351,7 +366,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      */
     public Mono<List<String>> heartbeat(Collection<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = keyList(keys, "dispatchKeys", true);
+            List<String> list = StoredText.storableOnly(keyList(keys, "dispatchKeys", true));
             if (list.isEmpty()) {
                 return Mono.just(List.<String>of());
             }
@@ -399,6 +414,9 @@ public final class SqliteOutbox implements ClaimStreams.Source {
     public Mono<Boolean> redrive(String key, boolean resetAttempt) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.just(false); // no row holds it
+            }
             return writer.submit(Commands.of("redrive", true, c -> {
                 PreparedStatement ps = c.prepare(REDRIVE);
                 ps.setLong(1, now());
@@ -480,6 +498,9 @@ public final class SqliteOutbox implements ClaimStreams.Source {
     private Mono<Long> count(String name, String sql, String namespace) {
         return Mono.defer(() -> {
             requireNonNull(namespace, "namespace");
+            if (!StoredText.storable(namespace)) {
+                return Mono.just(0L); // no row holds it (O46)
+            }
             return readers.read(name, c -> {
                 PreparedStatement ps = c.prepare(sql);
                 ps.setString(1, namespace);
@@ -497,13 +518,19 @@ public final class SqliteOutbox implements ClaimStreams.Source {
             if (list.isEmpty()) {
                 return Mono.just(Map.<String, Long>of());
             }
+            List<String> stored = StoredText.storableOnly(list);
+            if (stored.isEmpty()) {
+                Map<String, Long> none = new LinkedHashMap<>();
+                list.forEach(ns -> none.put(ns, 0L));
+                return Mono.just(Map.copyOf(none));
+            }
             return readers.read("countClaimedByNamespace", c -> {
                 Map<String, Long> counts = new LinkedHashMap<>();
                 for (String ns : list) {
                     counts.put(ns, 0L);
                 }
                 PreparedStatement ps = c.prepare(COUNT_CLAIMED_BY_NS);
-                ps.setString(1, JsonArrays.of(new TreeSet<>(list)));
+                ps.setString(1, JsonArrays.of(new TreeSet<>(stored)));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         counts.put(rs.getString(1), rs.getLong(2));
@@ -533,6 +560,9 @@ public final class SqliteOutbox implements ClaimStreams.Source {
     public Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O50)
+            }
             return readers.read("rowState", c -> {
                 PreparedStatement ps = c.prepare(ROW_STATE);
                 ps.setString(1, key);

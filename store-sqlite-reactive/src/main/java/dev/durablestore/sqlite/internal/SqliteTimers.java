@@ -6,6 +6,7 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
@@ -38,12 +39,12 @@ public final class SqliteTimers {
     public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
         return Mono.defer(() -> {
             requireNonNull(w, "workflowId");
-            requireNonNull(t, "timerId");
+            String timer = StoredText.timerIdText(t, "timerId");
             long at = Times.toNanos(fireAt, "fireAt");
             return writer.submit(Commands.of("scheduleTimer", false, c -> {
                 PreparedStatement ps = c.prepare(UPSERT);
                 ps.setString(1, w.toString());
-                ps.setString(2, t.canonicalText());
+                ps.setString(2, timer);
                 ps.setLong(3, at);
                 ps.executeUpdate();
                 return null;
