@@ -37,12 +37,29 @@ public final class Payload {
     }
 
     /**
-     * @param json JSON text (not validated)
+     * @param json JSON text (not validated as JSON)
      * @return a JSON payload holding its UTF-8 bytes
+     * @throws InvalidArgumentException when the text holds an unpaired UTF-16 surrogate, which has
+     *     no UTF-8 form (Java's encoder would store {@code '?'} in its place)
      */
     public static Payload json(String json) {
         InvalidArgumentException.requireNonNull(json, "json");
+        requirePairedSurrogates(json);
         return new Payload(ContentType.JSON, json.getBytes(StandardCharsets.UTF_8), false);
+    }
+
+    private static void requirePairedSurrogates(String text) {
+        int n = text.length();
+        for (int i = 0; i < n; i++) {
+            char ch = text.charAt(i);
+            if (Character.isHighSurrogate(ch) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(ch)) {
+                throw new InvalidArgumentException("json", String.format(
+                        "must not contain an unpaired UTF-16 surrogate (it has no UTF-8 form), found U+%04X at index %d",
+                        (int) ch, i));
+            }
+        }
     }
 
     /** @return the content type */
