@@ -86,7 +86,8 @@ public final class R2dbcReactiveStore implements ReactiveStore {
                     : R2dbcDialect.detect(config.connectionFactory());
             String name = String.valueOf(INSTANCES.incrementAndGet());
             return Backend.open(config.connectionFactory(), dialect == R2dbcDialect.POSTGRESQL, config.clock(),
-                            config.notifications() ? config.notifyChannel() : null, config.metrics(), name)
+                            config.notifications() ? config.notifyChannel() : null, config.metrics(), config.operationTimeout(),
+                            name)
                     .map(R2dbcReactiveStore::new);
         });
     }

@@ -5,6 +5,7 @@ import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.r2dbc.internal.Backend;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * Configuration of an {@link R2dbcReactiveStore}. Immutable and validated when built: each
@@ -31,6 +32,13 @@ import java.time.Clock;
  *     outbox (different schemas) should use different channels.
  * @param metrics where operation timings, claim counts and commits are reported;
  *     {@link StoreMetrics#NONE} by default
+ * @param operationTimeout the longest one operation may take, from subscription (getting a
+ *     connection included) to its result (for a stream of rows: to its first row, since later rows
+ *     come at the subscriber's pace); past it the operation fails with
+ *     {@link dev.durablestore.api.BackendException} instead of waiting for a database that does not
+ *     answer (a network that drops packets without a reset leaves a statement waiting as long as
+ *     TCP does). A write that timed out may still commit: read it back, as after a cancel. 30 s by
+ *     default; must be positive
  */
 public record R2dbcStoreConfig(
         ConnectionFactory connectionFactory,
@@ -38,7 +46,11 @@ public record R2dbcStoreConfig(
         Clock clock,
         boolean notifications,
         String notifyChannel,
-        StoreMetrics metrics) {
+        StoreMetrics metrics,
+        Duration operationTimeout) {
+
+    /** The default {@link #operationTimeout}. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(30);
 
     /** The default {@code LISTEN/NOTIFY} channel. */
     public static final String DEFAULT_CHANNEL = "durable_store_outbox";
@@ -49,15 +61,20 @@ public record R2dbcStoreConfig(
         InvalidArgumentException.requireNonNull(clock, "clock");
         Backend.requireChannel(notifyChannel);
         InvalidArgumentException.requireNonNull(metrics, "metrics");
+        InvalidArgumentException.requireNonNull(operationTimeout, "operationTimeout");
+        if (operationTimeout.isNegative() || operationTimeout.isZero()) {
+            throw new InvalidArgumentException("operationTimeout", "must be positive, was " + operationTimeout);
+        }
     }
 
     /**
      * @param connectionFactory the connection factory
      * @return the defaults: dialect detected, UTC system clock, notifications on over
-     *     {@value #DEFAULT_CHANNEL}, no metrics
+     *     {@value #DEFAULT_CHANNEL}, no metrics, operations time out after 30 s
      */
     public static R2dbcStoreConfig of(ConnectionFactory connectionFactory) {
-        return new R2dbcStoreConfig(connectionFactory, null, Clock.systemUTC(), true, DEFAULT_CHANNEL, StoreMetrics.NONE);
+        return new R2dbcStoreConfig(connectionFactory, null, Clock.systemUTC(), true, DEFAULT_CHANNEL, StoreMetrics.NONE,
+                DEFAULT_OPERATION_TIMEOUT);
     }
 
     /**
@@ -65,7 +82,7 @@ public record R2dbcStoreConfig(
      * @return a copy with the dialect set
      */
     public R2dbcStoreConfig withDialect(R2dbcDialect value) {
-        return new R2dbcStoreConfig(connectionFactory, value, clock, notifications, notifyChannel, metrics);
+        return new R2dbcStoreConfig(connectionFactory, value, clock, notifications, notifyChannel, metrics, operationTimeout);
     }
 
     /**
@@ -73,7 +90,7 @@ public record R2dbcStoreConfig(
      * @return a copy with the clock set
      */
     public R2dbcStoreConfig withClock(Clock value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, value, notifications, notifyChannel, metrics);
+        return new R2dbcStoreConfig(connectionFactory, dialect, value, notifications, notifyChannel, metrics, operationTimeout);
     }
 
     /**
@@ -81,7 +98,7 @@ public record R2dbcStoreConfig(
      * @return a copy with notifications switched
      */
     public R2dbcStoreConfig withNotifications(boolean value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, value, notifyChannel, metrics);
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, value, notifyChannel, metrics, operationTimeout);
     }
 
     /**
@@ -89,7 +106,7 @@ public record R2dbcStoreConfig(
      * @return a copy with the channel set
      */
     public R2dbcStoreConfig withNotifyChannel(String value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, value, metrics);
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, value, metrics, operationTimeout);
     }
 
     /**
@@ -97,6 +114,15 @@ public record R2dbcStoreConfig(
      * @return a copy with the metrics sink set
      */
     public R2dbcStoreConfig withMetrics(StoreMetrics value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, value);
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, value, operationTimeout);
+    }
+
+    /**
+     * @param value the longest one operation may take before it fails with
+     *     {@link dev.durablestore.api.BackendException}; positive
+     * @return a copy with the operation timeout set
+     */
+    public R2dbcStoreConfig withOperationTimeout(Duration value) {
+        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, metrics, value);
     }
 }

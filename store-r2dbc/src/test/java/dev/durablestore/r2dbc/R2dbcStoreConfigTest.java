@@ -54,6 +54,19 @@ class R2dbcStoreConfigTest {
         }
         assertThatThrownBy(() -> base.withClock(null)).isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> base.withMetrics(null)).isInstanceOf(InvalidArgumentException.class);
+        for (Duration timeout : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
+            assertThatThrownBy(() -> base.withOperationTimeout(timeout))
+                    .isInstanceOfSatisfying(InvalidArgumentException.class,
+                            e -> assertThat(e.argument()).isEqualTo("operationTimeout"));
+        }
+    }
+
+    @Test
+    void operations_time_out_after_30_s_by_default_and_the_timeout_can_be_set() {
+        R2dbcStoreConfig base = R2dbcStoreConfig.of(h2);
+        assertThat(base.operationTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(base.withOperationTimeout(Duration.ofMillis(1500)).operationTimeout())
+                .isEqualTo(Duration.ofMillis(1500));
     }
 
     @Test

@@ -87,11 +87,12 @@ public final class Backend implements ReactiveStore {
      * @param clock the store clock
      * @param notifyChannel the {@code LISTEN/NOTIFY} channel, or {@code null} for none
      * @param metrics the metrics sink
+     * @param operationTimeout the longest one operation may take
      * @param name the store's name, for threads, logs and errors
      * @return the open backend; fails with {@link BackendException} when the schema cannot be applied
      */
     public static Mono<Backend> open(ConnectionFactory factory, boolean postgres, Clock clock, String notifyChannel,
-            StoreMetrics metrics, String name) {
+            StoreMetrics metrics, Duration operationTimeout, String name) {
         return Mono.defer(() -> {
             SqlDialect dialect = postgres ? SqlDialect.POSTGRES : SqlDialect.H2;
             String channel = postgres ? notifyChannel : null;
@@ -103,7 +104,7 @@ public final class Backend implements ReactiveStore {
                     ? Schedulers.newBoundedElastic(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
                             100_000, "durable-store-r2dbc-" + name, 60, true)
                     : null;
-            Db db = new Db(factory, dialect, scheduler, metrics, name, channel);
+            Db db = new Db(factory, dialect, scheduler, metrics, name, channel, operationTimeout);
             Backend backend = new Backend(name, db, scheduler, clock, metrics);
             Mono<Void> schema = Mono.usingWhen(Mono.from(factory.create()), c -> Schema.apply(c, dialect),
                     c -> Mono.from(c.close()));

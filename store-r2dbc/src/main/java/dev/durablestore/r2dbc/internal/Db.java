@@ -1,5 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.api.BackendException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
 import io.r2dbc.spi.Connection;
@@ -39,6 +40,7 @@ final class Db {
     private final AtomicInteger writesInFlight = new AtomicInteger();
     private volatile boolean closed;
     private final Sinks.Empty<Void> drained = Sinks.empty();
+    private final Duration operationTimeout;
 
     /**
      * @param factory where connections come from (not owned: never closed by the store)
@@ -47,9 +49,11 @@ final class Db {
      * @param metrics receives timings
      * @param storeName for errors
      * @param notifyChannel the PostgreSQL channel notified when rows become claimable, or {@code null}
+     * @param operationTimeout the longest one operation may take, from subscription to result
      */
     Db(ConnectionFactory factory, SqlDialect dialect, Scheduler scheduler, StoreMetrics metrics, String storeName,
-            String notifyChannel) {
+            String notifyChannel, Duration operationTimeout) {
+        this.operationTimeout = operationTimeout;
         this.factory = factory;
         this.dialect = dialect;
         this.scheduler = scheduler;
@@ -197,7 +201,10 @@ final class Db {
                 return Flux.error(closedError(operation));
             }
             long start = System.nanoTime();
-            Flux<T> timed = run.doOnComplete(() -> metrics.operation(operation, System.nanoTime() - start, true))
+            // only the first row is timed: later rows come at the subscriber's pace (backpressure)
+            Flux<T> timed = run.timeout(Mono.delay(operationTimeout), row -> Mono.never(),
+                            Flux.error(() -> timedOut(operation)))
+                    .doOnComplete(() -> metrics.operation(operation, System.nanoTime() - start, true))
                     .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
                     .doFinally(s -> leave());
             return scheduler == null ? timed : timed.subscribeOn(scheduler);
@@ -210,11 +217,21 @@ final class Db {
                 return Mono.error(closedError(operation));
             }
             long start = System.nanoTime();
-            Mono<T> timed = run.doOnSuccess(v -> metrics.operation(operation, System.nanoTime() - start, true))
+            Mono<T> timed = run.timeout(operationTimeout, Mono.error(() -> timedOut(operation)))
+                    .doOnSuccess(v -> metrics.operation(operation, System.nanoTime() - start, true))
                     .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
                     .doFinally(s -> leave());
             return scheduler == null ? timed : timed.subscribeOn(scheduler);
         });
+    }
+
+    /**
+     * @param operation the operation that timed out
+     * @return its error: the database did not answer in time (a write may still commit)
+     */
+    private BackendException timedOut(String operation) {
+        return new BackendException(operation + " timed out after " + operationTimeout + ": the database did not answer"
+                + " (a write may still commit: read it back)");
     }
 
     /** Counts an operation out; the last one out after close lets the close go on. */
