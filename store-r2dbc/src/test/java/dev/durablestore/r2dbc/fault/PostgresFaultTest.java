@@ -111,18 +111,13 @@ class PostgresFaultTest {
 
     @Test
     void X8_O52_a_server_restarted_under_load_loses_no_acknowledged_write_and_the_same_store_serves_again() {
-        // given a store under load directly on the server
+        // given a store directly on the server
         ReactiveStore s = openStore(server.port(), "fault-store");
-        WriteLoad load = startLoad(s);
 
-        // when the server is stopped (fast shutdown) and, once every writer saw its writes fail, started again
-        Instant down = Instant.now();
-        server.stop();
-        Duration outage = awaitFailuresDuringOutage(s, load, down);
-        server.startAgain();
-
+        // when, under load, the server is stopped (fast shutdown) and, once every writer saw its writes
+        // fail, started again
         // then the same store serves again and nothing acknowledged is lost
-        assertRecovered(load, outage, Instant.now());
+        survivesOutage(s, server::stop, server::startAgain);
     }
 
     // ------------------------------------------------------------------ (b) sessions terminated
@@ -219,41 +214,44 @@ class PostgresFaultTest {
 
     @Test
     void X8_O52_a_network_cut_for_seconds_loses_no_acknowledged_write_and_the_same_store_serves_again() {
-        // given a store under load that reaches the server through a loopback relay
+        // given a store that reaches the server through a loopback relay
         proxy = new TcpProxy(server.port());
         ReactiveStore s = openStore(proxy.port(), "fault-store");
-        WriteLoad load = startLoad(s);
 
-        // when the relay drops every connection and refuses new ones until every writer saw its writes
-        // fail, then relays again
-        Instant down = Instant.now();
-        proxy.cut();
-        Duration outage = awaitFailuresDuringOutage(s, load, down);
-        proxy.restore();
-
+        // when, under load, the relay drops every connection and refuses new ones until every writer
+        // saw its writes fail, then relays again
         // then the same store serves again and nothing acknowledged is lost
-        assertRecovered(load, outage, Instant.now());
+        survivesOutage(s, proxy::cut, proxy::restore);
     }
 
     @Test
     void X8_O52_a_network_silent_for_seconds_times_operations_out_and_the_same_store_serves_again() {
-        // given a store whose operations time out after 1 s, under load, reaching the server through a loopback relay
+        // given a store whose operations time out after 1 s, reaching the server through a loopback relay
         proxy = new TcpProxy(server.port());
         ReactiveStore s = openStore(proxy.port(), "fault-store", SILENCE_TIMEOUT);
-        WriteLoad load = startLoad(s);
 
-        // when the relay holds every byte and every new connection for a few seconds (no reset), then relays again
-        Instant down = Instant.now();
-        proxy.stall();
-        Duration outage = awaitFailuresDuringOutage(s, load, down);
-        proxy.resume();
-
-        // then meanwhile every operation ended with BackendException (its timeout), and once the
-        // network is back nothing acknowledged is lost and the same store goes on
-        assertRecovered(load, outage, Instant.now());
+        // when, under load, the relay holds every byte and every new connection (no reset) until every
+        // writer saw its writes fail, then relays again
+        // then meanwhile operations end with BackendException (their timeout), and once the network is
+        // back nothing acknowledged is lost and the same store goes on
+        survivesOutage(s, proxy::stall, proxy::resume);
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Puts {@code s} under load, breaks its way to the server, keeps it broken until every writer saw a
+     * failure (and single operations failed clearly, for at least {@link #OUTAGE}), repairs it, and
+     * checks that the same store serves again with nothing acknowledged lost.
+     */
+    private void survivesOutage(ReactiveStore s, Runnable breakIt, Runnable repair) {
+        WriteLoad load = startLoad(s);
+        Instant down = Instant.now();
+        breakIt.run();
+        Duration outage = awaitFailuresDuringOutage(s, load, down);
+        repair.run();
+        assertRecovered(load, outage, Instant.now());
+    }
 
     /** @return the backend pids of the store under test ({@code fault-store}) matching a predicate */
     private List<Long> storePids(String predicate) {
