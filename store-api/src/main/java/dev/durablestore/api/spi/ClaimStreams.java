@@ -50,9 +50,10 @@ public final class ClaimStreams {
     public interface Source {
         /**
          * @param scope the route, or {@code null}
-         * @param limit the most rows, read once when the claim runs (not when it is submitted):
+         * @param limit the most rows, to read once when the claim runs (not when it is submitted):
          *     the subscriber's demand may grow while the claim waits for its turn, and a claim
-         *     sized when it runs carries more rows per transaction; the value never shrinks
+         *     sized when it runs carries more rows per transaction; the value never shrinks. A
+         *     source that answers without running a claim (nothing can match) need not read it
          * @param held held workflows
          * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
          */
@@ -100,7 +101,7 @@ public final class ClaimStreams {
         private volatile boolean sleeping;
         private volatile boolean done;
         private volatile Disposable timer;
-        /** The limit the claim in flight ran with (read by the backend when it runs the claim). */
+        /** The limit the claim in flight ran with (set when it is submitted, again when the backend runs it). */
         private volatile int claimLimit;
         private volatile Runnable unregister;
 
@@ -214,11 +215,10 @@ public final class ClaimStreams {
             }
             // Only this loop emits rows, and it does not while a claim is in flight: demand can only
             // grow between here and the moment the claim runs, so the limit read then is safe (O52).
-            IntSupplier limit = () -> {
-                int l = (int) Math.min(demand.get(), options.maxBatch());
-                claimLimit = l;
-                return l;
-            };
+            // The limit as of now, raised if the backend reads it later: a backend that answers
+            // without reading it (nothing can match) still leaves the loop a limit to compare with.
+            IntSupplier limit = () -> claimLimit = (int) Math.min(demand.get(), options.maxBatch());
+            limit.getAsInt();
             outbox.claimForStream(options.scope(), limit, held)
                     .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
         }

@@ -185,10 +185,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
         return Mono.defer(() -> {
             Set<String> keys = heldKeys(held);
             if (StoredText.admitsNoStoredRow(scope)) {
-                // no stored row is on that route; the limit is still read, as the stream expects of
-                // every claim (it compares the rows returned with it to decide to sleep)
-                limit.getAsInt();
-                return Mono.just(new ClaimBatch(List.of(), null, null));
+                return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
             }
             return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock));
         }).doOnNext(r -> metrics.rowsClaimed(r.rows().size()));

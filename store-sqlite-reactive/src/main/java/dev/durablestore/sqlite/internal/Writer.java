@@ -8,11 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -71,8 +72,8 @@ public final class Writer {
      * behind does not stop the writer.
      */
     private volatile boolean aborted;
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private final CompletableFuture<Void> stoppedFuture = new CompletableFuture<>();
+    /** Completes when the writer has stopped: close(long) waits for it, closeAsync() subscribes to it. */
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final String storeName;
     private final List<TransactionListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean accepting = true;
@@ -267,7 +268,7 @@ public final class Writer {
     public Mono<Void> closeAsync(Duration timeout) {
         return Mono.defer(() -> {
             beginClose();
-            Mono<Void> stop = Mono.fromFuture(stoppedFuture, true);
+            Mono<Void> stop = Mono.fromFuture(stopped, true);
             return stop.timeout(timeout, Mono.defer(() -> {
                 aborted = true;
                 leader().interrupt();
@@ -299,13 +300,17 @@ public final class Writer {
 
     private void awaitStop(long timeoutMillis) {
         try {
-            if (!stopped.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+            try {
+                stopped.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
                 aborted = true;
                 leader().interrupt();
-                stopped.await(timeoutMillis, TimeUnit.MILLISECONDS);
+                stopped.get(timeoutMillis, TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (TimeoutException | ExecutionException e) {
+            // gave up a second time (or the stop itself failed): close() returns, as before
         }
     }
 
@@ -419,8 +424,7 @@ public final class Writer {
             for (WriterThread t : threads) {
                 LockSupport.unpark(t);
             }
-            stopped.countDown();
-            stoppedFuture.complete(null);
+            stopped.complete(null);
         }
     }
 
