@@ -131,6 +131,31 @@ final class Db {
         return guarded(operation, counted);
     }
 
+    /**
+     * Runs statements that each commit on their own (no {@code BEGIN}/{@code COMMIT} around
+     * them): for a write that one statement does whole, so its one round trip is also its commit.
+     * Counted and mapped like {@link #write}; only for a non-blocking driver (PostgreSQL), whose
+     * writes need no lane.
+     *
+     * @param operation the operation name
+     * @param commands how many callers' commands the statements carry (reported to the metrics)
+     * @param work the statements
+     * @param <T> the result
+     * @return the result, signalled once the statement committed
+     */
+    <T> Mono<T> autocommit(String operation, int commands, Function<Connection, Mono<T>> work) {
+        Mono<T> run = Mono.usingWhen(Mono.from(factory.create()), c -> {
+                    long begin = System.nanoTime();
+                    return Mono.defer(() -> work.apply(c))
+                            .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
+                }, c -> Mono.from(c.close()))
+                .onErrorMap(e -> Failures.backend(operation, e));
+        return guarded(operation, Mono.defer(() -> {
+            writesInFlight.incrementAndGet();
+            return run.doFinally(s -> writesInFlight.decrementAndGet());
+        }));
+    }
+
     private <T> Mono<Optional<T>> transaction(Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
         long begin = System.nanoTime();
         String lock = dialect.writeLock();

@@ -1,0 +1,161 @@
+package dev.durablestore.r2dbc.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * Group commit for one kind of write on PostgreSQL: requests made while earlier groups are being
+ * written wait and go out together, as one statement, when a flush slot frees. Nothing waits for a
+ * timer: a request that finds a free slot is sent at once (alone when nobody else is waiting), so
+ * the wait of a request is bounded by the flushes ahead of it, at most {@code maxFlushes} of them,
+ * each bounded by the store's operation timeout. Under load the group grows to whatever arrived
+ * during one flush, up to {@code maxGroup}; every caller's {@code Mono} completes when the
+ * statement that holds its change has committed.
+ *
+ * <p>A caller that cancels before its group is taken is left out of it; once taken, its change is
+ * written (as a cancelled transaction may still commit) and no signal is sent.
+ *
+ * @param <R> a request
+ * @param <T> its result
+ */
+final class GroupCommit<R, T> {
+
+    /**
+     * Writes one group. It completes each call ({@link Call#succeed}, {@link Call#fail}) once its
+     * change committed or failed; calls it leaves open complete empty when the returned
+     * {@code Mono} completes, or fail with its error.
+     *
+     * @param <R> a request
+     * @param <T> its result
+     */
+    @FunctionalInterface
+    interface Flush<R, T> {
+        /**
+         * @param group the requests, in submission order; never empty
+         * @return completes when every statement of the group finished
+         */
+        Mono<Void> write(List<Call<R, T>> group);
+    }
+
+    /** One caller's request, completed by the flush that takes it. */
+    static final class Call<R, T> {
+        private final R request;
+        private final MonoSink<T> sink;
+        private final AtomicInteger state = new AtomicInteger(); // 0 open, 1 completed, 2 cancelled
+
+        private Call(R request, MonoSink<T> sink) {
+            this.request = request;
+            this.sink = sink;
+        }
+
+        /** @return the request */
+        R request() {
+            return request;
+        }
+
+        /** @param value the caller's result, signalled now */
+        void succeed(T value) {
+            if (state.compareAndSet(0, 1)) {
+                if (value == null) {
+                    sink.success();
+                } else {
+                    sink.success(value);
+                }
+            }
+        }
+
+        /** @param error the caller's error, signalled now */
+        void fail(Throwable error) {
+            if (state.compareAndSet(0, 1)) {
+                sink.error(error);
+            }
+        }
+
+        private boolean cancelled() {
+            return state.get() == 2;
+        }
+
+        private void cancel() {
+            state.compareAndSet(0, 2);
+        }
+    }
+
+    private final Queue<Call<R, T>> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger wip = new AtomicInteger();
+    private final AtomicInteger flushing = new AtomicInteger();
+    private final int maxGroup;
+    private final int maxFlushes;
+    private final Flush<R, T> flush;
+
+    /**
+     * @param maxGroup the most requests in one group
+     * @param maxFlushes the most groups being written at once
+     * @param flush writes a group
+     */
+    GroupCommit(int maxGroup, int maxFlushes, Flush<R, T> flush) {
+        this.maxGroup = maxGroup;
+        this.maxFlushes = maxFlushes;
+        this.flush = flush;
+    }
+
+    /**
+     * @param request the request
+     * @return its result, signalled after the commit that holds it (or its failure)
+     */
+    Mono<T> submit(R request) {
+        return Mono.create(sink -> {
+            Call<R, T> call = new Call<>(request, sink);
+            sink.onCancel(call::cancel);
+            queue.add(call);
+            drain();
+        });
+    }
+
+    /** @return requests waiting for a flush */
+    int depth() {
+        return queue.size();
+    }
+
+    private void drain() {
+        if (wip.getAndIncrement() != 0) {
+            return;
+        }
+        do {
+            while (flushing.get() < maxFlushes && !queue.isEmpty()) {
+                List<Call<R, T>> group = new ArrayList<>(Math.min(maxGroup, queue.size()));
+                Call<R, T> call;
+                while (group.size() < maxGroup && (call = queue.poll()) != null) {
+                    if (!call.cancelled()) {
+                        group.add(call);
+                    }
+                }
+                if (!group.isEmpty()) {
+                    flushing.incrementAndGet();
+                    start(group);
+                }
+            }
+        } while (wip.decrementAndGet() != 0);
+    }
+
+    private void start(List<Call<R, T>> group) {
+        Mono.defer(() -> flush.write(group))
+                .doFinally(signal -> {
+                    flushing.decrementAndGet();
+                    drain();
+                })
+                .subscribe(null, error -> {
+                    for (Call<R, T> c : group) {
+                        c.fail(error);
+                    }
+                }, () -> {
+                    for (Call<R, T> c : group) {
+                        c.succeed(null);
+                    }
+                });
+    }
+}
