@@ -58,6 +58,8 @@ final class R2dbcHistory {
     private final OutboxRows outboxRows;
     private final Clock clock;
     private final Runnable wake;
+    /** Group commit of appends, on PostgreSQL; {@code null} on H2, whose writes take turns anyway. */
+    private final GroupedAppends grouped;
 
     /**
      * @param db database access
@@ -72,12 +74,19 @@ final class R2dbcHistory {
         this.outboxRows = outboxRows;
         this.clock = clock;
         this.wake = wake;
+        this.grouped = db.dialect().postgres()
+                ? new GroupedAppends(db, clock, (a, write) -> write.onErrorResume(Failures::isUniqueViolation,
+                        failure -> db.read(a.name(), c -> normalise(c, a.name(), a.workflowId(), a.expectedSeq(),
+                                failure.getCause() == null ? failure : failure.getCause())).flatMap(Mono::error)))
+                : null;
     }
 
     /**
-     * E3–E22: validation and encoding at subscription; then, in one transaction, the guard read,
-     * contiguity, the inserts, the rows, and NOTIFY when rows were staged. A unique violation from a
-     * racing writer becomes a sequence conflict once the head is re-read (E15).
+     * E3–E22: validation and encoding at subscription; then the guard, contiguity, the inserts and
+     * the rows in one transaction: on PostgreSQL one guarded statement shared with the concurrent
+     * appends of this store ({@link GroupedAppends}), elsewhere a transaction of its own. A unique
+     * violation from a racing writer becomes a sequence conflict once the head is re-read (E15).
+     * The claim streams are woken after a commit that staged rows.
      */
     Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
         return Mono.defer(() -> {
@@ -85,9 +94,12 @@ final class R2dbcHistory {
             List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             String w = workflowId.toString();
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
-            Mono<Void> write = db.write(name,
-                    c -> appendIn(c, w, expectedSeq, encoded, staged),
-                    (c, failure) -> normalise(c, name, w, expectedSeq, failure));
+            Mono<Void> write = grouped != null && contiguous(encoded, expectedSeq)
+                    ? grouped.submit(new GroupedAppends.Append(name, w, expectedSeq, encoded,
+                            GroupedAppends.firstPerKey(staged)))
+                    : db.write(name,
+                            c -> appendIn(c, w, expectedSeq, encoded, staged),
+                            (c, failure) -> normalise(c, name, w, expectedSeq, failure));
             return staged.isEmpty() ? write : write.doOnSuccess(v -> wake.run());
         });
     }
@@ -108,11 +120,20 @@ final class R2dbcHistory {
             }
             Mono<Void> inserts = EventRows.insert(c, w, encoded);
             if (!staged.isEmpty()) {
-                inserts = inserts.then(OutboxRows.insertOrIgnore(c, staged, Times.nowNanos(clock.instant())))
-                        .then(db.notifyClaimers(c));
+                inserts = inserts.then(OutboxRows.insertOrIgnore(c, staged, Times.nowNanos(clock.instant()))).then();
             }
             return inserts;
         });
+    }
+
+    /** E6: whether the events carry the sequences {@code expectedSeq + 1, + 2, …}. */
+    private static boolean contiguous(List<EventEncoder.Encoded> encoded, long expectedSeq) {
+        for (int i = 0; i < encoded.size(); i++) {
+            if (encoded.get(i).seq() != expectedSeq + 1 + i) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** E15: a storage failure is a conflict when the committed head has moved away from the guard. */

@@ -1,0 +1,335 @@
+package dev.durablestore.r2dbc.internal;
+
+import dev.durablestore.api.BackendException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import io.r2dbc.spi.Connection;
+import java.io.ByteArrayOutputStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Group commit of appends on PostgreSQL (E3–E22): concurrent appends, with their outbox rows, go
+ * into one guarded multi-row statement per flush, which commits by itself (one round trip). Each
+ * append's events and rows are inserted only when the workflow's committed head equals its
+ * expected sequence; the others come back as sequence conflicts naming the head, exactly as when
+ * written one by one.
+ *
+ * <p>The statement has one fixed text for every group, so the server prepares it once per
+ * connection: the values travel as arrays ({@code unnest}), and the payload bytes of all events
+ * (and of all rows) as one {@code bytea} each, cut by offset and length.
+ *
+ * <p>A group is split into rounds so that it means what running its appends in submission order
+ * would: a round never holds two appends of one workflow, nor two appends staging one dispatch key
+ * (a later one waits for the next round, after the earlier committed). When a round's statement
+ * fails (a writer on another node took one of its sequences first: a unique violation), the round
+ * is written again one append per statement, so a conflict stays the conflicting append's alone.
+ */
+final class GroupedAppends {
+
+    /** The most appends in one group. */
+    static final int MAX_GROUP = 128;
+    /** Groups being written at once, per store. */
+    static final int MAX_FLUSHES = 2;
+    /** The most array elements (appends, events, rows) of one statement; more wait for the next round. */
+    static final int MAX_ELEMENTS = 50_000;
+    /** The most payload bytes of one statement; more wait for the next round. */
+    static final long MAX_BYTES = 8L << 20;
+
+    /** Marks a dispatch key among the workflow ids of {@link #rounds} (a workflow id is a UUID). */
+    private static final String KEY = "key:";
+
+    private static final String APPEND = "WITH a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
+            + "AS a(i, w, expected)), "
+            + "h AS (SELECT a.i, a.w, a.expected, COALESCE((SELECT max(e.seq) FROM events e "
+            + "WHERE e.workflow_id = a.w), 0) AS head FROM a), "
+            + "ok AS (SELECT i, w FROM h WHERE head = expected), "
+            + "ev AS (SELECT * FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::text[], "
+            + "$10::int[], $11::text[], $12::text[]) AS ev(i, seq, off, len, recorded_at, kind, queryable, "
+            + "workflow_type, child)), "
+            + "ins AS (INSERT INTO events (workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, "
+            + "child_workflow_id) SELECT ok.w, ev.seq, substring($13::bytea FROM ev.off FOR ev.len), ev.recorded_at, "
+            + "ev.kind, ev.queryable, ev.workflow_type, ev.child FROM ev JOIN ok ON ok.i = ev.i RETURNING 1), "
+            + "ob AS (SELECT * FROM unnest($14::int[], $15::text[], $16::text[], $17::bigint[], $18::text[], "
+            + "$19::text[], $20::text[], $21::text[], $22::text[], $23::int[], $24::int[], $25::text[], $26::bigint[], "
+            + "$27::bigint[], $28::bigint[], $29::bigint[]) AS ob(i, dispatch_key, workflow_id, ordinal, run_id, "
+            + "namespace, task_queue, node, activity_type, off, len, status, attempt, visible_after, claimed_at, "
+            + "settled_at)), "
+            + "obi AS (INSERT INTO outbox (dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
+            + "activity_type, input, status, attempt, visible_after, claimed_at, settled_at) "
+            + "SELECT ob.dispatch_key, ob.workflow_id, ob.ordinal, ob.run_id, ob.namespace, ob.task_queue, ob.node, "
+            + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
+            + "ob.visible_after, ob.claimed_at, ob.settled_at FROM ob JOIN ok ON ok.i = ob.i "
+            + "ON CONFLICT DO NOTHING RETURNING 1) "
+            + "SELECT i, head FROM h";
+
+    /**
+     * One append, validated and encoded.
+     *
+     * @param name the operation name ({@code append} or {@code appendWithOutbox})
+     * @param workflowId the workflow's canonical text
+     * @param expectedSeq the guard
+     * @param events the encoded events, contiguous from {@code expectedSeq + 1}
+     * @param rows the encoded outbox rows, each dispatch key once
+     */
+    record Append(String name, String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows) {
+
+        private int elements() {
+            return 1 + events.size() + rows.size();
+        }
+
+        private long bytes() {
+            long n = 0;
+            for (EventEncoder.Encoded e : events) {
+                n += e.json().length;
+            }
+            for (OutboxRowEncoder.Encoded r : rows) {
+                n += r.input().length;
+            }
+            return n;
+        }
+    }
+
+    /** Writes one append alone and maps its failure (a unique violation becomes a conflict, E15). */
+    interface Single {
+        /**
+         * @param append the append
+         * @param write its statement
+         * @return the statement's outcome, failures mapped
+         */
+        Mono<Void> write(Append append, Mono<Void> write);
+    }
+
+    private final Db db;
+    private final Clock clock;
+    private final Single single;
+    private final GroupCommit<Append, Void> group = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, this::flush);
+
+    /**
+     * @param db database access
+     * @param clock the store clock (settle time of rows staged in a terminal status)
+     * @param single maps the failure of an append written alone
+     */
+    GroupedAppends(Db db, Clock clock, Single single) {
+        this.db = db;
+        this.clock = clock;
+        this.single = single;
+    }
+
+    /**
+     * @param append a validated append
+     * @return completes when its events and rows committed; a {@link SequenceConflictException}
+     *     when the head was not its expected sequence
+     */
+    Mono<Void> submit(Append append) {
+        return group.submit(append);
+    }
+
+    private Mono<Void> flush(List<GroupCommit.Call<Append, Void>> calls) {
+        return Flux.fromIterable(rounds(calls, GroupCommit.Call::request)).concatMap(this::writeRound).then();
+    }
+
+    /**
+     * Splits a group into rounds that hold each workflow and each dispatch key at most once, and at
+     * most {@link #MAX_ELEMENTS} values and {@link #MAX_BYTES} payload bytes (an append larger than
+     * that goes alone). An append that must wait blocks its workflow and keys for the rest of the
+     * pass, so a workflow's appends stay in submission order.
+     *
+     * @param calls the group, in submission order
+     * @param appendOf the append of a call
+     * @param <C> a call
+     * @return the rounds, to write one after the other
+     */
+    static <C> List<List<C>> rounds(List<C> calls, Function<C, Append> appendOf) {
+        List<List<C>> rounds = new ArrayList<>();
+        List<C> rest = calls;
+        while (!rest.isEmpty()) {
+            List<C> round = new ArrayList<>(rest.size());
+            List<C> later = new ArrayList<>();
+            Set<String> seen = new HashSet<>();
+            int elements = 0;
+            long bytes = 0;
+            for (C call : rest) {
+                Append a = appendOf.apply(call);
+                boolean free = !seen.contains(a.workflowId());
+                for (OutboxRowEncoder.Encoded r : a.rows()) {
+                    free &= !seen.contains(KEY + r.row().dispatchKey());
+                }
+                boolean fits = elements + a.elements() <= MAX_ELEMENTS && bytes + a.bytes() <= MAX_BYTES;
+                if (free && (round.isEmpty() || fits)) {
+                    round.add(call);
+                    elements += a.elements();
+                    bytes += a.bytes();
+                } else {
+                    later.add(call);
+                }
+                seen.add(a.workflowId());
+                for (OutboxRowEncoder.Encoded r : a.rows()) {
+                    seen.add(KEY + r.row().dispatchKey());
+                }
+            }
+            rounds.add(round);
+            rest = later;
+        }
+        return rounds;
+    }
+
+    private Mono<Void> writeRound(List<GroupCommit.Call<Append, Void>> round) {
+        List<Append> appends = new ArrayList<>(round.size());
+        for (GroupCommit.Call<Append, Void> call : round) {
+            appends.add(call.request());
+        }
+        if (round.size() == 1) {
+            return writeAlone(round.get(0));
+        }
+        return db.autocommit("append", round.size(), c -> heads(c, appends))
+                .doOnNext(heads -> settle(round, heads))
+                .then()
+                .onErrorResume(e -> {
+                    if (Failures.isUniqueViolation(e)) {
+                        // another writer took a sequence first: one by one, so the conflict is the
+                        // conflicting append's alone (E15)
+                        return Flux.fromIterable(round).concatMap(this::writeAlone).then();
+                    }
+                    // the statement may have committed (a timeout): never write it twice
+                    for (GroupCommit.Call<Append, Void> call : round) {
+                        call.fail(inGroup(call.request(), round.size(), e));
+                    }
+                    return Mono.empty();
+                });
+    }
+
+    private Mono<Void> writeAlone(GroupCommit.Call<Append, Void> call) {
+        Append a = call.request();
+        Mono<Void> write = db.autocommit(a.name(), 1, c -> heads(c, List.of(a)))
+                .flatMap(heads -> {
+                    long head = heads.get(0);
+                    return head == a.expectedSeq() ? Mono.<Void>empty()
+                            : Mono.<Void>error(new SequenceConflictException(a.expectedSeq(), head));
+                });
+        return single.write(a, write)
+                .doOnSuccess(v -> call.succeed(null))
+                .onErrorResume(e -> {
+                    call.fail(e);
+                    return Mono.empty();
+                });
+    }
+
+    private static Throwable inGroup(Append a, int size, Throwable e) {
+        if (e.getClass() == BackendException.class) { // not a subclass: StoreClosedException stays as it is
+            return new BackendException(a.name() + " failed in a group of " + size + " appends: " + e.getMessage(), e);
+        }
+        return e;
+    }
+
+    private static void settle(List<GroupCommit.Call<Append, Void>> round, Map<Integer, Long> heads) {
+        for (int i = 0; i < round.size(); i++) {
+            GroupCommit.Call<Append, Void> call = round.get(i);
+            long expected = call.request().expectedSeq();
+            Long head = heads.get(i);
+            if (head == null) {
+                call.fail(new IllegalStateException("the grouped append returned no head for append " + i));
+            } else if (head == expected) {
+                call.succeed(null);
+            } else {
+                call.fail(new SequenceConflictException(expected, head)); // E3, E4
+            }
+        }
+    }
+
+    /** Runs the statement for {@code appends}; returns each append's committed head before it, by index. */
+    private Mono<Map<Integer, Long>> heads(Connection c, List<Append> appends) {
+        Object[] args = Arrays.of(appends, Times.nowNanos(clock.instant()));
+        return Sql.query(c, APPEND, row -> new long[] {Sql.longAt(row, 0), Sql.longAt(row, 1)}, args)
+                .collectMap(pair -> (int) pair[0], pair -> pair[1]);
+    }
+
+    /** The statement's 30 arguments: the appends, their events and their rows as columns of arrays. */
+    private static final class Arrays {
+        private Arrays() {}
+
+        static Object[] of(List<Append> appends, long nowNanos) {
+            int n = appends.size();
+            Integer[] index = new Integer[n];
+            String[] workflow = new String[n];
+            Long[] expected = new Long[n];
+            List<Object[]> events = new ArrayList<>();
+            List<Object[]> rows = new ArrayList<>();
+            ByteArrayOutputStream eventBytes = new ByteArrayOutputStream();
+            ByteArrayOutputStream rowBytes = new ByteArrayOutputStream();
+            for (int i = 0; i < n; i++) {
+                Append a = appends.get(i);
+                index[i] = i;
+                workflow[i] = a.workflowId();
+                expected[i] = a.expectedSeq();
+                for (EventEncoder.Encoded e : a.events()) {
+                    events.add(new Object[] {i, e.seq(), eventBytes.size() + 1, e.json().length, e.recordedAtNanos(),
+                            e.kind(), e.queryable() ? 1 : 0, e.workflowType(), e.childWorkflowId()});
+                    eventBytes.writeBytes(e.json());
+                }
+                for (OutboxRowEncoder.Encoded e : a.rows()) {
+                    OutboxRow r = e.row();
+                    rows.add(new Object[] {i, r.dispatchKey(), r.workflowId().toString(), r.ordinal(),
+                            r.runId() == null ? null : r.runId().toString(), r.namespace(), r.taskQueue(), r.node(),
+                            r.activityType(), rowBytes.size() + 1, e.input().length, r.status().token(),
+                            (long) r.attempt(), e.visibleAfterNanos(), e.claimedAtNanos(),
+                            r.status().isLive() ? null : nowNanos});
+                    rowBytes.writeBytes(e.input());
+                }
+            }
+            Object[] args = new Object[30];
+            args[0] = index;
+            args[1] = workflow;
+            args[2] = expected;
+            Class<?>[] eventTypes = {Integer.class, Long.class, Integer.class, Integer.class, Long.class, String.class,
+                Integer.class, String.class, String.class};
+            columns(events, eventTypes, args, 3);
+            args[12] = eventBytes.toByteArray();
+            Class<?>[] rowTypes = {Integer.class, String.class, String.class, Long.class, String.class, String.class,
+                String.class, String.class, String.class, Integer.class, Integer.class, String.class, Long.class,
+                Long.class, Long.class, Long.class};
+            columns(rows, rowTypes, args, 13);
+            args[29] = rowBytes.toByteArray();
+            return args;
+        }
+
+        /** Turns rows of values into one typed array per column, at {@code args[from…]}. */
+        private static void columns(List<Object[]> rows, Class<?>[] types, Object[] args, int from) {
+            for (int col = 0; col < types.length; col++) {
+                Object[] column = (Object[]) java.lang.reflect.Array.newInstance(types[col], rows.size());
+                for (int r = 0; r < rows.size(); r++) {
+                    column[r] = rows.get(r)[col];
+                }
+                args[from + col] = column;
+            }
+        }
+    }
+
+    /** @return requests waiting for a flush */
+    int depth() {
+        return group.depth();
+    }
+
+    /** Keeps the first row of each dispatch key: a later one is ignored, as insert-or-ignore in list order does (O9). */
+    static List<OutboxRowEncoder.Encoded> firstPerKey(List<OutboxRowEncoder.Encoded> rows) {
+        if (rows.size() < 2) {
+            return rows;
+        }
+        Map<String, OutboxRowEncoder.Encoded> first = new java.util.LinkedHashMap<>();
+        for (OutboxRowEncoder.Encoded r : rows) {
+            first.putIfAbsent(r.row().dispatchKey(), r);
+        }
+        return first.size() == rows.size() ? rows : new ArrayList<>(first.values());
+    }
+
+}

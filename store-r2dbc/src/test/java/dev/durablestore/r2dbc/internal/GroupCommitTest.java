@@ -1,0 +1,171 @@
+package dev.durablestore.r2dbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * {@link GroupCommit} with a flush the test completes by hand: what arrives during a flush goes out
+ * as the next group, no more than the bound, each caller completed by its own flush.
+ */
+class GroupCommitTest {
+
+    /** A flush that records each group and finishes only when the test says so. */
+    private static final class HeldFlush implements GroupCommit.Flush<Integer, Integer> {
+        final List<List<Integer>> groups = new CopyOnWriteArrayList<>();
+        final List<Sinks.Empty<Void>> pending = new CopyOnWriteArrayList<>();
+        final List<List<GroupCommit.Call<Integer, Integer>>> calls = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Mono<Void> write(List<GroupCommit.Call<Integer, Integer>> group) {
+            List<Integer> requests = new ArrayList<>();
+            group.forEach(c -> requests.add(c.request()));
+            groups.add(requests);
+            calls.add(group);
+            Sinks.Empty<Void> done = Sinks.empty();
+            pending.add(done);
+            return done.asMono();
+        }
+
+        /** Completes flush {@code i}, each call with its request times ten. */
+        void commit(int i) {
+            calls.get(i).forEach(c -> c.succeed(c.request() * 10));
+            pending.get(i).tryEmitEmpty();
+        }
+    }
+
+    @Test
+    void a_request_that_finds_the_store_idle_goes_alone_and_at_once() {
+        // given an idle group commit
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
+
+        // when one request is submitted
+        StepVerifier.create(group.submit(1))
+                .then(() -> {
+                    // then it is written at once, alone, and completes with its flush
+                    assertThat(flush.groups).containsExactly(List.of(1));
+                    flush.commit(0);
+                })
+                .expectNext(10)
+                .verifyComplete();
+    }
+
+    @Test
+    void requests_made_during_a_flush_go_out_together_bounded_by_the_group_size() {
+        // given a flush in flight
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(3, 1, flush);
+        List<Integer> results = new CopyOnWriteArrayList<>();
+        group.submit(0).subscribe(results::add);
+
+        // when five more requests arrive while it is written
+        for (int i = 1; i <= 5; i++) {
+            group.submit(i).subscribe(results::add);
+        }
+        assertThat(flush.groups).as("one flush at a time").hasSize(1);
+        assertThat(group.depth()).isEqualTo(5);
+
+        // then each commit releases the next group of at most three, in submission order
+        flush.commit(0);
+        assertThat(flush.groups).containsExactly(List.of(0), List.of(1, 2, 3));
+        assertThat(results).containsExactly(0);
+        flush.commit(1);
+        assertThat(flush.groups).containsExactly(List.of(0), List.of(1, 2, 3), List.of(4, 5));
+        flush.commit(2);
+        assertThat(results).containsExactly(0, 10, 20, 30, 40, 50);
+    }
+
+    @Test
+    void at_most_max_flushes_groups_are_written_at_once() {
+        // given two flush slots
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(10, 2, flush);
+
+        // when four requests arrive one after the other
+        for (int i = 0; i < 4; i++) {
+            group.submit(i).subscribe();
+        }
+
+        // then two go at once, and the other two wait for a slot, then go together
+        assertThat(flush.groups).containsExactly(List.of(0), List.of(1));
+        flush.commit(1);
+        assertThat(flush.groups).containsExactly(List.of(0), List.of(1), List.of(2, 3));
+    }
+
+    @Test
+    void a_caller_that_cancels_before_its_group_is_taken_is_left_out() {
+        // given a flush in flight and two waiting requests
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(10, 1, flush);
+        group.submit(0).subscribe();
+        Disposable cancelled = group.submit(1).subscribe();
+        List<Integer> kept = new CopyOnWriteArrayList<>();
+        group.submit(2).subscribe(kept::add);
+
+        // when one of them cancels, then the flush ends
+        cancelled.dispose();
+        flush.commit(0);
+
+        // then the next group holds only the other
+        assertThat(flush.groups).containsExactly(List.of(0), List.of(2));
+        flush.commit(1);
+        assertThat(kept).containsExactly(20);
+    }
+
+    @Test
+    void a_call_the_flush_settled_keeps_its_result_when_the_flush_then_fails_and_the_next_group_goes() {
+        // given a flush that settles its first call, then fails (request 1), and one that succeeds
+        // without settling its call (request 3)
+        List<List<Integer>> groups = new CopyOnWriteArrayList<>();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(10, 1, calls -> {
+            List<Integer> requests = new ArrayList<>();
+            calls.forEach(c -> requests.add(c.request()));
+            groups.add(requests);
+            if (requests.contains(1)) {
+                calls.get(0).succeed(-1);
+                return Mono.error(new IllegalStateException("lost"));
+            }
+            return Mono.empty();
+        });
+
+        // when both are submitted, then the settled call keeps its result, and the call left open
+        // by a flush that completed completes empty
+        StepVerifier.create(group.submit(1)).expectNext(-1).verifyComplete();
+        StepVerifier.create(group.submit(3)).verifyComplete();
+        assertThat(groups).containsExactly(List.of(1), List.of(3));
+    }
+
+    @Test
+    void every_call_a_failed_flush_left_open_gets_its_error() {
+        // given a held flush, then a group of two that will fail
+        HeldFlush first = new HeldFlush();
+        List<Sinks.Empty<Void>> failing = new CopyOnWriteArrayList<>();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(10, 1, calls -> {
+            if (calls.get(0).request() == 0) {
+                return first.write(calls);
+            }
+            Sinks.Empty<Void> s = Sinks.empty();
+            failing.add(s);
+            return s.asMono();
+        });
+        group.submit(0).subscribe();
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        group.submit(1).subscribe(null, errors::add);
+        group.submit(2).subscribe(null, errors::add);
+
+        // when the first flush ends and the second fails
+        first.commit(0);
+        failing.get(0).tryEmitError(new IllegalStateException("server lost"));
+
+        // then both callers of the failed group get the error
+        assertThat(errors).hasSize(2).allSatisfy(e -> assertThat(e).hasMessage("server lost"));
+    }
+}
