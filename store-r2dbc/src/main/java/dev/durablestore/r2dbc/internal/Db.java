@@ -3,6 +3,7 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.TransientBackendException;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.IsolationLevel;
@@ -255,7 +256,7 @@ final class Db {
      * @return its error: the database did not answer in time (a write may still commit)
      */
     private BackendException timedOut(String operation) {
-        return new BackendException(operation + " timed out after " + operationTimeout + ": the database did not answer"
+        return new TransientBackendException(operation + " timed out after " + operationTimeout + ": the database did not answer"
                 + " (a write may still commit: read it back)");
     }
 

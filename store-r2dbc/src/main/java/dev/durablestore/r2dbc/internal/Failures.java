@@ -2,13 +2,27 @@ package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.StoreException;
+import dev.durablestore.api.TransientBackendException;
 import io.r2dbc.spi.R2dbcException;
+import io.r2dbc.spi.R2dbcNonTransientResourceException;
+import io.r2dbc.spi.R2dbcTransientException;
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
 
-/** Maps driver failures onto the store's error types in one place (X1, X7). */
+/**
+ * Maps driver failures onto the store's error types in one place (X1, X7). A failure that may pass
+ * is a {@link TransientBackendException}: a serialization failure or deadlock (SQLSTATE 40001,
+ * 40P01), a lost or refused connection (class 08, an I/O failure, or a connection that closed or
+ * failed the pool's validation: a resource failure without SQLSTATE), the server shutting down or starting (57P01, 57P02, 57P03), too many connections (53300),
+ * or anything the driver itself calls transient. Every other failure is a {@link BackendException}.
+ */
 final class Failures {
 
     /** SQLSTATE of a unique-key violation, the same on PostgreSQL and H2. */
     private static final String UNIQUE_VIOLATION = "23505";
+    /** SQLSTATEs of failures that pass: retrying the operation later may succeed. */
+    private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300");
 
     private Failures() {}
 
@@ -25,7 +39,32 @@ final class Failures {
         String message = failure instanceof R2dbcException r2dbc && r2dbc.getSqlState() != null
                 ? "[" + r2dbc.getSqlState() + "] " + r2dbc.getMessage()
                 : String.valueOf(failure);
-        return new BackendException(operation + " failed: " + message, failure);
+        return isTransient(failure) ? new TransientBackendException(operation + " failed: " + message, failure)
+                : new BackendException(operation + " failed: " + message, failure);
+    }
+
+    /**
+     * @param failure a failure
+     * @return true when it, or one of its causes, is a failure that may pass (see the class comment)
+     */
+    static boolean isTransient(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof TransientBackendException || t instanceof R2dbcTransientException
+                    || t instanceof IOException || t instanceof TimeoutException) {
+                return true;
+            }
+            if (t instanceof R2dbcException e && e.getSqlState() != null
+                    && (e.getSqlState().startsWith("08") || TRANSIENT_STATES.contains(e.getSqlState()))) {
+                return true;
+            }
+            // a connection that closed or failed the pool's validation: a resource failure with no
+            // SQLSTATE (the server said nothing), "non-transient" for that connection, yet the next
+            // operation gets another one
+            if (t instanceof R2dbcNonTransientResourceException e && e.getSqlState() == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

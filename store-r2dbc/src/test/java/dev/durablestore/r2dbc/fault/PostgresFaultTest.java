@@ -3,6 +3,7 @@ package dev.durablestore.r2dbc.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
@@ -49,6 +50,7 @@ import reactor.util.retry.Retry;
  *   <li>every acknowledged write (append with outbox rows, settle) is there afterwards;
  *   <li>every unacknowledged append is all or nothing: its event and both its rows, or none of them;
  *   <li>every operation ends, with a value or a {@link BackendException}, while the server is away
+ *       (a {@link TransientBackendException}: the failure passes once the server is back)
  *       (each is bounded by {@link WriteLoad#ATTEMPT_BOUND}; one that is not counts as a hang); on
  *       a network that goes silent instead (packets held, nothing reset) operations end with the
  *       store's operation timeout ({@link R2dbcStoreConfig#operationTimeout}, 1 s here);
@@ -193,7 +195,7 @@ class PostgresFaultTest {
                 .verify(BOUND);
         Duration toServe = Duration.between(before, Instant.now());
         assertThat(failures).as("failures on connections terminated while idle in the pool")
-                .allSatisfy(e -> assertThat(e).isInstanceOf(BackendException.class));
+                .allSatisfy(e -> assertThat(e).isInstanceOf(TransientBackendException.class));
 
         // and it listens again, so a row staged on the other node wakes the idle stream, which survived
         awaitTrue("the store listens again", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
@@ -307,11 +309,11 @@ class PostgresFaultTest {
         awaitTrue("every writer saw an attempt fail while the server is away",
                 () -> load.workflowsWithFailures(1) == WORKFLOWS && load.failedAttempts.get() > failedBefore);
         WorkflowId w = load.workflows().get(0);
-        StepVerifier.create(s.readHead(w)).expectError(BackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.claim(10)).expectError(BackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.complete(OutboxRow.dispatchKey(w, 2))).expectError(BackendException.class)
+        StepVerifier.create(s.readHead(w)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.claim(10)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.complete(OutboxRow.dispatchKey(w, 2))).expectError(TransientBackendException.class)
                 .verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.readHistory(w)).expectError(BackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.readHistory(w)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
         Duration away = Duration.between(down, Instant.now());
         if (away.compareTo(OUTAGE) < 0) {
             Mono.delay(OUTAGE.minus(away)).block(); // the writers and the claim stream keep retrying meanwhile

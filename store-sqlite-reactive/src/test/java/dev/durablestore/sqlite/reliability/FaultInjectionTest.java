@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
@@ -451,7 +452,7 @@ class FaultInjectionTest {
                 // then each fails clearly at COMMIT (E15: the head did not move, so Backend)
                 assertThat(during).allSatisfy(o -> {
                     assertSqliteFailure(o, "appendWithOutbox");
-                    assertThat(o.error()).isInstanceOf(BackendException.class).hasMessageContaining("locked");
+                    assertThat(o.error()).isInstanceOf(TransientBackendException.class).hasMessageContaining("locked");
                 });
                 assertContinuationFails(store, continued, "during");
                 s.execute("COMMIT");

@@ -1,0 +1,34 @@
+package dev.durablestore.api;
+
+/**
+ * A {@link BackendException} whose cause may pass: the database was busy or locked by another
+ * process, aborted the transaction to resolve a conflict with another one (a serialization failure
+ * or a deadlock), lost or refused the connection, was shutting down, or did not answer within the
+ * operation timeout. Trying the same operation again later may succeed; any other
+ * {@code BackendException} (a full disk, a read-only file, corruption, a constraint the store did
+ * not expect) will not pass by itself, so retrying it only repeats the failure.
+ *
+ * <p>Every operation of the store is safe to retry after this error, with one caveat: when the
+ * failure came after the statement reached the database (a lost connection, a timeout), the write
+ * may have committed. The store's writes are built for that: an append retried with the same
+ * expected sequence fails with {@link SequenceConflictException} when the first attempt committed
+ * (read the history to tell yours from another writer's), staging is insert-or-ignore by dispatch
+ * key, and settles, retries with an explicit attempt, heartbeats and releases are idempotent. A
+ * claim that may have committed leaves its rows claimed until their lease runs out and the lease
+ * reaper re-arms them.
+ */
+public final class TransientBackendException extends BackendException {
+
+    /**
+     * @param message what failed
+     * @param cause the driver failure, or {@code null}
+     */
+    public TransientBackendException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** @param message what failed */
+    public TransientBackendException(String message) {
+        super(message, null);
+    }
+}
