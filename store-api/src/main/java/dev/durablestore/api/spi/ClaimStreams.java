@@ -74,8 +74,23 @@ public final class ClaimStreams {
      * @return the stream: claims only against outstanding demand
      */
     public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options) {
+        return create(outbox, wakeups, clock, options, Schedulers.parallel());
+    }
+
+    /**
+     * @param outbox where claims go
+     * @param wakeups signalled by the backend after commits that may have made rows claimable
+     * @param clock the store's clock
+     * @param options the stream's options
+     * @param timers times the stream's sleeps (the poll interval, the next due time, the retry
+     *     after a failed claim): Reactor's parallel scheduler in a store, a virtual-time scheduler
+     *     in tests
+     * @return the stream: claims only against outstanding demand
+     */
+    public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options,
+            Scheduler timers) {
         return Flux.defer(() -> {
-            Loop loop = new Loop(outbox, wakeups, clock, options, Schedulers.parallel());
+            Loop loop = new Loop(outbox, wakeups, clock, options, timers);
             return Flux.<OutboxRow>create(loop::start).handle(loop::handOver);
         });
     }
