@@ -68,6 +68,11 @@ final class Db {
         return dialect;
     }
 
+    /** @return the PostgreSQL channel notified when rows become claimable, or {@code null} for none */
+    String notifyChannel() {
+        return notifyChannel;
+    }
+
     /**
      * Queues a {@code NOTIFY} in the open write transaction: PostgreSQL delivers it to every
      * listening node when (and only if) the transaction commits. A no-op without a channel.

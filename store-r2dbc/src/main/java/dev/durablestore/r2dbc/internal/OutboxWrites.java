@@ -19,7 +19,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -32,8 +31,9 @@ import reactor.core.publisher.Mono;
  * Every outbox write except claims (contract group O): staging, re-arm, settles, retry, stale
  * re-arm, heartbeat, redrive, prune. Each is one transaction, except the single-row settles on
  * PostgreSQL, which {@link GroupedSettles} writes in groups of one statement each. Writes that can
- * make rows claimable (staging, retry, re-arm, redrive, release) queue a {@code NOTIFY} in their
- * transaction on PostgreSQL and wake this instance's claim streams after the commit.
+ * make rows claimable (staging, retry, re-arm, redrive, release) call {@code wake} after the
+ * commit: it wakes this instance's claim streams and, on PostgreSQL, asks for the coalesced
+ * {@code NOTIFY} of the other nodes ({@link ClaimNotifier}); no {@code NOTIFY} runs inside a write.
  */
 final class OutboxWrites {
 
@@ -92,12 +92,9 @@ final class OutboxWrites {
         this.settles = db.dialect().postgres() ? new GroupedSettles(db, this::now, wake) : null;
     }
 
-    /** A write that may make rows claimable: NOTIFY in the transaction, wake-up after commit. */
+    /** A write that may make rows claimable: wake-up (and the notify of other nodes) after the commit. */
     private <T> Mono<T> waking(String name, Function<Connection, Mono<T>> work) {
-        return db.write(name, c -> work.apply(c).map(Optional::of).defaultIfEmpty(Optional.empty())
-                        .flatMap(r -> db.notifyClaimers(c).thenReturn(r))
-                        .flatMap(Mono::justOrEmpty))
-                .doOnSuccess(r -> wake.run());
+        return db.write(name, work).doOnSuccess(r -> wake.run());
     }
 
     /** O8–O11. */
