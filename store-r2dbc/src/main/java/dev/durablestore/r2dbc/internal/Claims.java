@@ -61,25 +61,36 @@ final class Claims {
             if (limit == 0) {
                 return Mono.just(List.<OutboxRow>of());
             }
-            return run(scope, limit, keys, false)
+            return run(scope, () -> limit, keys, false)
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r.rows()));
         });
     }
 
-    /** A claim for the claim stream: corrupt rows are reported in the result, with the next due time. */
+    /**
+     * A claim for the claim stream: corrupt rows are reported in the result, with the next due time.
+     * On PostgreSQL the limit is read once the connection is in hand, right before the statement is
+     * sent, so demand the subscriber returns meanwhile (a settle group completing its callers one
+     * after another) still counts.
+     */
     Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> run(scope, limit.getAsInt(), heldKeys(held), true));
+        return Mono.defer(() -> {
+            if (db.dialect().postgres()) {
+                return run(scope, limit, heldKeys(held), true);
+            }
+            int now = limit.getAsInt();
+            return run(scope, () -> now, heldKeys(held), true);
+        });
     }
 
-    private Mono<ClaimBatch> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> run(ClaimScope scope, IntSupplier limit, Set<String> held, boolean wantNext) {
         if (StoredText.admitsNoStoredRow(scope)) {
             return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
         }
         ClaimScope matchable = StoredText.matchable(scope);
         // PostgreSQL: the claim is one statement, so it commits by itself (one round trip)
         Mono<ClaimBatch> claim = db.dialect().postgres()
-                ? db.autocommit("claim", 1, c -> claimIn(c, matchable, limit, held, wantNext))
-                : db.write("claim", c -> claimIn(c, matchable, limit, held, wantNext));
+                ? db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext))
+                : db.write("claim", c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext));
         return claim.doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
