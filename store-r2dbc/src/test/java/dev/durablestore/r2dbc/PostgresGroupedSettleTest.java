@@ -9,6 +9,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.tck.TestClock;
@@ -60,6 +61,7 @@ class PostgresGroupedSettleTest {
 
     @AfterEach
     void close() {
+        store.close();
         harness.close();
     }
 
@@ -185,6 +187,35 @@ class PostgresGroupedSettleTest {
         // then every caller of the group fails with a backend error (X7)
         for (Mono<Void> caller : group) {
             StepVerifier.create(caller).expectError(BackendException.class).verify(TIMEOUT);
+        }
+    }
+
+    @Test
+    void a_close_waits_for_settles_already_queued_and_refuses_later_ones() {
+        // given two staged rows, and the flush in flight waiting for a lock on the first
+        List<String> k = stage(2);
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            blocked.subscribe();
+            Mono<Void> queued = store.complete(k.get(1)).cache();
+            queued.subscribe(null, e -> { }); // verified below
+
+            // when the store closes while that settle waits for its group, and then the lock goes
+            Mono<Void> closing = store.closeAsync().cache();
+            closing.subscribe();
+            StepVerifier.create(store.fail(k.get(1)))
+                    .expectError(StoreClosedException.class)
+                    .verify(TIMEOUT);
+            lock.release();
+
+            // then the queued settle commits before the close completes
+            StepVerifier.create(queued.and(blocked).then(closing)).expectComplete().verify(TIMEOUT);
+        }
+        ReactiveStore reopened = openStore(new StoreMetrics() { });
+        try {
+            assertThat(reopened.rowState(k.get(1)).block(TIMEOUT).status()).isEqualTo(OutboxStatus.DONE);
+        } finally {
+            reopened.close();
         }
     }
 

@@ -153,8 +153,9 @@ final class Db {
     }
 
     /**
-     * Like {@link #autocommit} without the close check, the in-flight count and the timeout: for
-     * the flush of a {@link GroupCommit}, whose callers were each admitted by {@link #admit}.
+     * Like {@link #autocommit} without the close check and the in-flight count: for the flush of a
+     * {@link GroupCommit}, whose callers were each admitted by {@link #admit}. It keeps the
+     * operation timeout, so a database that stops answering cannot hold the group's flush slot.
      *
      * @param operation the operation name
      * @param commands how many callers' commands the statements carry
@@ -168,7 +169,8 @@ final class Db {
                     return Mono.defer(() -> work.apply(c))
                             .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
                 }, c -> Mono.from(c.close()))
-                .onErrorMap(e -> Failures.backend(operation, e));
+                .onErrorMap(e -> Failures.backend(operation, e))
+                .timeout(operationTimeout, Mono.error(() -> timedOut(operation)));
         return Mono.defer(() -> {
             writesInFlight.incrementAndGet();
             return run.doFinally(s -> writesInFlight.decrementAndGet());
