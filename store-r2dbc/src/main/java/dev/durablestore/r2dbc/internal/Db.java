@@ -75,7 +75,9 @@ final class Db {
 
     /**
      * Queues a {@code NOTIFY} in the open write transaction: PostgreSQL delivers it to every
-     * listening node when (and only if) the transaction commits. A no-op without a channel.
+     * listening node when (and only if) the transaction commits. A no-op without a channel. Only
+     * {@code R2dbcHistory} still uses it (until its appends are grouped); everything else asks
+     * {@link ClaimNotifier} for a notify after the commit.
      *
      * @param c the connection inside the write transaction
      * @return completes when queued
