@@ -24,8 +24,10 @@ import reactor.util.retry.Retry;
  * different orders; an aborted statement changed nothing) is sent again, up to three times.
  *
  * <p>A group holds at most {@value #MAX_GROUP} requests and {@value #MAX_FLUSHES} flush is in flight
- * per store: measured with the PG drain of the benchmark (issue 17), a second flush in flight
- * gained nothing on 2 cores and one keeps settles of one store from deadlocking on each other.
+ * per store. Measured with the PG drain of the benchmark (issue 17, {@code --quick --runs 3}, 2
+ * cores shared with the server), 2 or 4 flushes in flight were no better than 1 (P2 drain medians
+ * 2,691 / 1,677 / 2,173 rows/s for 1 / 2 / 4, within the run-to-run spread), and with one the
+ * settles of one store never lock rows against each other.
  */
 final class GroupedSettles {
 
