@@ -42,9 +42,13 @@ import reactor.core.publisher.Mono;
  *       {@code FOR UPDATE SKIP LOCKED} and updates them {@code RETURNING} the rows, so concurrent
  *       claimers on any node never receive a row twice (O21) and never wait for each other.</li>
  *   <li><b>Claim-stream wake-ups</b> come from this instance's own commits and, on PostgreSQL, from
- *       {@code NOTIFY} on the configured channel, queued in the same transaction as the staging,
- *       retry, re-arm or redrive that made rows claimable; the poll interval is the fallback
- *       ({@link R2dbcStoreConfig#withNotifications(boolean)}).</li>
+ *       {@code NOTIFY} on the configured channel, sent after the commit of the staging, retry,
+ *       re-arm or redrive that made rows claimable, on its own statement and coalesced (at most one
+ *       in flight and one pending per store), so notifying never serializes commits; the poll
+ *       interval is the fallback ({@link R2dbcStoreConfig#withNotifications(boolean)}).</li>
+ *   <li><b>Settles</b> ({@code complete}, {@code fail}, {@code settleCancelled}, {@code retry}) made
+ *       concurrently on one PostgreSQL store are written together, one statement per group, each
+ *       caller's {@code Mono} completing once that statement committed.</li>
  *   <li><b>Timestamps</b> are {@code BIGINT} epoch nanoseconds (S10); payloads {@code BYTEA}; text
  *       columns compare in code-point order ({@code COLLATE "C"} on PostgreSQL).</li>
  * </ul>

@@ -69,7 +69,12 @@ public final class Backend implements ReactiveStore {
         this.scheduler = scheduler;
         this.clock = clock;
         this.wakeups = new Wakeups();
-        Runnable wake = () -> Schedulers.parallel().schedule(wakeups);
+        // after a commit that made rows claimable: this instance's streams, then the other nodes
+        Runnable notify = db.notifyChannel() == null ? () -> { } : new ClaimNotifier(db, db.notifyChannel());
+        Runnable wake = () -> {
+            Schedulers.parallel().schedule(wakeups);
+            notify.run();
+        };
         EventCodec codec = EventCodec.create();
         OutboxRows outboxRows = new OutboxRows(codec);
         this.history = new R2dbcHistory(db, new EventRows(codec), outboxRows, clock, wake);

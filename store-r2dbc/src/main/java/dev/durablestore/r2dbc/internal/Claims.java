@@ -15,6 +15,7 @@ import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
@@ -24,11 +25,16 @@ import reactor.core.publisher.Mono;
  * route, not held, oldest {@code visible_after} then dispatch key, and flips them to
  * {@code claimed} with {@code claimed_at = now}. On PostgreSQL the due rows are locked
  * {@code FOR UPDATE SKIP LOCKED}, so claimers on any number of nodes never take a row twice (O21)
- * and never queue behind each other; see {@link SqlDialect#claim}.
+ * and never queue behind each other; see {@link SqlDialect#claim}. There the claim is one statement
+ * that commits by itself (no {@code BEGIN}/{@code COMMIT}: one round trip), and a claim of the
+ * stream reads the route's next due time in that same statement. On H2 the claim is two statements
+ * in one write transaction.
  *
- * <p>A row whose stored input cannot be decoded is dead-lettered in the same transaction and the
- * claim reports a {@link SerializationException} naming it; the other rows of that batch are put
- * back exactly as they were, so the next claim takes them (a corrupt row never blocks the queue).
+ * <p>A row whose stored input cannot be decoded is dead-lettered and the claim reports a
+ * {@link SerializationException} naming it; the other rows of that batch are put back exactly as
+ * they were, so the next claim takes them (a corrupt row never blocks the queue). On H2 that happens
+ * in the claim's transaction; on PostgreSQL in statements right after the claim's (rare: a crash in
+ * between leaves the rows claimed, and the stale-claim re-arm returns them).
  */
 final class Claims {
 
@@ -55,38 +61,52 @@ final class Claims {
             if (limit == 0) {
                 return Mono.just(List.<OutboxRow>of());
             }
-            return run(scope, limit, keys, false)
+            return run(scope, () -> limit, keys, false)
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r.rows()));
         });
     }
 
-    /** A claim for the claim stream: corrupt rows are reported in the result, with the next due time. */
+    /**
+     * A claim for the claim stream: corrupt rows are reported in the result, with the next due time.
+     * On PostgreSQL the limit is read once the connection is in hand, right before the statement is
+     * sent, so demand the subscriber returns meanwhile (a settle group completing its callers one
+     * after another) still counts.
+     */
     Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> run(scope, limit.getAsInt(), heldKeys(held), true));
+        return Mono.defer(() -> {
+            if (db.dialect().postgres()) {
+                return run(scope, limit, heldKeys(held), true);
+            }
+            int now = limit.getAsInt();
+            return run(scope, () -> now, heldKeys(held), true);
+        });
     }
 
-    private Mono<ClaimBatch> run(ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> run(ClaimScope scope, IntSupplier limit, Set<String> held, boolean wantNext) {
         if (StoredText.admitsNoStoredRow(scope)) {
             return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
         }
         ClaimScope matchable = StoredText.matchable(scope);
-        return db.write("claim", c -> claimIn(c, matchable, limit, held, wantNext))
-                .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+        // PostgreSQL: the claim is one statement, so it commits by itself (one round trip)
+        Mono<ClaimBatch> claim = db.dialect().postgres()
+                ? db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext))
+                : db.write("claim", c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext));
+        return claim.doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
+
+    /** The rows one claim statement took, and the next due time when the statement read it. */
+    private record Taken(List<OutboxRows.Stored> rows, Long nextDue) {}
 
     private Mono<ClaimBatch> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
-        Mono<List<OutboxRows.Stored>> claimed;
+        Mono<Taken> claimed;
         if (db.dialect().postgres()) {
-            Sql.Params p = new Sql.Params();
-            String set = "status = 'claimed', claimed_at = " + p.add(now);
-            String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
-            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
-            claimed = Sql.query(c, sql, OutboxRows::stored, p.values()).collectList();
+            claimed = claimPostgres(c, now, scope, held, limit, wantNext);
         } else {
-            claimed = claimByKeys(c, now, scope, held, limit);
+            claimed = claimByKeys(c, now, scope, held, limit).map(rows -> new Taken(rows, null));
         }
-        return claimed.flatMap(stored -> {
+        return claimed.flatMap(taken -> {
+            List<OutboxRows.Stored> stored = taken.rows();
             List<OutboxRow> rows = new ArrayList<>(stored.size());
             List<String> claimedKeys = new ArrayList<>(stored.size());
             List<String> corruptKeys = new ArrayList<>();
@@ -109,11 +129,42 @@ final class Claims {
             }
             rows.sort(CLAIM_ORDER);
             if (wantNext && rows.size() < limit) {
+                if (db.dialect().postgres()) {
+                    return Mono.just(new ClaimBatch(rows, null, taken.nextDue()));
+                }
                 return nextVisibleAfter(c, scope, held).map(next -> new ClaimBatch(rows, null, next.orElse(null)))
                         .defaultIfEmpty(new ClaimBatch(rows, null, null));
             }
             return Mono.just(new ClaimBatch(rows, null, null));
         });
+    }
+
+    /**
+     * The one-statement claim (PostgreSQL, {@code FOR UPDATE SKIP LOCKED}); for the stream the same
+     * statement also reads the next due time of the route ({@link SqlDialect#claimWithNextDue}).
+     */
+    private Mono<Taken> claimPostgres(Connection c, long now, ClaimScope scope, Set<String> held, int limit,
+            boolean wantNext) {
+        Sql.Params p = new Sql.Params();
+        String set = "status = 'claimed', claimed_at = " + p.add(now);
+        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
+        if (!wantNext) {
+            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
+            return Sql.query(c, sql, OutboxRows::stored, p.values()).collectList().map(rows -> new Taken(rows, null));
+        }
+        String limitMarker = p.add(limit);
+        String pending = "status = 'pending'" + filter(p, scope, held);
+        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.COLUMNS, pending);
+        Long[] next = new Long[1];
+        return Sql.query(c, sql, row -> {
+                    next[0] = Sql.longAt(row, OutboxRows.COLUMN_COUNT);
+                    return Sql.textAt(row, 0) == null ? Optional.<OutboxRows.Stored>empty()
+                            : Optional.of(OutboxRows.stored(row));
+                }, p.values())
+                .filter(Optional::isPresent)
+                .map(Optional::get)
+                .collectList()
+                .map(rows -> new Taken(rows, next[0]));
     }
 
     /** The two-step claim (H2, whose writers are serialized): the due keys, then exactly those keys. */
@@ -156,10 +207,10 @@ final class Claims {
                 .thenReturn(new ClaimBatch(List.of(), reported, null));
     }
 
-    private static Mono<java.util.Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held) {
+    private static Mono<Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held) {
         Sql.Params p = new Sql.Params();
         String sql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter(p, scope, held);
-        return Sql.query(c, sql, row -> java.util.Optional.ofNullable(Sql.longAt(row, 0)), p.values()).next();
+        return Sql.query(c, sql, row -> Optional.ofNullable(Sql.longAt(row, 0)), p.values()).next();
     }
 
     /** The route (O7) and hold (O23) predicates, with their markers. */

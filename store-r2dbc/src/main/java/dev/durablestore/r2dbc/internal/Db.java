@@ -69,9 +69,16 @@ final class Db {
         return dialect;
     }
 
+    /** @return the PostgreSQL channel notified when rows become claimable, or {@code null} for none */
+    String notifyChannel() {
+        return notifyChannel;
+    }
+
     /**
      * Queues a {@code NOTIFY} in the open write transaction: PostgreSQL delivers it to every
-     * listening node when (and only if) the transaction commits. A no-op without a channel.
+     * listening node when (and only if) the transaction commits. A no-op without a channel. Only
+     * {@code R2dbcHistory} still uses it (until its appends are grouped); everything else asks
+     * {@link ClaimNotifier} for a notify after the commit.
      *
      * @param c the connection inside the write transaction
      * @return completes when queued
@@ -145,16 +152,45 @@ final class Db {
      * @return the result, signalled once the statement committed
      */
     <T> Mono<T> autocommit(String operation, int commands, Function<Connection, Mono<T>> work) {
+        return guarded(operation, unguardedAutocommit(operation, commands, work));
+    }
+
+    /**
+     * Like {@link #autocommit} without the close check and the in-flight count: for the flush of a
+     * {@link GroupCommit}, whose callers were each admitted by {@link #admit}. It keeps the
+     * operation timeout, so a database that stops answering cannot hold the group's flush slot.
+     *
+     * @param operation the operation name
+     * @param commands how many callers' commands the statements carry
+     * @param work the statements
+     * @param <T> the result
+     * @return the result, signalled once the statement committed
+     */
+    <T> Mono<T> unguardedAutocommit(String operation, int commands, Function<Connection, Mono<T>> work) {
         Mono<T> run = Mono.usingWhen(Mono.from(factory.create()), c -> {
                     long begin = System.nanoTime();
                     return Mono.defer(() -> work.apply(c))
                             .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
                 }, c -> Mono.from(c.close()))
-                .onErrorMap(e -> Failures.backend(operation, e));
-        return guarded(operation, Mono.defer(() -> {
+                .onErrorMap(e -> Failures.backend(operation, e))
+                .timeout(operationTimeout, Mono.error(() -> timedOut(operation)));
+        return Mono.defer(() -> {
             writesInFlight.incrementAndGet();
             return run.doFinally(s -> writesInFlight.decrementAndGet());
-        }));
+        });
+    }
+
+    /**
+     * Admits one caller's operation as every other one is: refused once the store is closed,
+     * counted in flight until it ends, bounded by the operation timeout, timed in the metrics.
+     *
+     * @param operation the operation name
+     * @param run the operation (e.g. a request waiting in a {@link GroupCommit})
+     * @param <T> the result
+     * @return the guarded operation
+     */
+    <T> Mono<T> admit(String operation, Mono<T> run) {
+        return guarded(operation, run);
     }
 
     private <T> Mono<Optional<T>> transaction(Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {

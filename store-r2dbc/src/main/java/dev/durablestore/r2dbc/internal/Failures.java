@@ -24,6 +24,9 @@ final class Failures {
     /** SQLSTATEs of failures that pass: retrying the operation later may succeed. */
     private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300");
 
+    /** SQLSTATEs of a statement aborted so that another can go on: nothing changed, it may be sent again. */
+    private static final java.util.Set<String> RETRYABLE = java.util.Set.of("40P01", "40001");
+
     private Failures() {}
 
     /**
@@ -74,6 +77,20 @@ final class Failures {
     static boolean isUniqueViolation(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof R2dbcException e && UNIQUE_VIOLATION.equals(e.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param failure a failure
+     * @return true when it, or one of its causes, is a deadlock or serialization abort: the
+     *     statement changed nothing and may be sent again
+     */
+    static boolean isDeadlock(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof R2dbcException e && RETRYABLE.contains(e.getSqlState())) {
                 return true;
             }
         }

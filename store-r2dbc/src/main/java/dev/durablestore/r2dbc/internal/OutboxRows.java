@@ -20,6 +20,8 @@ final class OutboxRows {
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at";
+    /** How many columns {@link #COLUMNS} names. */
+    static final int COLUMN_COUNT = 13;
 
     /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
     static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "

@@ -19,7 +19,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -30,9 +29,11 @@ import reactor.core.publisher.Mono;
 
 /**
  * Every outbox write except claims (contract group O): staging, re-arm, settles, retry, stale
- * re-arm, heartbeat, redrive, prune. Each is one transaction. Writes that can make rows claimable
- * (staging, retry, re-arm, redrive, release) queue a {@code NOTIFY} in their transaction on
- * PostgreSQL and wake this instance's claim streams after the commit.
+ * re-arm, heartbeat, redrive, prune. Each is one transaction, except the single-row settles on
+ * PostgreSQL, which {@link GroupedSettles} writes in groups of one statement each. Writes that can
+ * make rows claimable (staging, retry, re-arm, redrive, release) call {@code wake} after the
+ * commit: it wakes this instance's claim streams and, on PostgreSQL, asks for the coalesced
+ * {@code NOTIFY} of the other nodes ({@link ClaimNotifier}); no {@code NOTIFY} runs inside a write.
  */
 final class OutboxWrites {
 
@@ -75,6 +76,7 @@ final class OutboxWrites {
     private final OutboxRows rows;
     private final Clock clock;
     private final Runnable wake;
+    private final GroupedSettles settles;
 
     /**
      * @param db database access
@@ -87,14 +89,12 @@ final class OutboxWrites {
         this.rows = rows;
         this.clock = clock;
         this.wake = wake;
+        this.settles = db.dialect().postgres() ? new GroupedSettles(db, this::now, wake) : null;
     }
 
-    /** A write that may make rows claimable: NOTIFY in the transaction, wake-up after commit. */
+    /** A write that may make rows claimable: wake-up (and the notify of other nodes) after the commit. */
     private <T> Mono<T> waking(String name, Function<Connection, Mono<T>> work) {
-        return db.write(name, c -> work.apply(c).map(Optional::of).defaultIfEmpty(Optional.empty())
-                        .flatMap(r -> db.notifyClaimers(c).thenReturn(r))
-                        .flatMap(Mono::justOrEmpty))
-                .doOnSuccess(r -> wake.run());
+        return db.write(name, work).doOnSuccess(r -> wake.run());
     }
 
     /** O8–O11. */
@@ -131,24 +131,27 @@ final class OutboxWrites {
 
     /** O29. */
     Mono<Void> complete(String key) {
-        return settle("complete", COMPLETE, key);
+        return settle("complete", COMPLETE, "done", key);
     }
 
     /** O31. */
     Mono<Void> fail(String key) {
-        return settle("fail", FAIL, key);
+        return settle("fail", FAIL, "failed", key);
     }
 
     /** O32. */
     Mono<Void> settleCancelled(String key) {
-        return settle("settleCancelled", SETTLE_CANCELLED, key);
+        return settle("settleCancelled", SETTLE_CANCELLED, "cancelled", key);
     }
 
-    private Mono<Void> settle(String name, String sql, String key) {
+    private Mono<Void> settle(String name, String sql, String status, String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
             if (!StoredText.storable(key)) {
                 return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
+            }
+            if (settles != null) {
+                return settles.submit(name, new GroupedSettles.Settle(key, status, 0, 0));
             }
             return db.write(name, c -> Sql.update(c, sql, now(), key)).then();
         });
@@ -162,6 +165,9 @@ final class OutboxWrites {
             long visible = Times.toNanos(visibleAfter, "visibleAfter");
             if (!StoredText.storable(key)) {
                 return Mono.empty(); // no row holds it (O33)
+            }
+            if (settles != null) {
+                return settles.submit("retry", new GroupedSettles.Settle(key, "pending", nextAttempt, visible));
             }
             return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key)).then();
         });

@@ -60,6 +60,24 @@ abstract class SqlDialect {
     abstract String claim(String set, String due, String limit, String columns);
 
     /**
+     * Like {@link #claim}, and in the same statement the next due time of the route: the least
+     * {@code visible_after} of its pending, not held rows other than those this statement claims
+     * (the statement's snapshot still sees them pending). Every returned row carries it as one more
+     * column, {@code next_due}, after {@code columns}; when nothing is claimed, one row comes back
+     * whose columns are all NULL but {@code next_due}.
+     *
+     * @param set the {@code SET} clause of the claim, with its markers
+     * @param due the predicate of due, admitted, not held rows, with its markers
+     * @param limit the marker of the limit
+     * @param columns the row columns to return, unqualified
+     * @param pending the predicate of pending, admitted, not held rows, with its markers
+     * @return the statement, or {@code null} when the dialect claims in two steps
+     */
+    String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
+        return null;
+    }
+
+    /**
      * @param due the predicate of due rows
      * @param limit the marker of the limit
      * @return the query of the first {@code limit} due keys in claim order (O18)
@@ -108,6 +126,16 @@ abstract class SqlDialect {
                     + " ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED) "
                     + "UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
                     + "RETURNING " + qualify("o.", columns);
+        }
+
+        @Override String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
+            return "WITH due AS (SELECT dispatch_key FROM outbox WHERE " + due
+                    + " ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED), "
+                    + "claimed AS (UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
+                    + "RETURNING " + qualify("o.", columns) + "), "
+                    + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE " + pending
+                    + " AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
+                    + "SELECT " + qualify("claimed.", columns) + ", next.next_due FROM next LEFT JOIN claimed ON true";
         }
 
         @Override String lockSkipLocked() {

@@ -1,0 +1,141 @@
+package dev.durablestore.r2dbc.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * The single-row settles on PostgreSQL ({@code complete}, {@code fail}, {@code settleCancelled},
+ * {@code retry}, O29–O34), written in groups: concurrent settles of one store wait in one
+ * {@link GroupCommit} and go out as one {@code UPDATE … FROM unnest(…)} per flush, which commits by
+ * itself (no {@code BEGIN}/{@code COMMIT}: one round trip). Each caller's {@code Mono} completes once
+ * the statement holding its change committed.
+ *
+ * <p>Two requests for the same key in one group are written in rounds, one statement per round, in
+ * submission order: the first occurrence of every key goes in the first round, the second in the
+ * second, and so on, so they behave exactly as if run one after the other (an {@code UPDATE … FROM}
+ * joining one row twice would apply only one of them, unpredictably). Keys are sorted within a
+ * round, and a statement that PostgreSQL aborts as a deadlock victim (two writers locking rows in
+ * different orders; an aborted statement changed nothing) is sent again, up to three times.
+ *
+ * <p>A group holds at most {@value #MAX_GROUP} requests and {@value #MAX_FLUSHES} flush is in flight
+ * per store. Measured with the PG drain of the benchmark (issue 17, {@code --quick --runs 3}, 2
+ * cores shared with the server), 2 or 4 flushes in flight were no better than 1 (P2 drain medians
+ * 2,691 / 1,677 / 2,173 rows/s for 1 / 2 / 4, within the run-to-run spread), and with one the
+ * settles of one store never lock rows against each other.
+ */
+final class GroupedSettles {
+
+    /** The most requests in one group. */
+    static final int MAX_GROUP = 256;
+    /** The most groups being written at once, per store. */
+    static final int MAX_FLUSHES = 1;
+
+    private static final String PENDING = "pending";
+
+    /** One statement settles every row of a round; a retry ({@code pending}) keeps {@code settled_at}. */
+    private static final String SETTLE = "UPDATE outbox o SET status = u.status, claimed_at = NULL, "
+            + "attempt = CASE WHEN u.status = 'pending' THEN u.attempt ELSE o.attempt END, "
+            + "visible_after = CASE WHEN u.status = 'pending' THEN u.visible_after ELSE o.visible_after END, "
+            + "settled_at = CASE WHEN u.status = 'pending' THEN o.settled_at ELSE $5 END "
+            + "FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) "
+            + "AS u(dispatch_key, status, attempt, visible_after) "
+            + "WHERE o.dispatch_key = u.dispatch_key AND o.status IN ('pending', 'claimed')";
+
+    /**
+     * One settle.
+     *
+     * @param key the dispatch key
+     * @param status the new status token: {@code done}, {@code failed}, {@code cancelled}, or
+     *     {@code pending} for a retry
+     * @param attempt the retry's attempt (ignored otherwise)
+     * @param visibleAfter the retry's visible time in epoch nanoseconds (ignored otherwise)
+     */
+    record Settle(String key, String status, long attempt, long visibleAfter) {
+        /** @return true for a retry, which makes its row claimable */
+        boolean retry() {
+            return PENDING.equals(status);
+        }
+    }
+
+    private final Db db;
+    private final Runnable wake;
+    private final LongSupplier now;
+    private final GroupCommit<Settle, Void> groups;
+
+    /**
+     * @param db database access
+     * @param now the store clock in epoch nanoseconds, read once per statement for {@code settled_at}
+     * @param wake called after a statement that committed a retry
+     */
+    GroupedSettles(Db db, LongSupplier now, Runnable wake) {
+        this.db = db;
+        this.now = now;
+        this.wake = wake;
+        this.groups = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, this::write);
+    }
+
+    /**
+     * @param operation the caller's operation name (errors, metrics)
+     * @param settle the change
+     * @return completes once the statement holding it committed
+     */
+    Mono<Void> submit(String operation, Settle settle) {
+        return db.admit(operation, groups.submit(settle));
+    }
+
+    private Mono<Void> write(List<GroupCommit.Call<Settle, Void>> group) {
+        return Flux.fromIterable(rounds(group)).concatMap(this::writeRound).then();
+    }
+
+    /** @return the group split so that no key appears twice in a round; rounds in submission order */
+    static <T> List<List<GroupCommit.Call<Settle, T>>> rounds(List<GroupCommit.Call<Settle, T>> group) {
+        List<List<GroupCommit.Call<Settle, T>>> rounds = new ArrayList<>(1);
+        Map<String, Integer> seen = new HashMap<>();
+        for (GroupCommit.Call<Settle, T> call : group) {
+            int round = seen.merge(call.request().key(), 1, Integer::sum) - 1;
+            if (round == rounds.size()) {
+                rounds.add(new ArrayList<>(round == 0 ? group.size() : 4));
+            }
+            rounds.get(round).add(call);
+        }
+        return rounds;
+    }
+
+    private Mono<Void> writeRound(List<GroupCommit.Call<Settle, Void>> round) {
+        round.sort((a, b) -> Times.CODE_POINT_ORDER.compare(a.request().key(), b.request().key()));
+        int n = round.size();
+        String[] keys = new String[n];
+        String[] statuses = new String[n];
+        Long[] attempts = new Long[n];
+        Long[] visible = new Long[n];
+        boolean retries = false;
+        for (int i = 0; i < n; i++) {
+            Settle s = round.get(i).request();
+            keys[i] = s.key();
+            statuses[i] = s.status();
+            attempts[i] = s.attempt();
+            visible[i] = s.visibleAfter();
+            retries |= s.retry();
+        }
+        boolean wakes = retries;
+        String operation = n == 1 ? "settle" : "settle[" + n + "]";
+        return db.unguardedAutocommit(operation, n,
+                        c -> Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
+                .retryWhen(Retry.max(3).filter(Failures::isDeadlock))
+                .doOnSuccess(changed -> {
+                    if (wakes) {
+                        wake.run();
+                    }
+                    for (GroupCommit.Call<Settle, Void> call : round) {
+                        call.succeed(null);
+                    }
+                })
+                .then();
+    }
+}

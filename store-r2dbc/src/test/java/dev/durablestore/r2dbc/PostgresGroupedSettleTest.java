@@ -1,0 +1,320 @@
+package dev.durablestore.r2dbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.tck.TestClock;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * Grouped settles and the coalesced {@code NOTIFY} on PostgreSQL (issue 17): concurrent
+ * {@code complete}, {@code fail}, {@code settleCancelled} and {@code retry} of one store go out as
+ * one statement per flush, each caller completing once its statement committed.
+ *
+ * <p>To fill a group deterministically, a test holds a lock from its own transaction ({@link Lock})
+ * so that the one flush in flight waits for it; requests made meanwhile queue up and go out together,
+ * as one group, once the lock is released.
+ */
+class PostgresGroupedSettleTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final TestClock clock = TestClock.atDefaultStart();
+    private PostgresHarness harness;
+    private final List<Integer> batches = new CopyOnWriteArrayList<>();
+    private ReactiveStore store;
+
+    @BeforeEach
+    void open() {
+        harness = new PostgresHarness(clock);
+        store = openStore(new StoreMetrics() {
+            @Override public void batchCommitted(int commands, long nanos) {
+                batches.add(commands);
+            }
+        });
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+        harness.close();
+    }
+
+    private ReactiveStore openStore(StoreMetrics metrics) {
+        ReactiveStore s = R2dbcReactiveStore.open(R2dbcStoreConfig.of(harness.factory()).withClock(clock)
+                .withNotifyChannel(harness.schema()).withMetrics(metrics)).block(TIMEOUT);
+        assertThat(s).isNotNull();
+        return s;
+    }
+
+    @Test
+    void many_concurrent_settles_each_complete_after_their_commit_in_few_statements() {
+        // given 300 staged rows
+        List<String> keys = stage(300);
+        batches.clear();
+
+        // when every row is completed at once, each caller reading its row back as soon as it completes
+        Flux<OutboxRowState> states = Flux.fromIterable(keys)
+                .flatMap(k -> store.complete(k).then(store.rowState(k)), keys.size());
+
+        // then each caller already sees its row done (committed), and the settles shared statements
+        StepVerifier.create(states)
+                .thenConsumeWhile(s -> s.status() == OutboxStatus.DONE)
+                .verifyComplete();
+        assertThat(keys).allSatisfy(k -> assertThat(state(k).status()).isEqualTo(OutboxStatus.DONE));
+        assertThat(batches.stream().mapToInt(Integer::intValue).max().orElse(0)).isGreaterThan(1);
+        assertThat(batches.size()).isLessThan(keys.size());
+    }
+
+    @Test
+    void mixed_kinds_in_one_group_each_apply_their_own_change() {
+        // given five staged rows, and the flush in flight waiting for a lock on the first
+        List<String> k = stage(5);
+        Instant later = clock.instant().plusSeconds(60);
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            blocked.subscribe();
+            batches.clear();
+
+            // when a complete, a fail, a cancel and a retry queue behind it and the lock goes
+            Mono<Void> group = Mono.when(store.complete(k.get(1)), store.fail(k.get(2)),
+                    store.settleCancelled(k.get(3)), store.retry(k.get(4), 3, later));
+            StepVerifier.create(group.and(blocked))
+                    .then(lock::release)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+
+        // then each row took its own change, from one statement of four
+        assertThat(state(k.get(0)).status()).isEqualTo(OutboxStatus.DONE);
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.DONE);
+        assertThat(state(k.get(2)).status()).isEqualTo(OutboxStatus.FAILED);
+        assertThat(state(k.get(3)).status()).isEqualTo(OutboxStatus.CANCELLED);
+        assertThat(state(k.get(4))).isEqualTo(new OutboxRowState(OutboxStatus.PENDING, 3, later));
+        assertThat(batches).contains(4);
+    }
+
+    @Test
+    void duplicate_keys_in_one_group_apply_in_submission_order() {
+        // given three staged rows, and the flush in flight waiting for a lock on the first
+        List<String> k = stage(3);
+        Instant now = clock.instant();
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            blocked.subscribe();
+
+            // when one group holds a retry then a complete of row 1, and a fail then a complete then a
+            // retry of row 2
+            Mono<Void> group = Mono.when(store.retry(k.get(1), 5, now), store.complete(k.get(1)),
+                    store.fail(k.get(2)), store.complete(k.get(2)), store.retry(k.get(2), 9, now));
+            StepVerifier.create(group.and(blocked))
+                    .then(lock::release)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+
+        // then they applied one after the other: the retry left row 1 live, so the complete took it;
+        // the fail settled row 2, so the complete and the retry after it changed nothing
+        assertThat(state(k.get(1))).isEqualTo(new OutboxRowState(OutboxStatus.DONE, 5, now));
+        assertThat(state(k.get(2))).isEqualTo(new OutboxRowState(OutboxStatus.FAILED, 0, now));
+    }
+
+    @Test
+    void a_caller_cancelled_before_its_group_is_taken_changes_nothing() {
+        // given two staged rows, and the flush in flight waiting for a lock on the first
+        List<String> k = stage(3);
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            blocked.subscribe();
+
+            // when a complete of row 1 queues behind it and is cancelled, then the lock goes
+            Disposable cancelled = store.complete(k.get(1)).subscribe();
+            cancelled.dispose();
+            StepVerifier.create(blocked).then(lock::release).expectComplete().verify(TIMEOUT);
+        }
+        // (a later settle flushes whatever was queued)
+        StepVerifier.create(store.complete(k.get(2))).expectComplete().verify(TIMEOUT);
+
+        // then row 1 is still pending
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.PENDING);
+        assertThat(state(k.get(2)).status()).isEqualTo(OutboxStatus.DONE);
+    }
+
+    @Test
+    void a_group_that_fails_fails_every_caller_in_it_with_a_backend_error() {
+        // given three staged rows, and the flush in flight waiting for a lock on the whole table
+        List<String> k = stage(3);
+        List<Mono<Void>> group = new ArrayList<>();
+        try (Lock lock = Lock.table(harness.factory())) {
+            Mono<Void> blocked = store.complete(k.get(0)).onErrorResume(e -> Mono.empty()).cache();
+            blocked.subscribe();
+
+            // when three settles queue behind it and the table goes away before they run
+            group.add(store.complete(k.get(1)).cache());
+            group.add(store.fail(k.get(2)).cache());
+            group.add(store.retry(k.get(1), 1, clock.instant()).cache());
+            group.forEach(caller -> caller.subscribe(null, e -> { })); // verified below
+            lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
+            lock.release();
+            StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
+        }
+
+        // then every caller of the group fails with a backend error (X7)
+        for (Mono<Void> caller : group) {
+            StepVerifier.create(caller).expectError(BackendException.class).verify(TIMEOUT);
+        }
+    }
+
+    @Test
+    void a_close_waits_for_settles_already_queued_and_refuses_later_ones() {
+        // given two staged rows, and the flush in flight waiting for a lock on the first
+        List<String> k = stage(2);
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            blocked.subscribe();
+            Mono<Void> queued = store.complete(k.get(1)).cache();
+            queued.subscribe(null, e -> { }); // verified below
+
+            // when the store closes while that settle waits for its group, and then the lock goes
+            Mono<Void> closing = store.closeAsync().cache();
+            closing.subscribe();
+            StepVerifier.create(store.fail(k.get(1)))
+                    .expectError(StoreClosedException.class)
+                    .verify(TIMEOUT);
+            lock.release();
+
+            // then the queued settle commits before the close completes
+            StepVerifier.create(queued.and(blocked).then(closing)).expectComplete().verify(TIMEOUT);
+        }
+        ReactiveStore reopened = openStore(new StoreMetrics() { });
+        try {
+            assertThat(reopened.rowState(k.get(1)).block(TIMEOUT).status()).isEqualTo(OutboxStatus.DONE);
+        } finally {
+            reopened.close();
+        }
+    }
+
+    @Test
+    void staging_and_retry_on_one_store_wake_an_idle_stream_on_another() {
+        // given a second store on the same database whose stream polls only once an hour
+        Semaphore claims = new Semaphore(0);
+        ReactiveStore other = openStore(new StoreMetrics() {
+            @Override public void rowsClaimed(int rows) {
+                claims.release();
+            }
+        });
+        OutboxRow row = OutboxRow.pending(WorkflowId.random(), 0, "work", Payload.json("{}"), clock.instant());
+        ClaimStreamOptions options = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
+
+        try {
+            // when a row is staged on this store after the other stream found nothing, and, once the
+            // other stream holds it and found nothing more, the row is retried on this store
+            StepVerifier.create(other.claimStream(options), 1)
+                    .then(() -> awaitClaim(claims))
+                    .then(() -> store.appendOutboxBatch(List.of(row)).block(TIMEOUT))
+                    // then the stream wakes for the staged row (the NOTIFY), long before its poll
+                    .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(row.dispatchKey()))
+                    .then(() -> awaitClaim(claims))
+                    .thenRequest(1)
+                    .then(() -> awaitClaim(claims))
+                    .then(() -> store.retry(row.dispatchKey(), 1, clock.instant()).block(TIMEOUT))
+                    // and again for the retried row
+                    .assertNext(r -> assertThat(r.attempt()).isEqualTo(1))
+                    .thenCancel()
+                    .verify(TIMEOUT);
+        } finally {
+            other.close();
+        }
+    }
+
+    private static void awaitClaim(Semaphore claims) {
+        try {
+            assertThat(claims.tryAcquire(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("a claim returned").isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private List<String> stage(int n) {
+        List<OutboxRow> rows = new ArrayList<>(n);
+        List<String> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            OutboxRow r = OutboxRow.pending(WorkflowId.random(), i, "work", Payload.json("{}"), clock.instant());
+            rows.add(r);
+            keys.add(r.dispatchKey());
+        }
+        StepVerifier.create(store.appendOutboxBatch(rows)).expectComplete().verify(TIMEOUT);
+        return keys;
+    }
+
+    private OutboxRowState state(String key) {
+        return store.rowState(key).block(TIMEOUT);
+    }
+
+    /** A transaction on its own connection holding a lock until {@link #release}. */
+    private static final class Lock implements AutoCloseable {
+        private final Connection connection;
+        private boolean open = true;
+
+        private Lock(ConnectionFactory factory, String sql, Object... args) {
+            this.connection = Mono.from(factory.create()).block(TIMEOUT);
+            Mono.from(connection.beginTransaction()).block(TIMEOUT);
+            run(sql, args);
+        }
+
+        static Lock row(ConnectionFactory factory, String key) {
+            return new Lock(factory, "SELECT dispatch_key FROM outbox WHERE dispatch_key = $1 FOR UPDATE", key);
+        }
+
+        static Lock table(ConnectionFactory factory) {
+            return new Lock(factory, "LOCK TABLE outbox IN ACCESS EXCLUSIVE MODE");
+        }
+
+        void run(String sql, Object... args) {
+            Statement s = connection.createStatement(sql);
+            for (int i = 0; i < args.length; i++) {
+                s.bind(i, args[i]);
+            }
+            Flux.from(s.execute()).concatMap(r -> r.map((row, meta) -> 1)).blockLast(TIMEOUT);
+        }
+
+        void release() {
+            if (open) {
+                open = false;
+                Mono.from(connection.commitTransaction()).block(TIMEOUT);
+            }
+        }
+
+        @Override
+        public void close() {
+            release();
+            Mono.from(connection.close()).block(TIMEOUT);
+        }
+    }
+}
