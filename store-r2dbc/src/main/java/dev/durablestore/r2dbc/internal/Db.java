@@ -28,8 +28,6 @@ import reactor.core.scheduler.Scheduler;
  */
 final class Db {
 
-    private static final String NOTIFY = "SELECT pg_notify($1, '')";
-
     private final ConnectionFactory factory;
     private final SqlDialect dialect;
     private final Scheduler scheduler;
@@ -72,22 +70,6 @@ final class Db {
     /** @return the PostgreSQL channel notified when rows become claimable, or {@code null} for none */
     String notifyChannel() {
         return notifyChannel;
-    }
-
-    /**
-     * Queues a {@code NOTIFY} in the open write transaction: PostgreSQL delivers it to every
-     * listening node when (and only if) the transaction commits. A no-op without a channel. Only
-     * {@code R2dbcHistory} still uses it (until its appends are grouped); everything else asks
-     * {@link ClaimNotifier} for a notify after the commit.
-     *
-     * @param c the connection inside the write transaction
-     * @return completes when queued
-     */
-    Mono<Void> notifyClaimers(Connection c) {
-        if (notifyChannel == null) {
-            return Mono.empty();
-        }
-        return Sql.query(c, NOTIFY, row -> Boolean.TRUE, notifyChannel).then();
     }
 
     /** Maps a transaction failure to the error the subscriber receives; runs after the rollback. */

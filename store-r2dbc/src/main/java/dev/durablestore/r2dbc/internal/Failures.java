@@ -25,7 +25,7 @@ final class Failures {
     private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300");
 
     /** SQLSTATEs of a statement aborted so that another can go on: nothing changed, it may be sent again. */
-    private static final java.util.Set<String> RETRYABLE = java.util.Set.of("40P01", "40001");
+    private static final Set<String> RETRYABLE = Set.of("40P01", "40001");
 
     private Failures() {}
 
