@@ -6,6 +6,7 @@ import dev.durablestore.api.spi.Wakeups;
 import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+import static dev.durablestore.api.spi.Claims.CODE_POINT_ORDER;
 import static dev.durablestore.api.spi.Claims.heldKeys;
 
 import dev.durablestore.api.ClaimScope;
@@ -601,7 +602,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                 keys.add(rs.getString(1));
             }
         }
-        keys.sort(null);
+        keys.sort(CODE_POINT_ORDER);
         return keys;
     }
 }
