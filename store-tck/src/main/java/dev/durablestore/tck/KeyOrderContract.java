@@ -55,10 +55,7 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
         List<String> cancelled = store.cancelWorkflowRows(w).block(TIMEOUT);
 
         // then the keys come back in code point order, and every row is cancelled
-        assertThat(cancelled).containsExactlyElementsOf(CODE_POINT_ORDER);
-        for (String key : CODE_POINT_ORDER) {
-            assertStatus(key, OutboxStatus.CANCELLED);
-        }
+        assertInCodePointOrder(cancelled, OutboxStatus.CANCELLED);
     }
 
     @Test
@@ -74,10 +71,7 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
         List<String> redriven = store.redriveWorkflow(w, true).block(TIMEOUT);
 
         // then the keys come back in code point order, and every row is pending again
-        assertThat(redriven).containsExactlyElementsOf(CODE_POINT_ORDER);
-        for (String key : CODE_POINT_ORDER) {
-            assertStatus(key, OutboxStatus.PENDING);
-        }
+        assertInCodePointOrder(redriven, OutboxStatus.PENDING);
     }
 
     @Test
@@ -95,6 +89,17 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
 
         // then the earlier row comes first, the others follow in code point order of their keys
         assertThat(keys(claimed)).containsExactly("z", "a", "a\u00E9", BMP_LAST, ASTRAL, "b");
+    }
+
+    /**
+     * @param returned the keys a call returned
+     * @param status the status the call left every row in
+     */
+    private void assertInCodePointOrder(List<String> returned, OutboxStatus status) {
+        assertThat(returned).containsExactlyElementsOf(CODE_POINT_ORDER);
+        for (String key : CODE_POINT_ORDER) {
+            assertStatus(key, status);
+        }
     }
 
     /** @return one pending row of {@code w} per key of {@link #SHUFFLED}, in that order */

@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  */
 public final class OutboxReads {
 
-    private static final String LIVE = "status IN ('pending', 'claimed')";
+    private static final String LIVE = OutboxRows.LIVE;
     /** Claimed rows older than a bound, oldest claim first; {@link OutboxWrites} re-arms what it lists. */
     static final String STALE = "SELECT " + OutboxRows.COLUMNS + " FROM outbox WHERE status = 'claimed' "
             + "AND claimed_at IS NOT NULL AND claimed_at < ? ORDER BY claimed_at, dispatch_key LIMIT ?";

@@ -35,7 +35,7 @@ public final class OutboxWrites {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
 
-    private static final String LIVE = "status IN ('pending', 'claimed')";
+    private static final String LIVE = OutboxRows.LIVE;
     private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key = ? AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
