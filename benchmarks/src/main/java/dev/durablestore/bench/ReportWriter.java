@@ -173,7 +173,7 @@ public final class ReportWriter {
                 + "storage in memory, explicit `BEGIN IMMEDIATE`/`COMMIT`, prepared statements reused). It creates "
                 + "the store's schema (tables and indexes, copied as text from `Schema.java`) and runs the store's "
                 + "statements (copied from `EventRows`, `OutboxRows`, `ClaimCommand`, `SettleCommand`, "
-                + "`SqliteOutbox`), encoding and decoding with the same public `EventCodec`. The "
+                + "`OutboxWrites`), encoding and decoding with the same public `EventCodec`. The "
                 + "one-operation-per-transaction baselines are the original design: one `BEGIN IMMEDIATE` per "
                 + "append, and a `SELECT` then an `UPDATE` per claimed row.\n");
         md.append("\n## Machine-readable lines\n\n```\n");

@@ -18,15 +18,17 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.sqlite.internal.Claims;
 import dev.durablestore.sqlite.internal.Connections;
 import dev.durablestore.sqlite.internal.DbConnection;
 import dev.durablestore.sqlite.internal.EventRows;
 import dev.durablestore.sqlite.internal.FileIdentity;
 import dev.durablestore.sqlite.internal.OutboxRows;
+import dev.durablestore.sqlite.internal.OutboxReads;
+import dev.durablestore.sqlite.internal.OutboxWrites;
 import dev.durablestore.sqlite.internal.ReaderPool;
 import dev.durablestore.sqlite.internal.Schema;
 import dev.durablestore.sqlite.internal.SqliteHistory;
-import dev.durablestore.sqlite.internal.SqliteOutbox;
 import dev.durablestore.sqlite.internal.SqliteTimers;
 import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.sqlite.internal.Writer;
@@ -85,19 +87,23 @@ public final class SqliteReactiveStore implements ReactiveStore {
     private final ReaderPool readers;
     private final SqliteHistory history;
     private final SqliteTimers timers;
-    private final SqliteOutbox outbox;
+    private final OutboxWrites writes;
+    private final OutboxReads reads;
+    private final Claims claims;
     private final Wakeups wakeups;
     private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
 
     private SqliteReactiveStore(String name, Scheduler emit, Writer writer, ReaderPool readers, SqliteHistory history,
-            SqliteTimers timers, SqliteOutbox outbox, Wakeups wakeups) {
+            SqliteTimers timers, OutboxWrites writes, OutboxReads reads, Claims claims, Wakeups wakeups) {
         this.name = name;
         this.emit = emit;
         this.writer = writer;
         this.readers = readers;
         this.history = history;
         this.timers = timers;
-        this.outbox = outbox;
+        this.writes = writes;
+        this.reads = reads;
+        this.claims = claims;
         this.wakeups = wakeups;
     }
 
@@ -141,10 +147,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
         if (identity != null) {
             writer.addListener(identity);
         }
+        OutboxWrites writes = new OutboxWrites(writer, outboxRows, config.clock());
         return new SqliteReactiveStore(name, emit, writer, readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
-                new SqliteTimers(writer, readers),
-                new SqliteOutbox(writer, readers, outboxRows, config.clock(), wakeups, config.metrics()), wakeups);
+                new SqliteTimers(writer, readers), writes, new OutboxReads(readers, outboxRows, config.clock()),
+                new Claims(writer, writes, outboxRows, config.clock(), wakeups, config.metrics()), wakeups);
     }
 
     /** @return commands waiting for the writer thread (a gauge for metrics) */
@@ -224,32 +231,32 @@ public final class SqliteReactiveStore implements ReactiveStore {
 
     @Override
     public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
-        return outbox.appendOutboxBatch(rows);
+        return writes.appendOutboxBatch(rows);
     }
 
     @Override
     public Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return outbox.rearmPending(rows);
+        return writes.rearmPending(rows);
     }
 
     @Override
     public Mono<List<OutboxRow>> claim(int limit) {
-        return outbox.claim(null, limit, Set.of());
+        return claims.claim(null, limit, Set.of());
     }
 
     @Override
     public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return outbox.claim(null, limit, held);
+        return claims.claim(null, limit, held);
     }
 
     @Override
     public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return Mono.defer(() -> outbox.claim(requireScope(scope), limit, Set.of()));
+        return Mono.defer(() -> claims.claim(requireScope(scope), limit, Set.of()));
     }
 
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> outbox.claim(requireScope(scope), limit, held));
+        return Mono.defer(() -> claims.claim(requireScope(scope), limit, held));
     }
 
     private static ClaimScope requireScope(ClaimScope scope) {
@@ -258,92 +265,92 @@ public final class SqliteReactiveStore implements ReactiveStore {
 
     @Override
     public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return outbox.claimStream(options);
+        return claims.claimStream(options);
     }
 
     @Override
     public Mono<Void> complete(String dispatchKey) {
-        return outbox.complete(dispatchKey);
+        return writes.complete(dispatchKey);
     }
 
     @Override
     public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
-        return outbox.retry(dispatchKey, nextAttempt, visibleAfter);
+        return writes.retry(dispatchKey, nextAttempt, visibleAfter);
     }
 
     @Override
     public Mono<Void> fail(String dispatchKey) {
-        return outbox.fail(dispatchKey);
+        return writes.fail(dispatchKey);
     }
 
     @Override
     public Mono<Void> settleCancelled(String dispatchKey) {
-        return outbox.settleCancelled(dispatchKey);
+        return writes.settleCancelled(dispatchKey);
     }
 
     @Override
     public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return outbox.cancelWorkflowRows(workflowId);
+        return writes.cancelWorkflowRows(workflowId);
     }
 
     @Override
     public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return outbox.listStaleClaimed(olderThan, limit);
+        return reads.listStaleClaimed(olderThan, limit);
     }
 
     @Override
     public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return outbox.rearmStaleClaimed(olderThan, visibleAfter, limit);
+        return writes.rearmStaleClaimed(olderThan, visibleAfter, limit);
     }
 
     @Override
     public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return outbox.heartbeat(dispatchKeys);
+        return writes.heartbeat(dispatchKeys);
     }
 
     @Override
     public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
-        return outbox.redrive(dispatchKey, resetAttempt);
+        return writes.redrive(dispatchKey, resetAttempt);
     }
 
     @Override
     public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return outbox.redriveWorkflow(workflowId, resetAttempt);
+        return writes.redriveWorkflow(workflowId, resetAttempt);
     }
 
     @Override
     public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
-        return outbox.pruneSettled(settledBefore, batchSize);
+        return writes.pruneSettled(settledBefore, batchSize);
     }
 
     @Override
     public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return outbox.listUnsettledWorkflowIds();
+        return reads.listUnsettledWorkflowIds();
     }
 
     @Override
     public Mono<Long> countInflight(String namespace) {
-        return outbox.countInflight(namespace);
+        return reads.countInflight(namespace);
     }
 
     @Override
     public Mono<Long> countClaimed(String namespace) {
-        return outbox.countClaimed(namespace);
+        return reads.countClaimed(namespace);
     }
 
     @Override
     public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return outbox.countClaimedByNamespace(namespaces);
+        return reads.countClaimedByNamespace(namespaces);
     }
 
     @Override
     public Flux<ClaimScope> pendingRoutes() {
-        return outbox.pendingRoutes();
+        return reads.pendingRoutes();
     }
 
     @Override
     public Mono<OutboxRowState> rowState(String dispatchKey) {
-        return outbox.rowState(dispatchKey);
+        return reads.rowState(dispatchKey);
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.durablestore.bench.raw;
 
 /**
  * The statements the store runs, copied as text from {@code EventRows}, {@code OutboxRows},
- * {@code ClaimCommand}, {@code SettleCommand} and {@code SqliteOutbox}, plus the one-row claim of
+ * {@code ClaimCommand}, {@code SettleCommand} and {@code OutboxWrites}, plus the one-row claim of
  * the original design (a SELECT, then an UPDATE of the selected row).
  */
 public final class RawSql {

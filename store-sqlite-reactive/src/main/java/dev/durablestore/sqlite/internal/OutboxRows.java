@@ -23,6 +23,9 @@ public final class OutboxRows {
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at";
 
+    /** The condition of a live row (pending or claimed), which settles, cancels and counts look for. */
+    static final String LIVE = "status IN ('pending', 'claimed')";
+
     static final String INSERT_OR_IGNORE = "INSERT OR IGNORE INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
             + "settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";

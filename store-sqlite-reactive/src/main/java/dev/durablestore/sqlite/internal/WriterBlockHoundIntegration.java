@@ -14,9 +14,11 @@ public final class WriterBlockHoundIntegration implements BlockHoundIntegration 
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
-        String writer = Writer.class.getName();
-        for (String method : new String[] {"take", "runBatch", "awaitLead", "failUnfinished", "stop"}) {
-            builder.allowBlockingCallsInside(writer, method);
+        builder.allowBlockingCallsInside(CommandQueue.class.getName(), "take");
+        builder.allowBlockingCallsInside(TransactionRunner.class.getName(), "runBatch");
+        builder.allowBlockingCallsInside(LeaderHandOff.class.getName(), "awaitLead");
+        for (String method : new String[] {"failUnfinished", "stop"}) {
+            builder.allowBlockingCallsInside(WriterShutdown.class.getName(), method);
         }
     }
 }

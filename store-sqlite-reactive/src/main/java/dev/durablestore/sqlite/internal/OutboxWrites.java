@@ -1,21 +1,14 @@
 package dev.durablestore.sqlite.internal;
 
-import dev.durablestore.api.spi.ClaimBatch;
-import dev.durablestore.api.spi.ClaimStreams;
-import dev.durablestore.api.spi.Wakeups;
 import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-import static dev.durablestore.api.spi.Claims.heldKeys;
+import static dev.durablestore.api.spi.Claims.CODE_POINT_ORDER;
 
-import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.StoredText;
@@ -26,32 +19,29 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Every outbox operation of the SQLite store (contract group O), each a writer command or a read. */
-public final class SqliteOutbox implements ClaimStreams.Source {
+/**
+ * Every outbox write of the SQLite store except claims (contract group O): staging, re-arm,
+ * settles, retry, workflow cancel, stale re-arm, heartbeat, release, redrive, prune. Each is one
+ * {@link Writer} command, so it runs in a group-commit transaction; writes that can make rows
+ * claimable (staging, re-arm, retry, redrive, release) wake the claim streams after their commit.
+ * The R2DBC backend's counterpart has the same name and the same operations.
+ */
+public final class OutboxWrites {
 
-    private static final Logger log = LoggerFactory.getLogger(SqliteOutbox.class);
+    private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
 
-    private static final String LIVE = "status IN ('pending', 'claimed')";
-
+    private static final String LIVE = OutboxRows.LIVE;
     private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key = ? AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
             + "settled_at = ? WHERE workflow_id = ? AND " + LIVE + " RETURNING dispatch_key";
     private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = ?, "
             + "claimed_at = NULL, settled_at = NULL WHERE dispatch_key = ?";
-    private static final String STALE = "SELECT " + OutboxRows.COLUMNS + " FROM outbox WHERE status = 'claimed' "
-            + "AND claimed_at IS NOT NULL AND claimed_at < ? ORDER BY claimed_at, dispatch_key LIMIT ?";
     private static final String REARM_KEYS = "UPDATE outbox SET status = 'pending', visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND status = 'claimed'";
     private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = ? WHERE status = 'claimed' "
@@ -66,54 +56,20 @@ public final class SqliteOutbox implements ClaimStreams.Source {
             + "WHERE workflow_id = ? AND status = 'failed' RETURNING dispatch_key";
     private static final String PRUNE = "DELETE FROM outbox WHERE dispatch_key IN (SELECT dispatch_key FROM outbox "
             + "WHERE status IN ('done', 'failed', 'cancelled') AND settled_at < ? LIMIT ?)";
-    private static final String UNSETTLED = "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE
-            + " ORDER BY workflow_id";
-    private static final String COUNT_INFLIGHT = "SELECT count(*) FROM outbox WHERE namespace = ? AND " + LIVE;
-    private static final String COUNT_CLAIMED = "SELECT count(*) FROM outbox WHERE namespace = ? AND status = 'claimed'";
-    private static final String COUNT_CLAIMED_BY_NS = "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' "
-            + "AND namespace IN (SELECT value FROM json_each(?)) GROUP BY namespace";
-    private static final String ROUTES = "SELECT DISTINCT namespace, task_queue, node FROM outbox "
-            + "WHERE status = 'pending' AND visible_after <= ? ORDER BY namespace, task_queue, node";
-    private static final String ROW_STATE = "SELECT status, attempt, visible_after FROM outbox WHERE dispatch_key = ?";
 
     private final Writer writer;
-    private final ReaderPool readers;
     private final OutboxRows rows;
     private final Clock clock;
-    private final Wakeups wakeups;
-    private final StoreMetrics metrics;
 
     /**
      * @param writer the single writer
-     * @param readers the reader pool
      * @param rows row codec
      * @param clock the store clock
-     * @param wakeups signalled by the writer after commits that make rows claimable
-     * @param metrics receives claimed-row counts
      */
-    public SqliteOutbox(Writer writer, ReaderPool readers, OutboxRows rows, Clock clock, Wakeups wakeups,
-            StoreMetrics metrics) {
+    public OutboxWrites(Writer writer, OutboxRows rows, Clock clock) {
         this.writer = writer;
-        this.readers = readers;
         this.rows = rows;
         this.clock = clock;
-        this.wakeups = wakeups;
-        this.metrics = metrics;
-    }
-
-    /**
-     * O52.
-     *
-     * @param options stream options
-     * @return the claim stream
-     */
-    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return Flux.defer(() -> ClaimStreams.create(this, wakeups, clock, requireNonNull(options, "options")));
-    }
-
-    /** @return the row codec */
-    OutboxRows rows() {
-        return rows;
     }
 
     /**
@@ -161,46 +117,6 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                 }
                 return null;
             }));
-        });
-    }
-
-    /**
-     * Every claim variant (O16–O27).
-     *
-     * @param scope route or null
-     * @param limit most rows
-     * @param held held workflows
-     * @return claimed rows
-     */
-    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return claimBatch(scope, limit, held, false).map(r -> r.rows());
-    }
-
-    /**
-     * A claim that also reports the next known {@code visible_after}, for the claim stream.
-     * Corrupt rows are reported in the result rather than as an error.
-     */
-    @Override
-    public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> {
-            Set<String> keys = heldKeys(held);
-            if (StoredText.admitsNoStoredRow(scope)) {
-                return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
-            }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock));
-        }).doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
-    }
-
-    private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
-        return Mono.defer(() -> {
-            requireNonNegative(limit, "limit");
-            Set<String> keys = heldKeys(held);
-            if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
-                return Mono.just(new ClaimBatch(List.of(), null, null)); // none asked for, or none on that route
-            }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock))
-                    .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
-                    .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });
     }
 
@@ -275,33 +191,6 @@ public final class SqliteOutbox implements ClaimStreams.Source {
     }
 
     /**
-     * O39, O40.
-     *
-     * @param olderThan bound
-     * @param limit most rows
-     * @return stale rows
-     */
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return Mono.defer(() -> {
-            long bound = Times.toNanos(olderThan, "olderThan");
-            requireNonNegative(limit, "limit");
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            return readers.read("listStaleClaimed", c -> stale(c, bound, limit));
-        }).flatMapMany(Flux::fromIterable);
-    }
-
-    private List<OutboxRow> stale(DbConnection c, long bound, int limit) throws SQLException {
-        PreparedStatement ps = c.prepare(STALE);
-        ps.setLong(1, bound);
-        ps.setInt(2, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-            return rows.decodeAll(rs);
-        }
-    }
-
-    /**
      * O41, O42.
      *
      * @param olderThan bound
@@ -320,7 +209,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
             return writer.submit(Commands.of("rearmStaleClaimed", true, c -> {
                 List<OutboxRow> stale = new ArrayList<>();
                 List<String> corrupt = new ArrayList<>();
-                PreparedStatement select = c.prepare(STALE);
+                PreparedStatement select = c.prepare(OutboxReads.STALE);
                 select.setLong(1, bound);
                 select.setInt(2, limit);
                 try (ResultSet rs = select.executeQuery()) {
@@ -382,7 +271,6 @@ public final class SqliteOutbox implements ClaimStreams.Source {
      * @param claimed rows claimed in one claim
      * @return completion
      */
-    @Override
     public Mono<Void> release(List<OutboxRow> claimed) {
         if (claimed.isEmpty()) {
             return Mono.empty();
@@ -469,121 +357,17 @@ public final class SqliteOutbox implements ClaimStreams.Source {
         });
     }
 
-    /** O43. @return unsettled workflow ids */
-    public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return readers.read("listUnsettledWorkflowIds", c -> {
-            List<WorkflowId> ids = new ArrayList<>();
-            try (ResultSet rs = c.prepare(UNSETTLED).executeQuery()) {
-                while (rs.next()) {
-                    ids.add(EventRows.workflowId(rs.getString(1)));
-                }
-            }
-            return ids;
-        }).flatMapMany(Flux::fromIterable);
-    }
-
-    /** O44. @param namespace ns @return count */
-    public Mono<Long> countInflight(String namespace) {
-        return count("countInflight", COUNT_INFLIGHT, namespace);
-    }
-
-    /** O45. @param namespace ns @return count */
-    public Mono<Long> countClaimed(String namespace) {
-        return count("countClaimed", COUNT_CLAIMED, namespace);
-    }
-
-    private Mono<Long> count(String name, String sql, String namespace) {
-        return Mono.defer(() -> {
-            requireNonNull(namespace, "namespace");
-            if (!StoredText.storable(namespace)) {
-                return Mono.just(0L); // no row holds it (O46)
-            }
-            return readers.read(name, c -> {
-                PreparedStatement ps = c.prepare(sql);
-                ps.setString(1, namespace);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? rs.getLong(1) : 0L;
-                }
-            });
-        });
-    }
-
-    /** O47. @param namespaces namespaces @return counts */
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return Mono.defer(() -> {
-            List<String> list = keyList(namespaces, "namespaces", false);
-            if (list.isEmpty()) {
-                return Mono.just(Map.<String, Long>of());
-            }
-            List<String> stored = StoredText.storableOnly(list);
-            if (stored.isEmpty()) {
-                Map<String, Long> none = new LinkedHashMap<>();
-                list.forEach(ns -> none.put(ns, 0L));
-                return Mono.just(Map.copyOf(none));
-            }
-            return readers.read("countClaimedByNamespace", c -> {
-                Map<String, Long> counts = new LinkedHashMap<>();
-                for (String ns : list) {
-                    counts.put(ns, 0L);
-                }
-                PreparedStatement ps = c.prepare(COUNT_CLAIMED_BY_NS);
-                ps.setString(1, JsonArrays.of(new TreeSet<>(stored)));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        counts.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-                return Map.copyOf(counts);
-            });
-        });
-    }
-
-    /** O48, O49. @return due routes */
-    public Flux<ClaimScope> pendingRoutes() {
-        return readers.read("pendingRoutes", c -> {
-            PreparedStatement ps = c.prepare(ROUTES);
-            ps.setLong(1, now());
-            List<ClaimScope> routes = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    routes.add(new ClaimScope(rs.getString(1), rs.getString(2), rs.getString(3)));
-                }
-            }
-            return routes;
-        }).flatMapMany(Flux::fromIterable);
-    }
-
-    /** O50. @param key row @return state or empty */
-    public Mono<OutboxRowState> rowState(String key) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O50)
-            }
-            return readers.read("rowState", c -> {
-                PreparedStatement ps = c.prepare(ROW_STATE);
-                ps.setString(1, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return null;
-                    }
-                    try {
-                        return new OutboxRowState(OutboxStatus.fromToken(rs.getString(1)), (int) rs.getLong(2),
-                                Times.readInstant(rs, 3, "visible_after"));
-                    } catch (SerializationException | InvalidArgumentException e) {
-                        throw new SerializationException(
-                                "stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
-                    }
-                }
-            });
-        });
-    }
-
     private long now() {
         return Times.nowNanos(clock.instant());
     }
 
-    private static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
+    /**
+     * @param keys a collection argument
+     * @param argument its name
+     * @param nonEmpty true when each element must be a non-empty dispatch key
+     * @return its elements, checked (X10)
+     */
+    static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
         requireNonNull(keys, argument);
         List<String> list = new ArrayList<>(keys.size());
         int i = 0;
@@ -601,7 +385,7 @@ public final class SqliteOutbox implements ClaimStreams.Source {
                 keys.add(rs.getString(1));
             }
         }
-        keys.sort(null);
+        keys.sort(CODE_POINT_ORDER);
         return keys;
     }
 }

@@ -1,0 +1,205 @@
+package dev.durablestore.sqlite.internal;
+
+import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
+import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.StoredText;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The read-only outbox operations of the SQLite store (O39, O40, O43–O50), each on a reader
+ * connection of the {@link ReaderPool}, never through the writer. The R2DBC backend's counterpart
+ * has the same name and the same operations.
+ */
+public final class OutboxReads {
+
+    private static final String LIVE = OutboxRows.LIVE;
+    /** Claimed rows older than a bound, oldest claim first; {@link OutboxWrites} re-arms what it lists. */
+    static final String STALE = "SELECT " + OutboxRows.COLUMNS + " FROM outbox WHERE status = 'claimed' "
+            + "AND claimed_at IS NOT NULL AND claimed_at < ? ORDER BY claimed_at, dispatch_key LIMIT ?";
+    private static final String UNSETTLED = "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE
+            + " ORDER BY workflow_id";
+    private static final String COUNT_INFLIGHT = "SELECT count(*) FROM outbox WHERE namespace = ? AND " + LIVE;
+    private static final String COUNT_CLAIMED = "SELECT count(*) FROM outbox WHERE namespace = ? AND status = 'claimed'";
+    private static final String COUNT_CLAIMED_BY_NS = "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' "
+            + "AND namespace IN (SELECT value FROM json_each(?)) GROUP BY namespace";
+    private static final String ROUTES = "SELECT DISTINCT namespace, task_queue, node FROM outbox "
+            + "WHERE status = 'pending' AND visible_after <= ? ORDER BY namespace, task_queue, node";
+    private static final String ROW_STATE = "SELECT status, attempt, visible_after FROM outbox WHERE dispatch_key = ?";
+
+    private final ReaderPool readers;
+    private final OutboxRows rows;
+    private final Clock clock;
+
+    /**
+     * @param readers the reader pool
+     * @param rows row codec
+     * @param clock the store clock
+     */
+    public OutboxReads(ReaderPool readers, OutboxRows rows, Clock clock) {
+        this.readers = readers;
+        this.rows = rows;
+        this.clock = clock;
+    }
+
+    /**
+     * O39, O40.
+     *
+     * @param olderThan bound
+     * @param limit most rows
+     * @return stale rows
+     */
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return Mono.defer(() -> {
+            long bound = Times.toNanos(olderThan, "olderThan");
+            requireNonNegative(limit, "limit");
+            if (limit == 0) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            return readers.read("listStaleClaimed", c -> stale(c, bound, limit));
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    private List<OutboxRow> stale(DbConnection c, long bound, int limit) throws SQLException {
+        PreparedStatement ps = c.prepare(STALE);
+        ps.setLong(1, bound);
+        ps.setInt(2, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rows.decodeAll(rs);
+        }
+    }
+
+    /** O43. @return unsettled workflow ids */
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return readers.read("listUnsettledWorkflowIds", c -> {
+            List<WorkflowId> ids = new ArrayList<>();
+            try (ResultSet rs = c.prepare(UNSETTLED).executeQuery()) {
+                while (rs.next()) {
+                    ids.add(EventRows.workflowId(rs.getString(1)));
+                }
+            }
+            return ids;
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O44. @param namespace ns @return count */
+    public Mono<Long> countInflight(String namespace) {
+        return count("countInflight", COUNT_INFLIGHT, namespace);
+    }
+
+    /** O45. @param namespace ns @return count */
+    public Mono<Long> countClaimed(String namespace) {
+        return count("countClaimed", COUNT_CLAIMED, namespace);
+    }
+
+    private Mono<Long> count(String name, String sql, String namespace) {
+        return Mono.defer(() -> {
+            requireNonNull(namespace, "namespace");
+            if (!StoredText.storable(namespace)) {
+                return Mono.just(0L); // no row holds it (O46)
+            }
+            return readers.read(name, c -> {
+                PreparedStatement ps = c.prepare(sql);
+                ps.setString(1, namespace);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : 0L;
+                }
+            });
+        });
+    }
+
+    /** O47. @param namespaces namespaces @return counts */
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return Mono.defer(() -> {
+            List<String> list = OutboxWrites.keyList(namespaces, "namespaces", false);
+            if (list.isEmpty()) {
+                return Mono.just(Map.<String, Long>of());
+            }
+            List<String> stored = StoredText.storableOnly(list);
+            if (stored.isEmpty()) {
+                Map<String, Long> none = new LinkedHashMap<>();
+                list.forEach(ns -> none.put(ns, 0L));
+                return Mono.just(Map.copyOf(none));
+            }
+            return readers.read("countClaimedByNamespace", c -> {
+                Map<String, Long> counts = new LinkedHashMap<>();
+                for (String ns : list) {
+                    counts.put(ns, 0L);
+                }
+                PreparedStatement ps = c.prepare(COUNT_CLAIMED_BY_NS);
+                ps.setString(1, JsonArrays.of(new TreeSet<>(stored)));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        counts.put(rs.getString(1), rs.getLong(2));
+                    }
+                }
+                return Map.copyOf(counts);
+            });
+        });
+    }
+
+    /** O48, O49. @return due routes */
+    public Flux<ClaimScope> pendingRoutes() {
+        return readers.read("pendingRoutes", c -> {
+            PreparedStatement ps = c.prepare(ROUTES);
+            ps.setLong(1, now());
+            List<ClaimScope> routes = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    routes.add(new ClaimScope(rs.getString(1), rs.getString(2), rs.getString(3)));
+                }
+            }
+            return routes;
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O50. @param key row @return state or empty */
+    public Mono<OutboxRowState> rowState(String key) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O50)
+            }
+            return readers.read("rowState", c -> {
+                PreparedStatement ps = c.prepare(ROW_STATE);
+                ps.setString(1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    try {
+                        return new OutboxRowState(OutboxStatus.fromToken(rs.getString(1)), (int) rs.getLong(2),
+                                Times.readInstant(rs, 3, "visible_after"));
+                    } catch (SerializationException | InvalidArgumentException e) {
+                        throw new SerializationException(
+                                "stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
+                    }
+                }
+            });
+        });
+    }
+
+    private long now() {
+        return Times.nowNanos(clock.instant());
+    }
+}
