@@ -213,12 +213,33 @@ public final class ClaimStreams {
             do {
                 if (!done && !claiming && !sleeping && demand.get() > 0) {
                     claiming = true;
-                    claimNext();
+                    startClaim();
                 }
             } while (wip.decrementAndGet() != 0);
         }
 
+        /**
+         * Starts the claim on the timer scheduler rather than on the thread that returned demand:
+         * demand often comes back one row at a time in a burst (a group of settles completing its
+         * callers one after another, each freeing a slot of the subscriber's {@code flatMap}), and
+         * the hop lets the rest of the burst arrive before the claim reads its limit, so a claim
+         * carries the burst instead of its first row. No timer: the task runs as soon as a thread
+         * takes it (microseconds).
+         */
+        private void startClaim() {
+            try {
+                timers.schedule(this::claimNext);
+            } catch (RuntimeException rejected) {
+                fail(rejected); // a scheduler that refuses work cannot time this stream either
+                claimEnded();
+            }
+        }
+
         private void claimNext() {
+            if (done) {
+                claimEnded(); // ended while the claim waited for its thread
+                return;
+            }
             long wakesBefore = wakeCount.get();
             Set<WorkflowId> held;
             try {
