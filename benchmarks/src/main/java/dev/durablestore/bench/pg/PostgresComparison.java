@@ -233,7 +233,7 @@ public final class PostgresComparison implements Workload {
             results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain);
             ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
             Measured scheduler = results.metered.add("db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, "
-                    + DbSchedulerDrain.THREADS + " threads, no-op one-time task", "rows/s",
+                    + DbSchedulerDrain.THREADS + " threads, no-op one-time task", "executions/s",
                     DbSchedulerDrain.drain(server, meter, rows));
             ctx.log(String.format("PG   db-scheduler %.0f executions/s", scheduler.perSecond()));
             results.drainVsDbScheduler.run(storeDrain, scheduler.perSecond());
@@ -279,12 +279,14 @@ public final class PostgresComparison implements Workload {
                 + "Raw PostgreSQL ceilings, same run, same server, on the tables the store itself created (the "
                 + "durable nodes' schema, emptied before each), plain JDBC (pgjdbc over HikariCP, "
                 + "`synchronous_commit=on`, autocommit: every statement its own transaction) with no store around "
-                + "them; outbox rows staged by the store's `appendOutboxBatch` (untimed). Batched drain: " + rows
-                + " rows; each of 1, 2 or 4 threads with its own connection loops on `UPDATE outbox SET "
+                + "them; outbox rows staged by the store's `appendOutboxBatch` (untimed). Batched drain: "
+                + rows * RawBaselines.DRAIN_SCALE + " rows (" + RawBaselines.DRAIN_SCALE + "× the store's: it is "
+                + "several times faster, and a loop of milliseconds would time the clock); each of 1, 2 or 4 threads with its own connection loops on `UPDATE outbox SET "
                 + "status='claimed' … WHERE dispatch_key IN (SELECT … WHERE status='pending' AND visible_after <= ? "
                 + "ORDER BY visible_after, dispatch_key LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING <every column>` "
                 + "(the input decoded, as the store does) and one `UPDATE … SET status='done' … WHERE dispatch_key = "
-                + "ANY(?)` until a claim finds nothing. Multi-row guarded append: " + appends + " appends (one "
+                + "ANY(?)` until a claim finds nothing. Multi-row guarded append: " + appends * RawBaselines.APPEND_SCALE + " appends ("
+                + RawBaselines.APPEND_SCALE + "× the store's, for the same reason; one "
                 + "`WorkflowStarted` each on a new workflow, expected head 0, encoded by the store's codec), "
                 + RawPgAppend.GROUP + " per `INSERT … SELECT … FROM unnest(<arrays>) WHERE COALESCE((SELECT max(seq) "
                 + "FROM events e WHERE e.workflow_id = u.w), 0) = u.expected`, on 1 connection; every append must "

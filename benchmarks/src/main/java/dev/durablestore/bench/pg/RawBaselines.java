@@ -20,6 +20,13 @@ final class RawBaselines {
 
     /** Connection counts of the raw drain; the first is the judged baseline. */
     static final List<Integer> DRAIN_CONNECTIONS = List.of(1, 2, 4);
+    /**
+     * The multi-row append runs this many times the store's appends: it is some ten to thirty times
+     * faster, and a loop of a few tens of milliseconds would time the clock, not the database.
+     */
+    static final int APPEND_SCALE = 10;
+    /** The batched drain drains this many times the store's rows, for the same reason (it is 5–10× faster). */
+    static final int DRAIN_SCALE = 3;
 
     /**
      * The judged baselines of one run.
@@ -38,8 +45,9 @@ final class RawBaselines {
      * @param server the server
      * @param nodes the store's schema (node 0 stages the rows)
      * @param meter measures CPU
-     * @param appends appends per append measurement
-     * @param total rows per drain or settle measurement
+     * @param appends the store's appends: the store pattern's, {@link #APPEND_SCALE} times that for the
+     *     multi-row append
+     * @param total the store's rows: the settles', {@link #DRAIN_SCALE} times that for the batched drain
      * @param fanOut rows per workflow
      * @param poolSize the store pattern's connections (the store's pool size)
      * @param figures receives every figure
@@ -48,16 +56,18 @@ final class RawBaselines {
     Judged measure(PgServer server, PgNodes nodes, CpuMeter meter, int appends, int total, int fanOut, int poolSize,
             MeteredFigures figures) {
         Measured judgedDrain = null;
+        int drainRows = total * DRAIN_SCALE;
         for (int connections : DRAIN_CONNECTIONS) {
             Measured m = figures.add("raw batched drain (claim 100 … FOR UPDATE SKIP LOCKED, complete = ANY), "
                     + connections + (connections == 1 ? " connection" : " connections"), "rows/s",
-                    timedOnStaged(server, nodes, meter, total, fanOut, connections, false,
-                            (pool, claimed) -> drain.drain(pool, connections, total)));
+                    timedOnStaged(server, nodes, meter, drainRows, fanOut, connections, false,
+                            (pool, claimed) -> drain.drain(pool, connections, drainRows)));
             judgedDrain = judgedDrain == null ? m : judgedDrain;
         }
         Measured judgedAppend = figures.add("raw multi-row guarded append (" + RawPgAppend.GROUP
                 + " per INSERT … unnest), 1 connection", "appends/s",
-                timedOnEmpty(server, nodes, meter, appends, 1, (pool, events) -> append.append(pool, events)));
+                timedOnEmpty(server, nodes, meter, appends * APPEND_SCALE, 1,
+                        (pool, events) -> append.append(pool, events)));
         figures.add("raw store pattern: BEGIN/SELECT/INSERT/COMMIT per append, " + RawPgStorePattern.CALLERS
                 + " callers, " + poolSize + " connections", "appends/s",
                 timedOnEmpty(server, nodes, meter, appends, poolSize, (pool, events) -> pattern.appends(pool, events)));
