@@ -147,7 +147,9 @@ public final class PostgresComparison implements Workload {
             for (int count : NODE_COUNTS) {
                 claimsDrain(warm, count, rows, fanOut, meter, ignored);
             }
-            new RawBaselines().measure(server, warm, meter, WARM_UP, rows, fanOut, POOL_SIZE, ignored.metered);
+            // the raw loops are plain JDBC: a tenth of the store's warm-up (their fast loops run 3-10x of it)
+            new RawBaselines().measure(server, warm, meter, WARM_UP / 10, rows / 10 / fanOut * fanOut, fanOut,
+                    POOL_SIZE, ignored.metered);
         }
         DbSchedulerDrain.drain(server, meter, rows);
     }
@@ -165,6 +167,7 @@ public final class PostgresComparison implements Workload {
         CommitCounter durableCounter = new CommitCounter();
         CommitCounter fastCounter = new CommitCounter();
         Measured storeAppends = null;
+        Measured storeDrain;
         try (PgNodes durable = PgNodes.open(server, maxNodes, POOL_SIZE, "on", durableCounter);
                 PgNodes fast = PgNodes.open(server, 1, POOL_SIZE, "off", fastCounter)) {
             for (Mode mode : MODES) {
@@ -227,24 +230,30 @@ public final class PostgresComparison implements Workload {
                     POOL_SIZE, results.metered);
             ctx.log(String.format("PG   raw drain %.0f rows/s (1 connection), raw append %.0f appends/s",
                     raw.drain().perSecond(), raw.append().perSecond()));
-            double storeDrain = claims.get(1).perSecond();
-            results.drainVsRaw.run(storeDrain, raw.drain().perSecond());
+            storeDrain = claims.get(1);
+            results.drainVsRaw.run(storeDrain.perSecond(), raw.drain().perSecond());
             results.appendVsRaw.run(storeAppends.perSecond(), raw.append().perSecond());
-            results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain);
+            results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain.perSecond());
             ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
             Measured scheduler = results.metered.add("db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, "
                     + DbSchedulerDrain.THREADS + " threads, no-op one-time task", "executions/s",
                     DbSchedulerDrain.drain(server, meter, rows));
             ctx.log(String.format("PG   db-scheduler %.0f executions/s", scheduler.perSecond()));
-            results.drainVsDbScheduler.run(storeDrain, scheduler.perSecond());
+            results.drainVsDbScheduler.run(storeDrain.perSecond(), scheduler.perSecond());
         }
         for (int poolSize : POOL_SIZES) {
+            String appendsLabel = "store P1 appends, 64 in flight, 1 node, pool of " + poolSize;
+            String drainLabel = "store drain (claimStream + complete, 64), 1 node, pool of " + poolSize;
+            if (poolSize == POOL_SIZE) {
+                // the judged figures of this run are this pool size's
+                results.metered.add(appendsLabel, "appends/s", storeAppends);
+                results.metered.add(drainLabel, "rows/s", storeDrain);
+                continue;
+            }
             ctx.log("PG run " + run + "/" + ctx.runs() + " pool size " + poolSize);
             try (PgNodes one = PgNodes.open(server, 1, poolSize, "on", new CommitCounter())) {
-                results.metered.add("store P1 appends, 64 in flight, 1 node, pool of " + poolSize, "appends/s",
-                        pgAppends(one, appends, meter));
-                results.metered.add("store drain (claimStream + complete, 64), 1 node, pool of " + poolSize,
-                        "rows/s", claimsDrain(one, 1, rows, fanOut, meter, new Results()));
+                results.metered.add(appendsLabel, "appends/s", pgAppends(one, appends, meter));
+                results.metered.add(drainLabel, "rows/s", claimsDrain(one, 1, rows, fanOut, meter, new Results()));
             }
         }
     }
@@ -269,7 +278,8 @@ public final class PostgresComparison implements Workload {
                 + " in flight. P2: " + rows + " rows staged with `appendWithOutbox` (" + fanOut + " per workflow, "
                 + "64 in flight, timed separately), then drained by `claimStream(maxBatch 100)` → "
                 + "`flatMap(complete, " + CONCURRENCY + ")`. Claims: " + rows + " rows staged with "
-                + "`appendOutboxBatch` (untimed), then drained at once by 1, 2 and 4 nodes — separate "
+                + "`appendOutboxBatch` (untimed; within a run, later drains of no more rows get a copy of the rows "
+                + "it wrote back by one `INSERT … SELECT`), then drained at once by 1, 2 and 4 nodes — separate "
                 + "`R2dbcReactiveStore` instances, each with its own pool — each running `claimStream(maxBatch 100)` "
                 + "→ `flatMap(complete, " + CONCURRENCY + ")`, with `synchronous_commit=on`; the figure is the "
                 + "total rows/s over the nodes. Every drain checks exactly-once (no row handed out twice; at the end "
@@ -279,7 +289,7 @@ public final class PostgresComparison implements Workload {
                 + "Raw PostgreSQL ceilings, same run, same server, on the tables the store itself created (the "
                 + "durable nodes' schema, emptied before each), plain JDBC (pgjdbc over HikariCP, "
                 + "`synchronous_commit=on`, autocommit: every statement its own transaction) with no store around "
-                + "them; outbox rows staged by the store's `appendOutboxBatch` (untimed). Batched drain: "
+                + "them; outbox rows staged as for the claims drains (untimed). Batched drain: "
                 + rows * RawBaselines.DRAIN_SCALE + " rows (" + RawBaselines.DRAIN_SCALE + "× the store's: it is "
                 + "several times faster, and a loop of milliseconds would time the clock); each of 1, 2 or 4 threads with its own connection loops on `UPDATE outbox SET "
                 + "status='claimed' … WHERE dispatch_key IN (SELECT … WHERE status='pending' AND visible_after <= ? "
@@ -367,8 +377,7 @@ public final class PostgresComparison implements Workload {
 
     private static Measured claimsDrain(PgNodes nodes, int count, int rows, int fanOut, CpuMeter meter,
             Results results) {
-        nodes.truncate();
-        Drives.stageRows(nodes.stores().get(0), Fixtures.workflows(rows / fanOut), fanOut);
+        nodes.stage(rows, fanOut);
         CpuMeter.Sample before = meter.sample();
         Drives.Drain drain = Drives.drain(nodes.stores().subList(0, count), rows, CONCURRENCY);
         CpuMeter.Cost cost = meter.since(before, rows);

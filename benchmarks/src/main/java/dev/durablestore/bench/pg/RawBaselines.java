@@ -3,7 +3,6 @@ package dev.durablestore.bench.pg;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
 import java.util.List;
@@ -13,8 +12,8 @@ import java.util.Map;
  * The raw PostgreSQL baselines of one run, plain JDBC with no store around them, on the tables the
  * store itself created (a node set's schema, emptied before each): the batched drain on 1, 2 and 4
  * connections ({@link RawPgDrain}), the multi-row guarded append ({@link RawPgAppend}) and the store's
- * own statement pattern ({@link RawPgStorePattern}). Rows are staged by the store's
- * {@code appendOutboxBatch}, untimed.
+ * own statement pattern ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage}
+ * (written by the store's {@code appendOutboxBatch}).
  */
 final class RawBaselines {
 
@@ -102,8 +101,7 @@ final class RawBaselines {
 
     private static Measured timedOnStaged(PgServer server, PgNodes nodes, CpuMeter meter, int total, int fanOut,
             int connections, boolean claimFirst, RowLoop loop) {
-        nodes.truncate();
-        Drives.stageRows(nodes.stores().get(0), Fixtures.workflows(total / fanOut), fanOut);
+        nodes.stage(total, fanOut);
         List<String> claimed = claimFirst ? claimAll(server, nodes) : List.of();
         try (HikariDataSource pool = JdbcPool.open(server, nodes.schema(), connections)) {
             CpuMeter.Sample before = meter.sample();
