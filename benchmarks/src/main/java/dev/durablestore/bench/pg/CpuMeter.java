@@ -85,12 +85,18 @@ final class CpuMeter {
 
     /** @return ppid, utime, stime, cutime, cstime of a {@code /proc/<pid>/stat}, or null when it is gone */
     private static long[] stat(Path file) {
-        String text;
         try {
-            text = Files.readString(file);
+            return parseStat(Files.readString(file));
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /**
+     * @param text the content of a {@code /proc/<pid>/stat}
+     * @return its ppid, utime, stime, cutime and cstime (the last four in clock ticks)
+     */
+    static long[] parseStat(String text) {
         // the command name (field 2) is in parentheses and may hold spaces: split after its last ')'
         String[] f = text.substring(text.lastIndexOf(')') + 2).trim().split(" ");
         // f[0] is field 3 (state); ppid is field 4, utime..cstime fields 14..17
