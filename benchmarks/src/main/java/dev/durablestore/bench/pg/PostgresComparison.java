@@ -43,19 +43,27 @@ public final class PostgresComparison implements Workload {
      * for a connection. The store's {@code LISTEN} connection is extra. On a 2-core machine the
      * server is CPU-bound long before the pool is the limit: in a trial, 64 connections per node were
      * no faster on P1, while four nodes then hold 256 server processes and take seconds to connect.
+     * The pool-size figures ({@link #POOL_SIZES}) are there to choose it from: with the store's
+     * one-commit-per-operation write path (before issue 17's group commit), 16 was the fastest of 2,
+     * 4, 8 and 16 on one node for both appends and the drain (2 about a third of 16, 8 close to it).
      */
     public static final int POOL_SIZE = Integer.getInteger("durablestore.bench.pg.poolSize", 16);
     /**
      * The PostgreSQL backend does some hundreds to a couple of thousand operations per second on a
      * 2-core machine where the SQLite store does several thousand, so this workload runs a tenth of
-     * P1's appends and of P2's rows (at least 1,000 each), both stores on the same counts, and three
-     * {@code --quick} runs stay near a minute.
+     * P1's appends and of P2's rows (at least 1,000 each), both stores on the same counts (the raw
+     * loops run more, see {@link RawBaselines}).
      */
     public static final int SCALE_DOWN = 10;
     /** The node counts of the claims comparison. */
     public static final List<Integer> NODE_COUNTS = List.of(1, 2, 4);
     /** The pool sizes of the pool-sizing context figures (one node). */
     public static final List<Integer> POOL_SIZES = List.of(2, 4, 8, 16);
+    /**
+     * The pool-sizing figures other than {@link #POOL_SIZE}'s run on this share of the appends and
+     * rows: a pool of 2 is some three times slower, and these are context only.
+     */
+    private static final int POOL_SIZING_SHARE = 2;
     /**
      * Appends, and rows drained, in the untimed warm-up of each kind of measurement (the store on
      * each node count, the raw loops, db-scheduler), so the timed figures measure the code, not the JIT.
@@ -235,9 +243,9 @@ public final class PostgresComparison implements Workload {
             results.appendVsRaw.run(storeAppends.perSecond(), raw.append().perSecond());
             results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain.perSecond());
             ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
-            Measured scheduler = results.metered.add("db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, "
-                    + DbSchedulerDrain.THREADS + " threads, no-op one-time task", "executions/s",
-                    DbSchedulerDrain.drain(server, meter, rows));
+            Measured scheduler = results.metered.add("db-scheduler " + DbSchedulerDrain.VERSION
+                    + " drain, lock-and-fetch, " + DbSchedulerDrain.THREADS + " threads, no-op one-time task",
+                    "executions/s", DbSchedulerDrain.drain(server, meter, rows));
             ctx.log(String.format("PG   db-scheduler %.0f executions/s", scheduler.perSecond()));
             results.drainVsDbScheduler.run(storeDrain.perSecond(), scheduler.perSecond());
         }
@@ -251,9 +259,10 @@ public final class PostgresComparison implements Workload {
                 continue;
             }
             ctx.log("PG run " + run + "/" + ctx.runs() + " pool size " + poolSize);
+            int share = rows / POOL_SIZING_SHARE / fanOut * fanOut;
             try (PgNodes one = PgNodes.open(server, 1, poolSize, "on", new CommitCounter())) {
-                results.metered.add(appendsLabel, "appends/s", pgAppends(one, appends, meter));
-                results.metered.add(drainLabel, "rows/s", claimsDrain(one, 1, rows, fanOut, meter, new Results()));
+                results.metered.add(appendsLabel, "appends/s", pgAppends(one, appends / POOL_SIZING_SHARE, meter));
+                results.metered.add(drainLabel, "rows/s", claimsDrain(one, 1, share, fanOut, meter, new Results()));
             }
         }
     }
@@ -291,11 +300,13 @@ public final class PostgresComparison implements Workload {
                 + "`synchronous_commit=on`, autocommit: every statement its own transaction) with no store around "
                 + "them; outbox rows staged as for the claims drains (untimed). Batched drain: "
                 + rows * RawBaselines.DRAIN_SCALE + " rows (" + RawBaselines.DRAIN_SCALE + "× the store's: it is "
-                + "several times faster, and a loop of milliseconds would time the clock); each of 1, 2 or 4 threads with its own connection loops on `UPDATE outbox SET "
+                + "several times faster, and a loop of milliseconds would time the clock); each of 1, 2 or 4 "
+                + "threads with its own connection loops on `UPDATE outbox SET "
                 + "status='claimed' … WHERE dispatch_key IN (SELECT … WHERE status='pending' AND visible_after <= ? "
                 + "ORDER BY visible_after, dispatch_key LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING <every column>` "
                 + "(the input decoded, as the store does) and one `UPDATE … SET status='done' … WHERE dispatch_key = "
-                + "ANY(?)` until a claim finds nothing. Multi-row guarded append: " + appends * RawBaselines.APPEND_SCALE + " appends ("
+                + "ANY(?)` until a claim finds nothing. Multi-row guarded append: "
+                + appends * RawBaselines.APPEND_SCALE + " appends ("
                 + RawBaselines.APPEND_SCALE + "× the store's, for the same reason; one "
                 + "`WorkflowStarted` each on a new workflow, expected head 0, encoded by the store's codec), "
                 + RawPgAppend.GROUP + " per `INSERT … SELECT … FROM unnest(<arrays>) WHERE COALESCE((SELECT max(seq) "
@@ -317,7 +328,9 @@ public final class PostgresComparison implements Workload {
                 + "short), a HikariCP pool of " + (DbSchedulerDrain.THREADS + 2) + " connections, "
                 + "`synchronous_commit=on`.\n\n"
                 + "Pool sizes (context for choosing the default): P1's appends and the 1-node claims drain on one "
-                + "node with pools of " + POOL_SIZES + " connections; the judged figures use " + POOL_SIZE + ". "
+                + "node with pools of " + POOL_SIZES + " connections, on " + appends / POOL_SIZING_SHARE
+                + " appends and " + rows / POOL_SIZING_SHARE / fanOut * fanOut + " rows (the pool of " + POOL_SIZE
+                + ": the judged figures of the same run, on the full sizes). "
                 + "CPU: the JVM's (`OperatingSystemMXBean#getProcessCpuTime`) and the server's (utime + stime of "
                 + "the postmaster and its children from `/proc/<pid>/stat`, plus the time of exited children; n/a "
                 + "when the server is not the embedded one) over each timed loop, in ms per 1,000 rows, appends or "
