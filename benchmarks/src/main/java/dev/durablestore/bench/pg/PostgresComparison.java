@@ -43,9 +43,11 @@ public final class PostgresComparison implements Workload {
      * for a connection. The store's {@code LISTEN} connection is extra. On a 2-core machine the
      * server is CPU-bound long before the pool is the limit: in a trial, 64 connections per node were
      * no faster on P1, while four nodes then hold 256 server processes and take seconds to connect.
-     * The pool-size figures ({@link #POOL_SIZES}) are there to choose it from: with the store's
-     * one-commit-per-operation write path (before issue 17's group commit), 16 was the fastest of 2,
-     * 4, 8 and 16 on one node for both appends and the drain (2 about a third of 16, 8 close to it).
+     * The pool-size figures ({@link #POOL_SIZES}) are there to choose it from. With the store's
+     * one-commit-per-operation write path (before issue 17's group commit) they did not yet single one
+     * out: on a heavily loaded machine 16 was fastest (2 about a third of it), in a full run on a
+     * calmer one 8 was slightly ahead of 16 (appends 2,546 vs 2,076/s, drain 2,716 vs 2,593 rows/s)
+     * and 4 within a few percent; so 16 stays until the new write path is measured.
      */
     public static final int POOL_SIZE = Integer.getInteger("durablestore.bench.pg.poolSize", 16);
     /**
