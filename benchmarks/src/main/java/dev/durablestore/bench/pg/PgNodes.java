@@ -1,6 +1,7 @@
 package dev.durablestore.bench.pg;
 
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.bench.Fixtures;
 import dev.durablestore.r2dbc.R2dbcDialect;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
@@ -31,6 +32,7 @@ final class PgNodes implements AutoCloseable {
     private final String schema;
     private final List<ConnectionPool> pools = new ArrayList<>();
     private final List<R2dbcReactiveStore> stores = new ArrayList<>();
+    private int stagedCopy;
 
     private PgNodes(PgServer server, String schema) {
         this.server = server;
@@ -89,6 +91,29 @@ final class PgNodes implements AutoCloseable {
      */
     void truncate() {
         server.execute("TRUNCATE " + schema + ".events, " + schema + ".timers, " + schema + ".outbox");
+    }
+
+    /**
+     * Empties the tables and stages {@code rows} pending outbox rows, {@code fanOut} per workflow
+     * (untimed). The first time, and whenever more rows are asked for than before, node 0's
+     * {@code appendOutboxBatch} writes them and a copy is kept in a table of its own; otherwise the
+     * copy's first {@code rows} rows are inserted back by one {@code INSERT … SELECT}, so every drain of
+     * a run starts from rows the store itself wrote, without paying the store's staging each time.
+     *
+     * @param rows how many
+     * @param fanOut rows per workflow
+     */
+    void stage(int rows, int fanOut) {
+        truncate();
+        if (rows > stagedCopy) {
+            Drives.stageRows(stores.get(0), Fixtures.workflows(rows / fanOut), fanOut);
+            server.execute("DROP TABLE IF EXISTS " + schema + ".staged_copy");
+            server.execute("CREATE TABLE " + schema + ".staged_copy AS SELECT * FROM " + schema + ".outbox");
+            stagedCopy = rows;
+            return;
+        }
+        server.execute("INSERT INTO " + schema + ".outbox SELECT * FROM " + schema + ".staged_copy "
+                + "ORDER BY visible_after, dispatch_key LIMIT " + rows);
     }
 
     /** @return how many outbox rows the schema holds in each status */

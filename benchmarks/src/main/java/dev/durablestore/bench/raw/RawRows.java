@@ -24,13 +24,14 @@ public final class RawRows {
     }
 
     /**
-     * Encodes an event and binds it to {@link RawSql#INSERT_EVENT}.
+     * Encodes an event into the values of the {@code events} columns, in {@link RawSql#INSERT_EVENT}'s
+     * order: workflow id, seq, event (bytes), recorded at (epoch nanos), kind, queryable (0 or 1),
+     * workflow type and child workflow id (both {@code null} when they do not apply).
      *
-     * @param ps the prepared insert
      * @param event the event
-     * @throws SQLException on failure
+     * @return the eight column values
      */
-    public void bindEvent(PreparedStatement ps, Event event) throws SQLException {
+    public EventColumns eventColumns(Event event) {
         String type = null;
         String child = null;
         if (event instanceof WorkflowStarted s) {
@@ -39,14 +40,43 @@ public final class RawRows {
             type = c.workflowType();
             child = c.childWorkflowId().toString();
         }
-        ps.setString(1, event.workflowId().toString());
-        ps.setLong(2, event.seq());
-        ps.setBytes(3, codec.encode(event));
-        ps.setLong(4, RawDb.nanos(event.recordedAt()));
-        ps.setString(5, event.kind().typeName());
-        ps.setInt(6, event.kind().isQueryable() ? 1 : 0);
-        setNullable(ps, 7, type);
-        setNullable(ps, 8, child);
+        return new EventColumns(event.workflowId().toString(), event.seq(), codec.encode(event),
+                RawDb.nanos(event.recordedAt()), event.kind().typeName(), event.kind().isQueryable() ? 1 : 0, type,
+                child);
+    }
+
+    /**
+     * One encoded {@code events} row.
+     *
+     * @param workflowId the workflow's text
+     * @param seq the sequence number
+     * @param event the encoded event
+     * @param recordedAt epoch nanoseconds
+     * @param kind the kind's type name
+     * @param queryable 1 when the kind is queryable, else 0
+     * @param workflowType the workflow type, or {@code null}
+     * @param childWorkflowId the child workflow's text, or {@code null}
+     */
+    public record EventColumns(String workflowId, long seq, byte[] event, long recordedAt, String kind, int queryable,
+            String workflowType, String childWorkflowId) {}
+
+    /**
+     * Encodes an event and binds it to {@link RawSql#INSERT_EVENT}.
+     *
+     * @param ps the prepared insert
+     * @param event the event
+     * @throws SQLException on failure
+     */
+    public void bindEvent(PreparedStatement ps, Event event) throws SQLException {
+        EventColumns e = eventColumns(event);
+        ps.setString(1, e.workflowId());
+        ps.setLong(2, e.seq());
+        ps.setBytes(3, e.event());
+        ps.setLong(4, e.recordedAt());
+        ps.setString(5, e.kind());
+        ps.setInt(6, e.queryable());
+        setNullable(ps, 7, e.workflowType());
+        setNullable(ps, 8, e.childWorkflowId());
     }
 
     /**
