@@ -38,18 +38,14 @@ public final class PostgresComparison implements Workload {
     public static final int CONCURRENCY = 64;
     /**
      * Connections in each node's pool (system property {@code durablestore.bench.pg.poolSize}, default
-     * 16, the README's example). Every store operation holds a connection for its whole transaction,
-     * so this bounds the transactions a node has open at once; the other operations in flight wait
-     * for a connection. The store's {@code LISTEN} connection is extra. On a 2-core machine the
-     * server is CPU-bound long before the pool is the limit: in a trial, 64 connections per node were
-     * no faster on P1, while four nodes then hold 256 server processes and take seconds to connect.
-     * The pool-size figures ({@link #POOL_SIZES}) are there to choose it from. With the store's
-     * one-commit-per-operation write path (before issue 17's group commit) they did not yet single one
-     * out: on a heavily loaded machine 16 was fastest (2 about a third of it), in a full run on a
-     * calmer one 8 was slightly ahead of 16 (appends 2,546 vs 2,076/s, drain 2,716 vs 2,593 rows/s)
-     * and 4 within a few percent; so 16 stays until the new write path is measured.
+     * 8). With issue 17's group commit a store keeps few statements in flight (one append group, one
+     * settle group, one claim per claim stream, one notify, plus reads), so a large pool only adds
+     * server processes. In quick runs after the change (2 cores shared with the server) 4 and 8 beat
+     * 16 in two runs of three (drain 8,150 / 7,786 / 6,403 rows/s for 4 / 8 / 16; 6,368 / 6,145 /
+     * 5,458), 16 was ahead in the third; the pool-size figures of each run show where it stands.
+     * The store's {@code LISTEN} connection is extra.
      */
-    public static final int POOL_SIZE = Integer.getInteger("durablestore.bench.pg.poolSize", 16);
+    public static final int POOL_SIZE = Integer.getInteger("durablestore.bench.pg.poolSize", 8);
     /**
      * The PostgreSQL backend does some hundreds to a couple of thousand operations per second on a
      * 2-core machine where the SQLite store does several thousand, so this workload runs a tenth of
@@ -307,7 +303,9 @@ public final class PostgresComparison implements Workload {
                 + "status='claimed' … WHERE dispatch_key IN (SELECT … WHERE status='pending' AND visible_after <= ? "
                 + "ORDER BY visible_after, dispatch_key LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING <every column>` "
                 + "(the input decoded, as the store does) and one `UPDATE … SET status='done' … WHERE dispatch_key = "
-                + "ANY(?)` until a claim finds nothing. Multi-row guarded append: "
+                + "ANY(?)` until a claim finds nothing; the same on 1 connection with claims of 64 and of 32 rows "
+                + "gives the ceilings of a drain with 64 rows in flight, whose claims can carry at most 64 rows (and "
+                + "about 32 when claims overlap the settles of the rows before). Multi-row guarded append: "
                 + appends * RawBaselines.APPEND_SCALE + " appends ("
                 + RawBaselines.APPEND_SCALE + "× the store's, for the same reason; one "
                 + "`WorkflowStarted` each on a new workflow, expected head 0, encoded by the store's codec), "

@@ -17,6 +17,9 @@ import java.util.Map;
  */
 final class RawBaselines {
 
+    /** Claim sizes of the raw drain's ceiling figures: the store's 64 in flight, and half of it. */
+    static final int[] CEILING_BATCHES = {64, 32};
+
     /** Connection counts of the raw drain; the first is the judged baseline. */
     static final List<Integer> DRAIN_CONNECTIONS = List.of(1, 2, 4);
     /**
@@ -62,6 +65,13 @@ final class RawBaselines {
                     timedOnStaged(server, nodes, meter, drainRows, fanOut, connections, false,
                             (pool, claimed) -> drain.drain(pool, connections, drainRows)));
             judgedDrain = judgedDrain == null ? m : judgedDrain;
+        }
+        // the ceilings of the store's drain: with 64 rows in flight its claims carry at most 64 rows,
+        // and about half that when claims and settles overlap
+        for (int batch : CEILING_BATCHES) {
+            figures.add("raw batched drain, claims of " + batch + " (ceiling of 64 in flight), 1 connection",
+                    "rows/s", timedOnStaged(server, nodes, meter, drainRows, fanOut, 1, false,
+                            (pool, claimed) -> drain.drain(pool, 1, drainRows, batch)));
         }
         Measured judgedAppend = figures.add("raw multi-row guarded append (" + RawPgAppend.GROUP
                 + " per INSERT … unnest), 1 connection", "appends/s",

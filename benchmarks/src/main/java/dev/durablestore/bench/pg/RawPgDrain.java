@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The raw batched drain on PostgreSQL, plain JDBC and no store: on each of {@code connections}
  * threads, each with its own connection in autocommit (every statement its own transaction), claim
- * up to 100 due rows with one {@code UPDATE … WHERE dispatch_key IN (SELECT … FOR UPDATE SKIP LOCKED
- * LIMIT 100) RETURNING …} (every column read, the input decoded, as the store does), then complete
+ * up to 100 due rows (or another claim size) with one {@code UPDATE … WHERE dispatch_key IN (SELECT …
+ * FOR UPDATE SKIP LOCKED LIMIT 100) RETURNING …} (every column read, the input decoded, as the store does), then complete
  * them all with one {@code UPDATE … WHERE dispatch_key = ANY(?)}, until a claim finds nothing.
  */
 final class RawPgDrain {
@@ -27,7 +27,7 @@ final class RawPgDrain {
 
     private static final String CLAIM = "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
             + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ? "
-            + "ORDER BY visible_after, dispatch_key LIMIT " + CLAIM_BATCH + " FOR UPDATE SKIP LOCKED) "
+            + "ORDER BY visible_after, dispatch_key LIMIT ? FOR UPDATE SKIP LOCKED) "
             + "RETURNING " + RawSql.COLUMNS;
     private static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
             + "WHERE dispatch_key = ANY(?) AND status IN ('pending', 'claimed')";
@@ -48,13 +48,26 @@ final class RawPgDrain {
      * @return completed rows per second, first claim to last complete
      */
     double drain(HikariDataSource pool, int connections, long expected) {
+        return drain(pool, connections, expected, CLAIM_BATCH);
+    }
+
+    /**
+     * Drains every staged row of the pool's schema with claims of at most {@code batch} rows.
+     *
+     * @param pool connections to the schema, at least {@code connections}
+     * @param connections threads, one connection each
+     * @param expected rows staged; fewer completed fails the run
+     * @param batch the claim size
+     * @return completed rows per second, first claim to last complete
+     */
+    double drain(HikariDataSource pool, int connections, long expected, int batch) {
         AtomicLong done = new AtomicLong();
         long nanos = Workers.run(connections, worker -> {
             try (Connection c = pool.getConnection();
                     PreparedStatement claim = c.prepareStatement(CLAIM);
                     PreparedStatement complete = c.prepareStatement(COMPLETE)) {
                 c.setAutoCommit(true);
-                for (List<String> keys = claim(claim); !keys.isEmpty(); keys = claim(claim)) {
+                for (List<String> keys = claim(claim, batch); !keys.isEmpty(); keys = claim(claim, batch)) {
                     done.addAndGet(complete(c, complete, keys));
                 }
             }
@@ -65,11 +78,12 @@ final class RawPgDrain {
         return Stats.perSecond(expected, nanos);
     }
 
-    private List<String> claim(PreparedStatement claim) throws SQLException {
+    private List<String> claim(PreparedStatement claim, int batch) throws SQLException {
         long now = RawDb.nowNanos();
         claim.setLong(1, now);
         claim.setLong(2, now);
-        List<String> keys = new ArrayList<>(CLAIM_BATCH);
+        claim.setInt(3, batch);
+        List<String> keys = new ArrayList<>(batch);
         try (ResultSet rs = claim.executeQuery()) {
             while (rs.next()) {
                 keys.add(rows.readRow(rs));

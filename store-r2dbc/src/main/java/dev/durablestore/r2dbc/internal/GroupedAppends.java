@@ -38,8 +38,14 @@ final class GroupedAppends {
 
     /** The most appends in one group. */
     static final int MAX_GROUP = 128;
-    /** Groups being written at once, per store. */
-    static final int MAX_FLUSHES = 2;
+    /**
+     * Groups being written at once, per store. One: the appends that arrive while a statement is
+     * written all go in the next one. Measured with 20,000 appends at 64 in flight on the embedded
+     * server (2 cores, after warm-up): 1 in flight carried 63.7 appends per statement, 18–25k
+     * appends/s; 2 carried 23–27 (13–17k/s); 4 carried 10–12 (12–15k/s). A statement costs about the
+     * same (2–3 ms with its commit) whatever it carries.
+     */
+    static final int MAX_FLUSHES = 1;
     /** The most array elements (appends, events, rows) of one statement; more wait for the next round. */
     static final int MAX_ELEMENTS = 50_000;
     /** The most payload bytes of one statement; more wait for the next round. */
