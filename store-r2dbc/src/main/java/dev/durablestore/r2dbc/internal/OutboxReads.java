@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
 import java.time.Clock;
 import java.time.Instant;
@@ -96,15 +97,13 @@ final class OutboxReads {
     /** O47. */
     Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return Mono.defer(() -> {
-            List<String> list = OutboxWrites.keyList(namespaces, "namespaces", false);
+            List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
             if (list.isEmpty()) {
                 return Mono.just(Map.<String, Long>of());
             }
             List<String> stored = StoredText.storableOnly(list);
             if (stored.isEmpty()) {
-                Map<String, Long> none = new LinkedHashMap<>();
-                list.forEach(ns -> none.put(ns, 0L));
-                return Mono.just(Map.copyOf(none));
+                return Mono.just(KeyArguments.zeroCounts(list));
             }
             Sql.Params p = new Sql.Params();
             String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(stored)) + " GROUP BY namespace";

@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
@@ -231,7 +232,7 @@ final class OutboxWrites {
     /** Refreshes claims; returns the keys still claimed, ascending. */
     Mono<List<String>> heartbeat(Collection<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = StoredText.storableOnly(keyList(keys, "dispatchKeys", true));
+            List<String> list = StoredText.storableOnly(KeyArguments.checked(keys, "dispatchKeys", true));
             if (list.isEmpty()) {
                 return Mono.just(List.<String>of());
             }
@@ -310,23 +311,6 @@ final class OutboxWrites {
 
     private long now() {
         return Times.nowNanos(clock.instant());
-    }
-
-    /**
-     * @param keys a collection argument
-     * @param argument its name
-     * @param nonEmpty true when each element must be a non-empty dispatch key
-     * @return its elements, checked (X10)
-     */
-    static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
-        requireNonNull(keys, argument);
-        List<String> list = new ArrayList<>(keys.size());
-        int i = 0;
-        for (String k : keys) {
-            String name = argument + "[" + i++ + "]";
-            list.add(nonEmpty ? requireNonEmpty(k, name) : requireNonNull(k, name));
-        }
-        return list;
     }
 
     private static Mono<List<String>> sortedKeys(Connection c, String sql, Object... args) {

@@ -11,6 +11,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -131,15 +132,13 @@ public final class OutboxReads {
     /** O47. @param namespaces namespaces @return counts */
     public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return Mono.defer(() -> {
-            List<String> list = OutboxWrites.keyList(namespaces, "namespaces", false);
+            List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
             if (list.isEmpty()) {
                 return Mono.just(Map.<String, Long>of());
             }
             List<String> stored = StoredText.storableOnly(list);
             if (stored.isEmpty()) {
-                Map<String, Long> none = new LinkedHashMap<>();
-                list.forEach(ns -> none.put(ns, 0L));
-                return Mono.just(Map.copyOf(none));
+                return Mono.just(KeyArguments.zeroCounts(list));
             }
             return readers.read("countClaimedByNamespace", c -> {
                 Map<String, Long> counts = new LinkedHashMap<>();

@@ -11,6 +11,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -252,7 +253,7 @@ public final class OutboxWrites {
      */
     public Mono<List<String>> heartbeat(Collection<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = StoredText.storableOnly(keyList(keys, "dispatchKeys", true));
+            List<String> list = StoredText.storableOnly(KeyArguments.checked(keys, "dispatchKeys", true));
             if (list.isEmpty()) {
                 return Mono.just(List.<String>of());
             }
@@ -359,23 +360,6 @@ public final class OutboxWrites {
 
     private long now() {
         return Times.nowNanos(clock.instant());
-    }
-
-    /**
-     * @param keys a collection argument
-     * @param argument its name
-     * @param nonEmpty true when each element must be a non-empty dispatch key
-     * @return its elements, checked (X10)
-     */
-    static List<String> keyList(Collection<String> keys, String argument, boolean nonEmpty) {
-        requireNonNull(keys, argument);
-        List<String> list = new ArrayList<>(keys.size());
-        int i = 0;
-        for (String k : keys) {
-            String name = argument + "[" + i++ + "]";
-            list.add(nonEmpty ? requireNonEmpty(k, name) : requireNonNull(k, name));
-        }
-        return list;
     }
 
     private static List<String> sortedKeys(PreparedStatement ps) throws SQLException {
