@@ -66,7 +66,7 @@ public final class PostgresComparison implements Workload {
      * Appends, and rows drained, in the untimed warm-up of each kind of measurement (the store on
      * each node count, the raw loops, db-scheduler), so the timed figures measure the code, not the JIT.
      */
-    public static final int WARM_UP = 5_000;
+    public static final int WARM_UP = 20_000;
 
     /** {@code PG-drain-vs-raw}: the store's 1-node drain against the raw batched drain on 1 connection. */
     static final Target DRAIN_VS_RAW = Target.ratio("PG-drain-vs-raw", "PostgreSQL store drain (claimStream "

@@ -133,7 +133,10 @@ abstract class SqlDialect {
                     + " ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED), "
                     + "claimed AS (UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
                     + "RETURNING " + qualify("o.", columns) + "), "
-                    + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE " + pending
+                    // only read when the claim comes back short (a one-time filter: a full claim
+                    // skips the scan, and its caller claims again at once)
+                    + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
+                    + "(SELECT count(*) FROM due) < " + limit + " AND " + pending
                     + " AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
                     + "SELECT " + qualify("claimed.", columns) + ", next.next_due FROM next LEFT JOIN claimed ON true";
         }
