@@ -38,8 +38,9 @@ import reactor.core.publisher.Mono;
  */
 final class Claims {
 
+    /** Only a row this claim still holds (on PostgreSQL the claim has committed before this runs). */
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
-            + "settled_at = $1 WHERE dispatch_key = $2";
+            + "settled_at = $1 WHERE dispatch_key = $2 AND status = 'claimed' AND claimed_at = $1";
 
     private final Db db;
     private final OutboxRows codec;
@@ -193,9 +194,12 @@ final class Claims {
         good.removeAll(corruptKeys);
         Mono<Long> restore = Mono.just(0L);
         if (!good.isEmpty()) {
+            // only rows this claim still holds: on PostgreSQL the claim committed before this runs,
+            // and a row cancelled or settled meanwhile must stay as it is
             Sql.Params p = new Sql.Params();
-            restore = Sql.update(c, "UPDATE outbox SET status = 'pending', claimed_at = NULL WHERE dispatch_key IN "
-                    + p.list(good), p.values());
+            String claimedAt = p.add(now);
+            restore = Sql.update(c, "UPDATE outbox SET status = 'pending', claimed_at = NULL WHERE status = 'claimed' "
+                    + "AND claimed_at = " + claimedAt + " AND dispatch_key IN " + p.list(good), p.values());
         }
         List<Object[]> dead = new ArrayList<>();
         for (String key : corruptKeys) {

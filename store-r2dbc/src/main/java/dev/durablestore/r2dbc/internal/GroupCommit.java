@@ -127,7 +127,7 @@ final class GroupCommit<R, T> {
         }
         do {
             while (flushing.get() < maxFlushes && !queue.isEmpty()) {
-                List<Call<R, T>> group = new ArrayList<>(Math.min(maxGroup, queue.size()));
+                List<Call<R, T>> group = new ArrayList<>(); // (size() walks the whole queue)
                 Call<R, T> call;
                 while (group.size() < maxGroup && (call = queue.poll()) != null) {
                     if (!call.cancelled()) {

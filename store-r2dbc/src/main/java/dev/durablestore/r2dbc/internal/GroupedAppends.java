@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -138,7 +139,8 @@ final class GroupedAppends {
      *     when the head was not its expected sequence
      */
     Mono<Void> submit(Append append) {
-        return group.submit(append);
+        // admitted per caller (close waits for it, the operation timeout bounds it), as settles are
+        return db.admit(append.name(), group.submit(append));
     }
 
     private Mono<Void> flush(List<GroupCommit.Call<Append, Void>> calls) {
@@ -198,12 +200,13 @@ final class GroupedAppends {
         if (round.size() == 1) {
             return writeAlone(round.get(0));
         }
-        return db.autocommit("append", round.size(), c -> heads(c, appends))
+        return db.unguardedAutocommit("append", round.size(), c -> heads(c, appends))
                 .doOnNext(heads -> settle(round, heads))
                 .then()
                 .onErrorResume(e -> {
-                    if (Failures.isUniqueViolation(e)) {
-                        // another writer took a sequence first: one by one, so the conflict is the
+                    if (Failures.isUniqueViolation(e) || Failures.isDeadlock(e)) {
+                        // another writer took a sequence first, or PostgreSQL aborted the statement
+                        // as a deadlock victim (it changed nothing): one by one, so a conflict is the
                         // conflicting append's alone (E15)
                         return Flux.fromIterable(round).concatMap(this::writeAlone).then();
                     }
@@ -217,7 +220,7 @@ final class GroupedAppends {
 
     private Mono<Void> writeAlone(GroupCommit.Call<Append, Void> call) {
         Append a = call.request();
-        Mono<Void> write = db.autocommit(a.name(), 1, c -> heads(c, List.of(a)))
+        Mono<Void> write = db.unguardedAutocommit(a.name(), 1, c -> heads(c, List.of(a)))
                 .flatMap(heads -> {
                     long head = heads.get(0);
                     return head == a.expectedSeq() ? Mono.<Void>empty()
@@ -331,7 +334,7 @@ final class GroupedAppends {
         if (rows.size() < 2) {
             return rows;
         }
-        Map<String, OutboxRowEncoder.Encoded> first = new java.util.LinkedHashMap<>();
+        Map<String, OutboxRowEncoder.Encoded> first = new LinkedHashMap<>();
         for (OutboxRowEncoder.Encoded r : rows) {
             first.putIfAbsent(r.row().dispatchKey(), r);
         }

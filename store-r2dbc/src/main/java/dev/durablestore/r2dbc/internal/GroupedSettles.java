@@ -127,7 +127,8 @@ final class GroupedSettles {
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
         return db.unguardedAutocommit(operation, n,
                         c -> Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
-                .retryWhen(Retry.max(3).filter(Failures::isDeadlock))
+                .retryWhen(Retry.max(3).filter(Failures::isDeadlock)
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
                 .doOnSuccess(changed -> {
                     if (wakes) {
                         wake.run();
@@ -135,6 +136,13 @@ final class GroupedSettles {
                     for (GroupCommit.Call<Settle, Void> call : round) {
                         call.succeed(null);
                     }
+                })
+                // a failed round fails its own callers; the group's later rounds are still sent
+                .onErrorResume(e -> {
+                    for (GroupCommit.Call<Settle, Void> call : round) {
+                        call.fail(e);
+                    }
+                    return Mono.empty();
                 })
                 .then();
     }
