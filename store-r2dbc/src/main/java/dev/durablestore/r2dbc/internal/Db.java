@@ -139,7 +139,7 @@ final class Db {
 
     /**
      * Like {@link #autocommit} without the close check and the in-flight count: for the flush of a
-     * {@link GroupCommit}, whose callers were each admitted by {@link #admit}. It keeps the
+     * {@link GroupCommit}, whose callers were each admitted by {@link #guarded}. It keeps the
      * operation timeout, so a database that stops answering cannot hold the group's flush slot.
      *
      * @param operation the operation name
@@ -160,19 +160,6 @@ final class Db {
             writesInFlight.incrementAndGet();
             return run.doFinally(s -> writesInFlight.decrementAndGet());
         });
-    }
-
-    /**
-     * Admits one caller's operation as every other one is: refused once the store is closed,
-     * counted in flight until it ends, bounded by the operation timeout, timed in the metrics.
-     *
-     * @param operation the operation name
-     * @param run the operation (e.g. a request waiting in a {@link GroupCommit})
-     * @param <T> the result
-     * @return the guarded operation
-     */
-    <T> Mono<T> admit(String operation, Mono<T> run) {
-        return guarded(operation, run);
     }
 
     private <T> Mono<Optional<T>> transaction(Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
@@ -255,7 +242,17 @@ final class Db {
         });
     }
 
-    private <T> Mono<T> guarded(String operation, Mono<T> run) {
+    /**
+     * Admits one operation: refused once the store is closed, counted in flight until it ends
+     * (close waits for it), bounded by the operation timeout, timed for the metrics. The group
+     * commits admit each caller here and run their flushes unguarded.
+     *
+     * @param operation the operation name
+     * @param run the operation
+     * @param <T> its result
+     * @return the admitted operation
+     */
+    <T> Mono<T> guarded(String operation, Mono<T> run) {
         return Mono.defer(() -> {
             if (!enter()) {
                 return Mono.error(closedError(operation));

@@ -25,7 +25,7 @@ final class Failures {
     private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300");
 
     /** SQLSTATEs of a statement aborted so that another can go on: nothing changed, it may be sent again. */
-    private static final Set<String> RETRYABLE = Set.of("40P01", "40001");
+    private static final Set<String> ABORTED = Set.of("40P01", "40001");
 
     private Failures() {}
 
@@ -75,12 +75,7 @@ final class Failures {
      * @return true when it, or one of its causes, is a unique-key violation (another writer took the key)
      */
     static boolean isUniqueViolation(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof R2dbcException e && UNIQUE_VIOLATION.equals(e.getSqlState())) {
-                return true;
-            }
-        }
-        return false;
+        return hasSqlState(failure, Set.of(UNIQUE_VIOLATION));
     }
 
     /**
@@ -89,8 +84,13 @@ final class Failures {
      *     statement changed nothing and may be sent again
      */
     static boolean isDeadlock(Throwable failure) {
+        return hasSqlState(failure, ABORTED);
+    }
+
+    /** @return true when the failure, or one of its causes, is a driver error with one of the states */
+    private static boolean hasSqlState(Throwable failure, Set<String> states) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof R2dbcException e && RETRYABLE.contains(e.getSqlState())) {
+            if (t instanceof R2dbcException e && e.getSqlState() != null && states.contains(e.getSqlState())) {
                 return true;
             }
         }

@@ -120,17 +120,20 @@ final class GroupedAppends {
     private final Db db;
     private final Clock clock;
     private final Single single;
+    private final Runnable wake;
     private final GroupCommit<Append, Void> group = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, this::flush);
 
     /**
      * @param db database access
      * @param clock the store clock (settle time of rows staged in a terminal status)
      * @param single maps the failure of an append written alone
+     * @param wake wakes the claim streams; called once after each statement that staged rows
      */
-    GroupedAppends(Db db, Clock clock, Single single) {
+    GroupedAppends(Db db, Clock clock, Single single, Runnable wake) {
         this.db = db;
         this.clock = clock;
         this.single = single;
+        this.wake = wake;
     }
 
     /**
@@ -140,7 +143,7 @@ final class GroupedAppends {
      */
     Mono<Void> submit(Append append) {
         // admitted per caller (close waits for it, the operation timeout bounds it), as settles are
-        return db.admit(append.name(), group.submit(append));
+        return db.guarded(append.name(), group.submit(append));
     }
 
     private Mono<Void> flush(List<GroupCommit.Call<Append, Void>> calls) {
@@ -201,7 +204,11 @@ final class GroupedAppends {
             return writeAlone(round.get(0));
         }
         return db.unguardedAutocommit("append", round.size(), c -> heads(c, appends))
-                .doOnNext(heads -> settle(round, heads))
+                .doOnNext(heads -> {
+                    if (settle(round, heads)) {
+                        wake.run();
+                    }
+                })
                 .then()
                 .onErrorResume(e -> {
                     if (Failures.isUniqueViolation(e) || Failures.isDeadlock(e)) {
@@ -227,7 +234,12 @@ final class GroupedAppends {
                             : Mono.<Void>error(new SequenceConflictException(a.expectedSeq(), head));
                 });
         return single.write(a, write)
-                .doOnSuccess(v -> call.succeed(null))
+                .doOnSuccess(v -> {
+                    if (!a.rows().isEmpty()) {
+                        wake.run();
+                    }
+                    call.succeed(null);
+                })
                 .onErrorResume(e -> {
                     call.fail(e);
                     return Mono.empty();
@@ -241,7 +253,9 @@ final class GroupedAppends {
         return e;
     }
 
-    private static void settle(List<GroupCommit.Call<Append, Void>> round, Map<Integer, Long> heads) {
+    /** @return true when an append that staged rows committed */
+    private static boolean settle(List<GroupCommit.Call<Append, Void>> round, Map<Integer, Long> heads) {
+        boolean staged = false;
         for (int i = 0; i < round.size(); i++) {
             GroupCommit.Call<Append, Void> call = round.get(i);
             long expected = call.request().expectedSeq();
@@ -249,23 +263,25 @@ final class GroupedAppends {
             if (head == null) {
                 call.fail(new IllegalStateException("the grouped append returned no head for append " + i));
             } else if (head == expected) {
+                staged |= !call.request().rows().isEmpty();
                 call.succeed(null);
             } else {
                 call.fail(new SequenceConflictException(expected, head)); // E3, E4
             }
         }
+        return staged;
     }
 
     /** Runs the statement for {@code appends}; returns each append's committed head before it, by index. */
     private Mono<Map<Integer, Long>> heads(Connection c, List<Append> appends) {
-        Object[] args = Arrays.of(appends, Times.nowNanos(clock.instant()));
+        Object[] args = Columns.of(appends, Times.nowNanos(clock.instant()));
         return Sql.query(c, APPEND, row -> new long[] {Sql.longAt(row, 0), Sql.longAt(row, 1)}, args)
                 .collectMap(pair -> (int) pair[0], pair -> pair[1]);
     }
 
     /** The statement's 30 arguments: the appends, their events and their rows as columns of arrays. */
-    private static final class Arrays {
-        private Arrays() {}
+    private static final class Columns {
+        private Columns() {}
 
         static Object[] of(List<Append> appends, long nowNanos) {
             int n = appends.size();
@@ -322,11 +338,6 @@ final class GroupedAppends {
                 args[from + col] = column;
             }
         }
-    }
-
-    /** @return requests waiting for a flush */
-    int depth() {
-        return group.depth();
     }
 
     /** Keeps the first row of each dispatch key: a later one is ignored, as insert-or-ignore in list order does (O9). */

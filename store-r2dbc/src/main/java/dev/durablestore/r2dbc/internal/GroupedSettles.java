@@ -86,7 +86,7 @@ final class GroupedSettles {
      * @return completes once the statement holding it committed
      */
     Mono<Void> submit(String operation, Settle settle) {
-        return db.admit(operation, groups.submit(settle));
+        return db.guarded(operation, groups.submit(settle));
     }
 
     private Mono<Void> write(List<GroupCommit.Call<Settle, Void>> group) {

@@ -74,11 +74,7 @@ final class R2dbcHistory {
         this.outboxRows = outboxRows;
         this.clock = clock;
         this.wake = wake;
-        this.grouped = db.dialect().postgres()
-                ? new GroupedAppends(db, clock, (a, write) -> write.onErrorResume(Failures::isUniqueViolation,
-                        failure -> db.read(a.name(), c -> normalise(c, a.name(), a.workflowId(), a.expectedSeq(),
-                                failure.getCause() == null ? failure : failure.getCause())).flatMap(Mono::error)))
-                : null;
+        this.grouped = db.dialect().postgres() ? new GroupedAppends(db, clock, this::conflictOrFailure, wake) : null;
     }
 
     /**
@@ -94,14 +90,32 @@ final class R2dbcHistory {
             List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             String w = workflowId.toString();
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
-            Mono<Void> write = grouped != null && contiguous(encoded, expectedSeq)
+            boolean groupable = grouped != null && contiguous(encoded, expectedSeq);
+            Mono<Void> write = groupable
                     ? grouped.submit(new GroupedAppends.Append(name, w, expectedSeq, encoded,
                             GroupedAppends.firstPerKey(staged)))
                     : db.write(name,
                             c -> appendIn(c, w, expectedSeq, encoded, staged),
                             (c, failure) -> normalise(c, name, w, expectedSeq, failure));
-            return staged.isEmpty() ? write : write.doOnSuccess(v -> wake.run());
+            // the grouped appends wake once per statement themselves
+            return staged.isEmpty() || groupable ? write
+                    : write.doOnSuccess(v -> wake.run());
         });
+    }
+
+    /**
+     * E15 for an append written alone by {@link GroupedAppends}: a unique violation (a writer on
+     * another node took the sequence) becomes a conflict once the head is re-read.
+     */
+    private Mono<Void> conflictOrFailure(GroupedAppends.Append a, Mono<Void> write) {
+        return write.onErrorResume(Failures::isUniqueViolation, mapped -> db.read(a.name(),
+                        c -> normalise(c, a.name(), a.workflowId(), a.expectedSeq(), driverFailure(mapped)))
+                .flatMap(Mono::error));
+    }
+
+    /** @return the driver's failure inside the store's mapping of it ({@link Failures#backend}) */
+    private static Throwable driverFailure(Throwable mapped) {
+        return mapped.getCause() == null ? mapped : mapped.getCause();
     }
 
     private Mono<Void> appendIn(Connection c, String w, long expectedSeq, List<EventEncoder.Encoded> encoded,
