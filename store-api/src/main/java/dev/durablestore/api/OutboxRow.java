@@ -18,6 +18,17 @@ import java.time.Instant;
  * it ({@code rows[0].dispatchKey}). The constructor does not check this, because rows are also read
  * back from databases written before the rule.
  *
+ * <p><b>Claim token.</b> A row returned by a claim carries the identity of that claim,
+ * {@link #claimToken()}: a non-zero number the claim wrote with the row's status, so it costs no
+ * extra read. The fenced settles ({@link OutboxStore#complete(OutboxRow)} and its siblings) and
+ * {@link ReactiveStore#commitStep} succeed only while the row is still {@code CLAIMED} under that
+ * same token: once the lease reaper re-arms it, another dispatcher claims it again, or something
+ * settles it, they fail with {@link StaleClaimException} and change nothing.
+ * {@link OutboxStore#heartbeat} keeps the token. A {@code CLAIMED} row read back
+ * ({@link OutboxStore#listStaleClaimed}) carries the token of its current claim; every other row
+ * (pending or settled, staged, re-armed, built by hand) has token 0. The token is part of the row's
+ * equality: two claims of the same row are different rows.
+ *
  * @param dispatchKey unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty
  * @param workflowId the workflow that staged it
  * @param ordinal non-negative ordinal within the workflow
@@ -31,6 +42,8 @@ import java.time.Instant;
  * @param attempt zero-based dispatch count (not the 1-based activity attempt)
  * @param visibleAfter the earliest instant the row may be claimed
  * @param claimedAt when it was claimed, or {@code null}
+ * @param claimToken the identity of the claim that returned this row, or 0 for a row that does not
+ *     come from a claim; non-zero only when the status is {@code CLAIMED}
  */
 public record OutboxRow(
         String dispatchKey,
@@ -45,7 +58,8 @@ public record OutboxRow(
         OutboxStatus status,
         int attempt,
         Instant visibleAfter,
-        Instant claimedAt) {
+        Instant claimedAt,
+        long claimToken) {
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
@@ -65,6 +79,7 @@ public record OutboxRow(
      * @param attempt zero-based dispatch count (not the 1-based activity attempt)
      * @param visibleAfter the earliest instant the row may be claimed
      * @param claimedAt see the record component
+     * @param claimToken see the record component
      */
     public OutboxRow {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
@@ -80,6 +95,34 @@ public record OutboxRow(
         InvalidArgumentException.requireNonNull(status, "row.status");
         InvalidArgumentException.requireNonNegative(attempt, "row.attempt");
         InvalidArgumentException.requireNonNull(visibleAfter, "row.visibleAfter");
+        if (claimToken != 0 && status != OutboxStatus.CLAIMED) {
+            throw new InvalidArgumentException("row.claimToken", "must be 0 unless the status is CLAIMED, was "
+                    + claimToken + " with status " + status);
+        }
+    }
+
+    /**
+     * A row that does not come from a claim: claim token 0 (see the record's description).
+     *
+     * @param dispatchKey see the record component
+     * @param workflowId the workflow that staged it
+     * @param ordinal non-negative ordinal within the workflow
+     * @param runId see the record component
+     * @param namespace see the record component
+     * @param taskQueue non-empty task queue
+     * @param node see the record component
+     * @param activityType the activity type to run
+     * @param input the activity input
+     * @param status the dispatch status
+     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
+     * @param visibleAfter the earliest instant the row may be claimed
+     * @param claimedAt see the record component
+     */
+    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
+            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
+            Instant visibleAfter, Instant claimedAt) {
+        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
+                attempt, visibleAfter, claimedAt, 0L);
     }
 
     /**
@@ -126,7 +169,7 @@ public record OutboxRow(
      */
     public OutboxRow withRunId(RunId value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, value, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt);
+                input, status, attempt, visibleAfter, claimedAt, claimToken);
     }
 
     /**
@@ -137,17 +180,28 @@ public record OutboxRow(
      */
     public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, newNamespace, newTaskQueue, newNode,
-                activityType, input, status, attempt, visibleAfter, claimedAt);
+                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken);
     }
 
     /**
      * @param value the status
      * @param newClaimedAt the claim instant, or {@code null}
-     * @return a copy with status and claim instant set
+     * @return a copy with status and claim instant set; the claim token is kept when the status
+     *     stays {@code CLAIMED} and is 0 otherwise
      */
     public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, value, attempt, visibleAfter, newClaimedAt);
+                input, value, attempt, visibleAfter, newClaimedAt, value == OutboxStatus.CLAIMED ? claimToken : 0L);
+    }
+
+    /**
+     * @param value the identity of the claim that returned the row; non-zero only for a
+     *     {@code CLAIMED} row
+     * @return a copy with the claim token set
+     */
+    public OutboxRow withClaimToken(long value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, status, attempt, visibleAfter, claimedAt, value);
     }
 
     /**
@@ -156,7 +210,7 @@ public record OutboxRow(
      */
     public OutboxRow withAttempt(int value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, value, visibleAfter, claimedAt);
+                input, status, value, visibleAfter, claimedAt, claimToken);
     }
 
     /**
@@ -165,6 +219,6 @@ public record OutboxRow(
      */
     public OutboxRow withVisibleAfter(Instant value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, value, claimedAt);
+                input, status, attempt, value, claimedAt, claimToken);
     }
 }

@@ -241,4 +241,44 @@ public interface OutboxStore {
      *     that cannot be stored (O50)
      */
     Mono<OutboxRowState> rowState(String dispatchKey);
+
+    /**
+     * Marks a claimed row {@code DONE}, fenced by its claim (W6): only while the row is still
+     * {@code CLAIMED} under {@code claimed.claimToken()}. The key-only {@link #complete(String)} is
+     * the unfenced form.
+     *
+     * @param claimed the row as its claim returned it
+     * @return completes when durable; fails with {@link StaleClaimException} and changes nothing
+     *     when the claim is no longer current (re-armed, claimed again or settled since), with
+     *     {@link InvalidArgumentException} naming {@code claimed.claimToken} for a row that does not
+     *     come from a claim
+     */
+    Mono<Void> complete(OutboxRow claimed);
+
+    /**
+     * Returns a claimed row to {@code PENDING} with a new attempt and visibility, fenced by its
+     * claim as {@link #complete(OutboxRow)} is.
+     *
+     * @param claimed the row as its claim returned it
+     * @param nextAttempt the new zero-based dispatch count
+     * @param visibleAfter the earliest next claim
+     * @return completes when durable; fails as {@link #complete(OutboxRow)}
+     */
+    Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter);
+
+    /**
+     * Dead-letters a claimed row, fenced by its claim as {@link #complete(OutboxRow)} is.
+     *
+     * @param claimed the row as its claim returned it
+     * @return completes when durable; fails as {@link #complete(OutboxRow)}
+     */
+    Mono<Void> fail(OutboxRow claimed);
+
+    /**
+     * Cancels a claimed row, fenced by its claim as {@link #complete(OutboxRow)} is.
+     *
+     * @param claimed the row as its claim returned it
+     * @return completes when durable; fails as {@link #complete(OutboxRow)}
+     */
+    Mono<Void> settleCancelled(OutboxRow claimed);
 }

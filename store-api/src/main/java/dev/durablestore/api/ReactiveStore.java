@@ -21,6 +21,23 @@ import reactor.core.publisher.Mono;
 public interface ReactiveStore extends EventStore, TimerStore, OutboxStore, AutoCloseable {
 
     /**
+     * Commits one step of a workflow in one transaction (W1–W12): under the workflow's expected
+     * head, appends the step's events, stages its rows (insert-or-ignore by key), settles its
+     * claimed rows, fenced by their claims, and schedules or cancels its timers. All of it commits
+     * or none of it does; the claim streams are woken after a commit that staged or retried rows.
+     *
+     * @param step the step, built and checked by {@link WorkflowStep.Builder#build()}
+     * @return completes when the whole step is durable; fails, writing nothing, with
+     *     {@link SequenceConflictException} when the head differs from the step's expected head,
+     *     {@link StaleClaimException} when a settled row's claim is no longer current,
+     *     {@link InvalidArgumentException} naming the part ({@code events[1]}, {@code rows[0].namespace},
+     *     {@code timers[0].timerId}) that cannot be stored, {@link SerializationException} when an
+     *     event cannot be encoded, and {@link BackendException} for a non-contiguous batch or a
+     *     storage failure
+     */
+    Mono<Void> commitStep(WorkflowStep step);
+
+    /**
      * Closes the store without blocking the caller: ends every claim stream with
      * {@link StoreClosedException} (each first releasing the rows it claimed and had not
      * delivered: pending again, same attempt, visible at once), lets queued writes finish, answers

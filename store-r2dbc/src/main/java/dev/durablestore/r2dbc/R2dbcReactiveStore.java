@@ -13,6 +13,7 @@ import dev.durablestore.api.TimerId;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.r2dbc.internal.Backend;
@@ -284,6 +285,31 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     @Override
     public Mono<OutboxRowState> rowState(String dispatchKey) {
         return backend.rowState(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
+        return backend.commitStep(step);
+    }
+
+    @Override
+    public Mono<Void> complete(OutboxRow claimed) {
+        return backend.complete(claimed);
+    }
+
+    @Override
+    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+        return backend.retry(claimed, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> fail(OutboxRow claimed) {
+        return backend.fail(claimed);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(OutboxRow claimed) {
+        return backend.settleCancelled(claimed);
     }
 
     /**

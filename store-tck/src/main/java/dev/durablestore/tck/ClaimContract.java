@@ -141,7 +141,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 10
         // then a comes before b, both claimed at now; a second claim is empty
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(rows).containsExactly(
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
                         a.withStatus(OutboxStatus.CLAIMED, now()), b.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -220,12 +220,12 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when it is claimed
         // then it is returned claimed at the clock's instant, attempt not incremented
         StepVerifier.create(store.claim(1))
-                .assertNext(rows -> assertThat(rows).containsExactly(a.withStatus(OutboxStatus.CLAIMED, claimTime)))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(a.withStatus(OutboxStatus.CLAIMED, claimTime)))
                 .expectComplete()
                 .verify(TIMEOUT);
         // and the stored row agrees
         assertState(a.dispatchKey(), OutboxStatus.CLAIMED, 3, now().minusMillis(1234).minusSeconds(5));
-        StepVerifier.create(store.listStaleClaimed(claimTime.plusNanos(1), 10))
+        StepVerifier.create(store.listStaleClaimed(claimTime.plusNanos(1), 10).map(OutboxFixtures::withoutToken))
                 .expectNext(a.withStatus(OutboxStatus.CLAIMED, claimTime))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -329,7 +329,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
         for (OutboxRow r : held) {
             assertState(r.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(60));
         }
-        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 100))
+        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 100).map(OutboxFixtures::withoutToken))
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(other.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);

@@ -92,7 +92,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
                 .thenRequest(3)
                 .recordWith(ArrayList::new)
                 .expectNextCount(3)
-                .consumeRecordedWith(delivered -> assertThat(delivered).containsExactly(
+                .consumeRecordedWith(delivered -> assertThat(OutboxFixtures.withoutTokens(new ArrayList<>(delivered))).containsExactly(
                         rows.get(0).withStatus(OutboxStatus.CLAIMED, now()),
                         rows.get(1).withStatus(OutboxStatus.CLAIMED, now()),
                         rows.get(2).withStatus(OutboxStatus.CLAIMED, now())))

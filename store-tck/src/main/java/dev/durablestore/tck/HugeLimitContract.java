@@ -51,7 +51,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // when claiming Integer.MAX_VALUE
         // then the three due rows are returned claimed, in claim order, and the later one stays pending
         StepVerifier.create(store.claim(MAX))
-                .assertNext(rows -> assertThat(rows).containsExactly(claimedNow(due.get(0)), claimedNow(due.get(1)),
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(claimedNow(due.get(0)), claimedNow(due.get(1)),
                         claimedNow(due.get(2))))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -151,7 +151,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when listing claims older than e100 with limit Integer.MAX_VALUE
         // then the three stale rows are listed in claim order
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX))
+        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken))
                 .expectNextSequence(stale)
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -170,7 +170,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
                         .toList()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
     }
 
     @Test

@@ -237,7 +237,7 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
         // when the boundary values that are allowed are passed
         // then each call succeeds and changes nothing
         StepVerifier.create(store.claim(0)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(now(), 0)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now(), 0).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.rearmStaleClaimed(now().plusSeconds(60), now(), 0)).expectNext(List.of())
                 .expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.heartbeat(List.of())).expectNext(List.of()).expectComplete().verify(TIMEOUT);
@@ -258,10 +258,10 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
             assertAbsent(key);
         }
         // the claimed row still carries its original claim instant (no heartbeat, no re-arm)
-        StepVerifier.create(store.listStaleClaimed(claimedAt.plusNanos(1), 10))
+        StepVerifier.create(store.listStaleClaimed(claimedAt.plusNanos(1), 10).map(OutboxFixtures::withoutToken))
                 .expectNext(claimed.withStatus(OutboxStatus.CLAIMED, claimedAt))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(claimedAt, 10)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(claimedAt, 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
     }
 }

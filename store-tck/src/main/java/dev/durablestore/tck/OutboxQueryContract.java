@@ -292,7 +292,7 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         assertState(done.dispatchKey(), OutboxStatus.DONE, 0, visibleAfter.plusSeconds(2));
         assertState(retried.dispatchKey(), OutboxStatus.PENDING, 4, retryAt);
         assertState(full.dispatchKey(), OutboxStatus.PENDING, 5, visibleAfter.plusSeconds(1));
-        StepVerifier.create(store.listStaleClaimed(claimedAt.plusNanos(1), 10))
+        StepVerifier.create(store.listStaleClaimed(claimedAt.plusNanos(1), 10).map(OutboxFixtures::withoutToken))
                 .expectNext(claimed.withStatus(OutboxStatus.CLAIMED, claimedAt))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -300,7 +300,7 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // and the pending row claims back with every field
         clock.advance(Duration.ofSeconds(1));
         StepVerifier.create(store.claim(1))
-                .assertNext(rows -> assertThat(rows).containsExactly(full.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(full.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }

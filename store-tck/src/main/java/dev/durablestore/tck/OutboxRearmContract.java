@@ -52,7 +52,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // then it is stored pending with every supplied value, including the run (OQ-4)
         assertState(fresh.dispatchKey(), OutboxStatus.PENDING, 3, visibleAfter);
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(rows).containsExactly(fresh.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(fresh.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -106,7 +106,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         }
         // and a claim hands out all five with their stored activity, input, run and route, claim cleared then set anew
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(rows).containsExactly(
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
                         expected(pending, rearmedVisibleAfter), expected(claimed, rearmedVisibleAfter),
                         expected(done, rearmedVisibleAfter), expected(failed, rearmedVisibleAfter),
                         expected(cancelled, rearmedVisibleAfter)))
@@ -128,7 +128,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
 
         // then its claim is cleared: it is pending and not listed as a stale claim
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, now());
-        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
     }
 
     @Test

@@ -51,7 +51,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         StepVerifier.create(store.retry(b.dispatchKey(), 2, Instant.ofEpochSecond(1))).expectComplete().verify(TIMEOUT);
         // then a claim returns b with attempt 2
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(rows).containsExactly(
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
                         b.withAttempt(2).withVisibleAfter(Instant.ofEpochSecond(1))
                                 .withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -114,7 +114,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         store.fail(c.dispatchKey()).block(TIMEOUT);
 
         // then none of them is a stale claim any more
-        StepVerifier.create(store.listStaleClaimed(now(), 10)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now(), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10)).expectNext(List.of()).expectComplete()
                 .verify(TIMEOUT);
         StepVerifier.create(store.countClaimed("default")).expectNext(0L).expectComplete().verify(TIMEOUT);
@@ -281,7 +281,7 @@ public abstract class SettleContract extends OutboxContractSupport {
                 .verify(TIMEOUT);
 
         // and the formerly claimed row is no longer a stale claim; the other workflow's row is untouched
-        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
         assertStatus(OutboxRow.dispatchKey(other, 0), OutboxStatus.PENDING);
     }
 

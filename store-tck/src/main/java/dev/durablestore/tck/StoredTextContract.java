@@ -146,7 +146,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         StepVerifier.create(store.pendingRoutes()).expectNext(new ClaimScope(namespace, taskQueue, node))
                 .expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.claimScoped(new ClaimScope(namespace, taskQueue, node), 10))
-                .assertNext(claimed -> assertThat(claimed).containsExactly(
+                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed)).containsExactly(
                         row.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType(type)).map(WorkflowSummary::workflowId))
@@ -180,7 +180,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         assertState(second.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertThat(store.countInflight("ns-" + grin).block(TIMEOUT)).isEqualTo(1L);
         StepVerifier.create(store.claimScoped(second.route(), 10))
-                .assertNext(claimed -> assertThat(claimed).containsExactly(
+                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed)).containsExactly(
                         second.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete().verify(TIMEOUT);
         assertThat(store.countClaimedByNamespace(List.of("ns-" + grin, "ns-" + beam)).block(TIMEOUT))
@@ -247,7 +247,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         stage(unpinned, pinned);
 
         // when a scope pinned to a node with a lone surrogate claims
-        StepVerifier.create(store.claimScoped(new ClaimScope("ns", "q", "n\uDC00"), 10))
+        StepVerifier.create(store.claimScoped(new ClaimScope("ns", "q", "n\uDC00"), 10).map(OutboxFixtures::withoutTokens))
                 // then it takes the unpinned row only, as a scope without a node would
                 .expectNext(List.of(unpinned.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete().verify(TIMEOUT);

@@ -11,6 +11,18 @@ import java.util.TreeSet;
 public final class Claims {
 
     /**
+     * A new claim token ({@link OutboxRow#claimToken()}): random, non-zero, so claims of any
+     * process or node sharing the database need no counter and no read to tell themselves apart; a
+     * row re-claimed gets the same token as its previous claim with probability 2<sup>-63</sup>.
+     *
+     * @return the token a claim writes with the rows it takes
+     */
+    public static long newClaimToken() {
+        return java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
+
+    /**
      * Text in Unicode code point order: the order of SQLite's {@code BINARY} collation and of
      * PostgreSQL's {@code "C"} collation on UTF-8. {@link String#compareTo} compares UTF-16 units
      * and disagrees once characters outside the Basic Multilingual Plane occur.

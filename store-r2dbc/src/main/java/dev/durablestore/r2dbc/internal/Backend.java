@@ -19,6 +19,7 @@ import dev.durablestore.api.TimerId;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
@@ -320,6 +321,26 @@ public final class Backend implements ReactiveStore {
 
     @Override public Mono<OutboxRowState> rowState(String dispatchKey) {
         return reads.rowState(dispatchKey);
+    }
+
+    @Override public Mono<Void> commitStep(WorkflowStep step) {
+        return history.commitStep(step);
+    }
+
+    @Override public Mono<Void> complete(OutboxRow claimed) {
+        return writes.fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete");
+    }
+
+    @Override public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+        return writes.fenced(claimed, WorkflowStep.Settlement.RETRY, nextAttempt, visibleAfter, "retry");
+    }
+
+    @Override public Mono<Void> fail(OutboxRow claimed) {
+        return writes.fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail");
+    }
+
+    @Override public Mono<Void> settleCancelled(OutboxRow claimed) {
+        return writes.fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled");
     }
 
     /**

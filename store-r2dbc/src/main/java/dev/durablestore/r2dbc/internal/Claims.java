@@ -5,6 +5,7 @@ import dev.durablestore.api.spi.StoredText;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.spi.Claims.heldKeys;
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
+import static dev.durablestore.api.spi.Claims.newClaimToken;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
@@ -147,7 +148,8 @@ final class Claims {
     private Mono<Taken> claimPostgres(Connection c, long now, ClaimScope scope, Set<String> held, int limit,
             boolean wantNext) {
         Sql.Params p = new Sql.Params();
-        String set = "status = 'claimed', claimed_at = " + p.add(now);
+        String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
+                + p.add(newClaimToken());
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
         if (!wantNext) {
             String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
@@ -182,6 +184,7 @@ final class Claims {
                     }
                     Sql.Params u = new Sql.Params();
                     String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
+                            + ", claim_token = " + u.add(newClaimToken())
                             + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
                     return Sql.query(c, db.dialect().returning(update, OutboxRows.COLUMNS), OutboxRows::stored,
                             u.values()).collectList();

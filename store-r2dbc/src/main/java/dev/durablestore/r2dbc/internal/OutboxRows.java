@@ -19,9 +19,9 @@ final class OutboxRows {
 
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at";
+            + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token";
     /** How many columns {@link #COLUMNS} names. */
-    static final int COLUMN_COUNT = 13;
+    static final int COLUMN_COUNT = 14;
 
     /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
     static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
@@ -82,7 +82,7 @@ final class OutboxRows {
     static Stored stored(Row row) {
         return new Stored(Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2), Sql.textAt(row, 3),
                 Sql.textAt(row, 4), Sql.textAt(row, 5), Sql.textAt(row, 6), Sql.textAt(row, 7), Sql.bytesAt(row, 8),
-                Sql.textAt(row, 9), Sql.longAt(row, 10), Sql.longAt(row, 11), Sql.longAt(row, 12));
+                Sql.textAt(row, 9), Sql.longAt(row, 10), Sql.longAt(row, 11), Sql.longAt(row, 12), Sql.longAt(row, 13));
     }
 
     /**
@@ -101,6 +101,9 @@ final class OutboxRows {
             if (s.input == null) {
                 throw new SerializationException("stored input is NULL");
             }
+            OutboxStatus status = OutboxStatus.fromToken(s.status);
+            // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
+            long claimToken = status == OutboxStatus.CLAIMED && s.claimToken != null ? s.claimToken : 0L;
             return new OutboxRow(s.dispatchKey,
                     EventRows.workflowId(s.workflowId),
                     s.ordinal,
@@ -110,10 +113,11 @@ final class OutboxRows {
                     s.node,
                     s.activityType,
                     decodeInput(s.input),
-                    OutboxStatus.fromToken(s.status),
+                    status,
                     s.attempt.intValue(),
                     Times.fromNanos(s.visibleAfter),
-                    Times.fromNanos(s.claimedAt));
+                    Times.fromNanos(s.claimedAt),
+                    claimToken);
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: "
                     + e.getMessage(), e);
@@ -142,5 +146,5 @@ final class OutboxRows {
     /** A row as stored, column by column ({@link #COLUMNS}). */
     record Stored(String dispatchKey, String workflowId, Long ordinal, String runId, String namespace,
             String taskQueue, String node, String activityType, byte[] input, String status, Long attempt,
-            Long visibleAfter, Long claimedAt) {}
+            Long visibleAfter, Long claimedAt, Long claimToken) {}
 }

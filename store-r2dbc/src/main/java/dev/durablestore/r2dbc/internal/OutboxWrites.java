@@ -9,6 +9,8 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
@@ -61,7 +63,7 @@ final class OutboxWrites {
     private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' "
             + "AND dispatch_key IN ";
     private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
-            + "WHERE status = 'claimed' AND claimed_at = $1 AND dispatch_key IN ";
+            + "WHERE status = 'claimed' AND claim_token = $1 AND dispatch_key IN ";
     private static final String REDRIVE = "UPDATE outbox SET status = 'pending', visible_after = $1, claimed_at = NULL, "
             + "settled_at = NULL WHERE dispatch_key = $2 AND status = 'failed'";
     private static final String REDRIVE_RESET = "UPDATE outbox SET status = 'pending', visible_after = $1, "
@@ -96,6 +98,22 @@ final class OutboxWrites {
     /** A write that may make rows claimable: wake-up (and the notify of other nodes) after the commit. */
     private <T> Mono<T> waking(String name, Function<Connection, Mono<T>> work) {
         return db.write(name, work).doOnSuccess(r -> wake.run());
+    }
+
+    /**
+     * W6: a settle fenced by the claim that returned the row, one statement: on PostgreSQL it
+     * commits on its own; an update count of 0 means the claim is no longer current, and nothing
+     * was written.
+     */
+    Mono<Void> fenced(OutboxRow claimed, WorkflowStep.Settlement settlement, int nextAttempt, Instant visibleAfter,
+            String operation) {
+        return Mono.defer(() -> {
+            StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
+            Mono<Void> write = db.dialect().postgres()
+                    ? db.autocommit(operation, 1, c -> FencedSettles.apply(c, s, now(), operation))
+                    : db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
+            return settlement == WorkflowStep.Settlement.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
+        });
     }
 
     /** O8–O11. */
@@ -253,7 +271,7 @@ final class OutboxWrites {
             keys.add(r.dispatchKey());
         }
         Sql.Params p = new Sql.Params();
-        p.add(Times.nowNanos(claimed.get(0).claimedAt()));
+        p.add(claimed.get(0).claimToken()); // one claim: one token
         String sql = RELEASE + p.list(keys);
         return waking("release", c -> Sql.update(c, sql, p.values())).then();
     }

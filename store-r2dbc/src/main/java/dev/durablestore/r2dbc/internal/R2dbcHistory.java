@@ -12,6 +12,8 @@ import dev.durablestore.api.StoreException;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
@@ -52,6 +54,8 @@ final class R2dbcHistory {
     private static final int HEAD_REREADS = 3;
     private static final Comparator<WorkflowSummary> QUERY_ORDER =
             Comparator.comparing(WorkflowSummary::startedAt).thenComparing(WorkflowSummary::workflowId);
+
+    private static final String STEP = "commitStep";
 
     private final Db db;
     private final EventRows events;
@@ -138,6 +142,32 @@ final class R2dbcHistory {
             }
             return inserts;
         });
+    }
+
+    /**
+     * W1–W12: one step in one transaction: the guard and the events as {@link #appendIn}, then
+     * the settles (in key order, so concurrent steps lock rows in one order), each fenced by its
+     * claim, then the timers. A stale claim fails the statement that finds it, which rolls the
+     * whole step back. The claim streams are woken after a commit that staged or retried rows.
+     */
+    Mono<Void> commitStep(WorkflowStep step) {
+        return Mono.defer(() -> {
+            StepEncoder.Encoded e = new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP);
+            Mono<Void> write = db.write(STEP, c -> stepIn(c, e),
+                    (c, failure) -> normalise(c, STEP, e.workflowId(), e.expectedSeq(), failure));
+            return e.wakesClaimers() ? write.doOnSuccess(v -> wake.run()) : write;
+        });
+    }
+
+    private Mono<Void> stepIn(Connection c, StepEncoder.Encoded e) {
+        long now = Times.nowNanos(clock.instant());
+        String upsert = db.dialect().timerUpsert();
+        return appendIn(c, e.workflowId(), e.expectedSeq(), e.events(), e.rows())
+                .thenMany(Flux.fromIterable(e.settles()).concatMap(s -> FencedSettles.apply(c, s, now, STEP)))
+                .thenMany(Flux.fromIterable(e.timers()).concatMap(t -> t.fireAtNanos() == null
+                        ? Sql.update(c, R2dbcTimers.DELETE, e.workflowId(), t.timerId())
+                        : Sql.update(c, upsert, e.workflowId(), t.timerId(), t.fireAtNanos())))
+                .then();
     }
 
     /** E6: whether the events carry the sequences {@code expectedSeq + 1, + 2, …}. */

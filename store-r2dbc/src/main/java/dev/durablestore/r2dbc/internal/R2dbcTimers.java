@@ -17,6 +17,8 @@ import reactor.core.publisher.Mono;
 /** Timers over R2DBC (contract group T), keyed by canonical id text (S27). */
 final class R2dbcTimers {
 
+    /** W9: a step cancelling a timer. */
+    static final String DELETE = "DELETE FROM timers WHERE workflow_id = $1 AND timer_id = $2";
     private static final String EXPIRED = "SELECT workflow_id, timer_id, fire_at FROM timers WHERE fire_at <= $1 "
             + "ORDER BY fire_at, workflow_id, timer_id";
 

@@ -24,7 +24,8 @@ final class Schema {
             new String[] {"namespace", null},
             new String[] {"task_queue", null},
             new String[] {"node", null},
-            new String[] {"settled_at", "BIGINT"});
+            new String[] {"settled_at", "BIGINT"},
+            new String[] {"claim_token", "BIGINT"});
 
     private Schema() {}
 

@@ -48,13 +48,33 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
 
     @Override
     public Void execute(DbConnection c) throws SQLException {
+        checkGuard(c);
+        write(c);
+        return null;
+    }
+
+    /**
+     * E3, E4, E6: the guard against the head, then contiguity; writes nothing.
+     *
+     * @param c the write connection
+     * @throws SQLException when the head cannot be read
+     */
+    void checkGuard(DbConnection c) throws SQLException {
         check(heads.head(c, workflowId));
+    }
+
+    /**
+     * Inserts the events and stages the rows, once {@link #checkGuard} passed in this transaction.
+     *
+     * @param c the write connection
+     * @throws SQLException on storage failure
+     */
+    void write(DbConnection c) throws SQLException {
         EventRows.insert(c, workflowId, events);
         advanceHead();
         if (!rows.isEmpty()) {
             OutboxRows.insertOrIgnore(c, rows, Times.nowNanos(clock.instant()));
         }
-        return null;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
+import static dev.durablestore.api.spi.Claims.newClaimToken;
 
 import dev.durablestore.api.spi.ClaimBatch;
 import dev.durablestore.api.ClaimScope;
@@ -51,7 +52,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         this.clock = clock;
         // built here, when the claim is submitted, not inside the writer's transaction
         String filter = filter();
-        this.claimSql = "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
+        this.claimSql = "UPDATE outbox SET status = 'claimed', claimed_at = ?, claim_token = ? WHERE dispatch_key IN "
                 + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter
                 + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS;
         this.nextSql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter;
@@ -65,6 +66,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         PreparedStatement ps = c.prepare(claimSql);
         int i = 1;
         ps.setLong(i++, now);
+        ps.setLong(i++, newClaimToken());
         ps.setLong(i++, now);
         i = bindFilter(ps, i);
         ps.setInt(i, limit);

@@ -21,7 +21,7 @@ public final class OutboxRows {
 
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at";
+            + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token";
 
     /** The condition of a live row (pending or claimed), which settles, cancels and counts look for. */
     static final String LIVE = "status IN ('pending', 'claimed')";
@@ -97,6 +97,9 @@ public final class OutboxRows {
             }
             Instant visibleAfter = Times.readInstant(rs, 12, "visible_after");
             Long claimedAt = Times.readNanos(rs, 13, "claimed_at");
+            OutboxStatus status = OutboxStatus.fromToken(rs.getString(10));
+            // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
+            long claimToken = status == OutboxStatus.CLAIMED ? rs.getLong(14) : 0L;
             return new OutboxRow(key,
                     EventRows.workflowId(rs.getString(2)),
                     rs.getLong(3),
@@ -106,10 +109,11 @@ public final class OutboxRows {
                     rs.getString(7),
                     rs.getString(8),
                     decodeInput(rs.getBytes(9)),
-                    OutboxStatus.fromToken(rs.getString(10)),
+                    status,
                     (int) attempt,
                     visibleAfter,
-                    Times.fromNanos(claimedAt));
+                    Times.fromNanos(claimedAt),
+                    claimToken);
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
         }

@@ -9,7 +9,10 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.StoredText;
@@ -48,7 +51,7 @@ public final class OutboxWrites {
     private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = ? WHERE status = 'claimed' "
             + "AND dispatch_key IN (SELECT value FROM json_each(?)) RETURNING dispatch_key";
     private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
-            + "WHERE status = 'claimed' AND claimed_at = ? AND dispatch_key IN (SELECT value FROM json_each(?))";
+            + "WHERE status = 'claimed' AND claim_token = ? AND dispatch_key IN (SELECT value FROM json_each(?))";
     private static final String REDRIVE = "UPDATE outbox SET status = 'pending', visible_after = ?, claimed_at = NULL, "
             + "settled_at = NULL, attempt = CASE WHEN ? THEN 0 ELSE attempt END "
             + "WHERE dispatch_key = ? AND status = 'failed'";
@@ -143,6 +146,31 @@ public final class OutboxWrites {
                 return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
             }
             return writer.submit(new SettleCommand(kind, key, clock));
+        });
+    }
+
+    /**
+     * W6: a settle fenced by the claim that returned the row; nothing changes when the claim is no
+     * longer current.
+     *
+     * @param claimed the row as its claim returned it
+     * @param settlement how to settle it
+     * @param nextAttempt a retry's attempt
+     * @param visibleAfter a retry's visibility, else {@code null}
+     * @param operation the operation name
+     * @return completion, or {@link dev.durablestore.api.StaleClaimException}
+     */
+    public Mono<Void> fenced(OutboxRow claimed, WorkflowStep.Settlement settlement, int nextAttempt,
+            Instant visibleAfter, String operation) {
+        return Mono.defer(() -> {
+            StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
+            return writer.submit(Commands.of(operation, settlement == WorkflowStep.Settlement.RETRY, c -> {
+                if (!FencedSettles.apply(c, s, now())) {
+                    // the update changed nothing: the command is refused, its transaction goes on
+                    throw new StaleClaimException(operation, s.dispatchKey(), s.claimToken());
+                }
+                return null;
+            }));
         });
     }
 
@@ -280,10 +308,10 @@ public final class OutboxWrites {
         for (OutboxRow r : claimed) {
             keys.add(r.dispatchKey());
         }
-        long claimedAt = Times.nowNanos(claimed.get(0).claimedAt());
+        long token = claimed.get(0).claimToken(); // one claim: one token
         return writer.submit(Commands.of("release", true, c -> {
             PreparedStatement ps = c.prepare(RELEASE);
-            ps.setLong(1, claimedAt);
+            ps.setLong(1, token);
             ps.setString(2, JsonArrays.of(keys));
             ps.executeUpdate();
             return null;

@@ -8,6 +8,8 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
@@ -86,6 +88,21 @@ public final class SqliteHistory {
             List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
             List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock, heads));
+        });
+    }
+
+    /**
+     * W1–W12: one step in one writer transaction. Checked and encoded at subscription, before the
+     * command is queued.
+     *
+     * @param step the step
+     * @return completion
+     */
+    public Mono<Void> commitStep(WorkflowStep step) {
+        return Mono.defer(() -> {
+            StepEncoder.Encoded encoded = new StepEncoder(events.encoder(), outboxRows.encoder())
+                    .encode(step, StepCommand.NAME);
+            return writer.submit(new StepCommand(encoded, clock, heads));
         });
     }
 

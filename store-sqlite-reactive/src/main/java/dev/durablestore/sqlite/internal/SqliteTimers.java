@@ -18,8 +18,11 @@ import reactor.core.publisher.Mono;
 /** Timers of the SQLite store (contract group T), keyed by canonical id text (S27). */
 public final class SqliteTimers {
 
-    private static final String UPSERT = "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES (?, ?, ?) "
+    /** T1: create or replace a timer. */
+    static final String UPSERT = "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES (?, ?, ?) "
             + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at";
+    /** W9: a step cancelling a timer. */
+    static final String DELETE = "DELETE FROM timers WHERE workflow_id = ? AND timer_id = ?";
     private static final String EXPIRED = "SELECT workflow_id, timer_id, fire_at FROM timers WHERE fire_at <= ? "
             + "ORDER BY fire_at, workflow_id, timer_id";
 

@@ -3,6 +3,7 @@ package dev.durablestore.sqlite.model;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.WorkflowId;
@@ -106,7 +107,7 @@ final class ModelledStore implements AutoCloseable {
      * @return the agreed value, or null when both failed
      */
     <T> T both(String what, Supplier<T> onStore, Supplier<T> onModel) {
-        Outcome<T> actual = Outcome.of(onStore);
+        Outcome<T> actual = Outcome.of(() -> withoutTokens(onStore.get()));
         Outcome<T> expected = Outcome.of(onModel);
         if (!expected.agreesWith(actual)) {
             throw new AssertionError(what + ": the store disagrees with the model" + System.lineSeparator()
@@ -146,7 +147,7 @@ final class ModelledStore implements AutoCloseable {
         Mono<List<Optional<OutboxRowState>>> states = Flux.fromIterable(Pools.KEYS)
                 .flatMapSequential(k -> store.rowState(k).map(Optional::of).defaultIfEmpty(Optional.empty()))
                 .collectList();
-        Mono<List<OutboxRow>> claimed = store.listStaleClaimed(FAR_FUTURE, 1_000).collectList();
+        Mono<List<OutboxRow>> claimed = store.listStaleClaimed(FAR_FUTURE, 1_000).collectList().map(ModelledStore::withoutTokens);
         Mono<List<Long>> heads = Flux.fromIterable(Pools.WORKFLOWS).flatMapSequential(store::readHead).collectList();
         Mono<List<Long>> inflight = Flux.fromIterable(Pools.NAMESPACES)
                 .flatMapSequential(store::countInflight).collectList();
@@ -209,6 +210,21 @@ final class ModelledStore implements AutoCloseable {
     }
 
     /** A value or an error, compared by value or by error kind. */
+    /**
+     * The store's value with every claimed row's claim token set to 0: claims write random tokens
+     * (issue 19), which the model does not predict; everything else is compared.
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> T withoutTokens(T value) {
+        if (value instanceof OutboxRow row) {
+            return (T) (row.status() == OutboxStatus.CLAIMED ? row.withClaimToken(0) : row);
+        }
+        if (value instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof OutboxRow) {
+            return (T) list.stream().map(ModelledStore::withoutTokens).toList();
+        }
+        return value;
+    }
+
     record Outcome<T>(T value, RuntimeException error) {
 
         static <T> Outcome<T> of(Supplier<T> call) {

@@ -1,0 +1,76 @@
+package dev.durablestore.sqlite.internal;
+
+import dev.durablestore.api.spi.StepEncoder;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The statements of fenced settles (W6): each changes its row only while it is {@code claimed}
+ * under the settle's claim token, so an update count of 0 means the claim is no longer current.
+ */
+final class FencedSettles {
+
+    private static final String FENCE = " WHERE dispatch_key = ? AND status = 'claimed' AND claim_token = ?";
+    private static final String CURRENT = "SELECT 1 FROM outbox" + FENCE;
+    private static final String SETTLE = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ?" + FENCE;
+    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
+            + "claimed_at = NULL" + FENCE;
+
+    private FencedSettles() {}
+
+    /**
+     * @param c the write connection, in the transaction
+     * @param s the settle
+     * @return true while the row is claimed under the settle's token
+     * @throws SQLException on storage failure
+     */
+    static boolean current(DbConnection c, StepEncoder.Settle s) throws SQLException {
+        PreparedStatement ps = c.prepare(CURRENT);
+        ps.setString(1, s.dispatchKey());
+        ps.setLong(2, s.claimToken());
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    /**
+     * Writes one settle.
+     *
+     * @param c the write connection, in the transaction
+     * @param s the settle
+     * @param nowNanos the store's clock: the settle time, and the base of a retry's delay
+     * @return true when the row was claimed under the settle's token and is now settled; false when
+     *     nothing changed
+     * @throws SQLException on storage failure
+     */
+    static boolean apply(DbConnection c, StepEncoder.Settle s, long nowNanos) throws SQLException {
+        PreparedStatement ps;
+        int i = 1;
+        switch (s.settlement()) {
+            case RETRY -> {
+                ps = c.prepare(RETRY);
+                ps.setLong(i++, s.nextAttempt());
+                ps.setLong(i++, s.retryVisibleAfter(nowNanos));
+            }
+            case COMPLETE, FAIL, CANCEL -> {
+                ps = c.prepare(SETTLE);
+                ps.setString(i++, status(s));
+                ps.setLong(i++, nowNanos);
+            }
+            default -> throw new IllegalStateException("unknown settlement " + s.settlement());
+        }
+        ps.setString(i++, s.dispatchKey());
+        ps.setLong(i, s.claimToken());
+        return ps.executeUpdate() == 1;
+    }
+
+    private static String status(StepEncoder.Settle s) {
+        return switch (s.settlement()) {
+            case COMPLETE -> "done";
+            case FAIL -> "failed";
+            case CANCEL -> "cancelled";
+            case RETRY -> "pending";
+        };
+    }
+}
