@@ -1,0 +1,264 @@
+package dev.durablestore.tck;
+
+import static dev.durablestore.tck.KitSupport.concurrently;
+import static dev.durablestore.tck.KitSupport.failure;
+import static dev.durablestore.tck.OutboxFixtures.row;
+import static dev.durablestore.tck.OutboxFixtures.workflow;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.StaleClaimException;
+import dev.durablestore.api.WorkflowId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * Contract of claim tokens and fenced settles (W5, W6): a claimed row carries the identity of its
+ * claim, and a settle given that row succeeds only while the claim is current.
+ */
+public abstract class FencingContract extends OutboxContractSupport {
+
+    /** The four fenced settles, each as a function of the claimed row. */
+    private final List<Function<OutboxRow, Mono<Void>>> fencedSettles = List.of(
+            r -> store.complete(r),
+            r -> store.retry(r, 1, now()),
+            r -> store.fail(r),
+            r -> store.settleCancelled(r));
+
+    // ---------------------------------------------------------------- W5: claim tokens
+
+    @Test
+    void W5_a_claimed_row_carries_a_non_zero_token_and_a_new_claim_a_new_one() {
+        // given a staged row
+        OutboxRow staged = row(workflow(1), 0, now());
+        stage(staged);
+        assertThat(staged.claimToken()).as("a row that does not come from a claim").isZero();
+
+        // when it is claimed
+        OutboxRow first = claimOne();
+        // then it carries a non-zero token
+        assertThat(first.claimToken()).isNotZero();
+
+        // when it is retried by key and claimed again
+        StepVerifier.create(store.retry(staged.dispatchKey(), 0, now())).expectComplete().verify(TIMEOUT);
+        OutboxRow second = claimOne();
+        // then the second claim has a token of its own
+        assertThat(second.claimToken()).isNotZero().isNotEqualTo(first.claimToken());
+    }
+
+    @Test
+    void W5_listing_a_claimed_row_gives_its_current_token_and_a_heartbeat_keeps_it() {
+        // given a claimed row
+        stage(row(workflow(1), 0, now()));
+        OutboxRow claimed = claimOne();
+
+        // when it is listed as claimed, then it carries the claim's token
+        assertThat(staleTokens()).containsExactly(claimed.claimToken());
+
+        // when the clock moves and the dispatcher heartbeats
+        clock.advance(Duration.ofSeconds(30));
+        StepVerifier.create(store.heartbeat(List.of(claimed.dispatchKey())))
+                .expectNext(List.of(claimed.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        // then the token is unchanged
+        assertThat(staleTokens()).containsExactly(claimed.claimToken());
+    }
+
+    @Test
+    void W5_a_row_staged_as_claimed_carries_no_token_and_a_token_needs_the_claimed_status() {
+        // given a row staged directly in the claimed status
+        OutboxRow stagedClaimed = row(workflow(1), 0, now()).withStatus(OutboxStatus.CLAIMED, now());
+        stage(stagedClaimed);
+
+        // when it is listed, then it has token 0: no claim returned it
+        assertThat(staleTokens()).containsExactly(0L);
+        // and a fenced settle refuses it as not coming from a claim
+        assertRejected(() -> store.complete(stagedClaimed), "claimed.claimToken");
+
+        // when a row is built with a token and another status, then the constructor refuses it
+        InvalidArgumentException e = org.assertj.core.api.Assertions.catchThrowableOfType(InvalidArgumentException.class,
+                () -> row(workflow(1), 1, now()).withClaimToken(7));
+        assertThat(e.argument()).isEqualTo("row.claimToken");
+        // and leaving the claimed status drops the token
+        assertThat(row(workflow(1), 1, now()).withStatus(OutboxStatus.CLAIMED, now()).withClaimToken(7)
+                .withStatus(OutboxStatus.PENDING, null).claimToken()).isZero();
+    }
+
+    // ---------------------------------------------------------------- W6: fenced settles
+
+    @Test
+    void W6_each_fenced_settle_applies_under_the_current_claim() {
+        // given four claimed rows
+        WorkflowId w = workflow(1);
+        for (int i = 0; i < 4; i++) {
+            stage(row(w, i, now()));
+        }
+        List<OutboxRow> claimed = claim(4);
+        assertThat(claimed).hasSize(4);
+        clock.advance(Duration.ofSeconds(1));
+
+        // when each is settled by its claim
+        StepVerifier.create(store.complete(claimed.get(0))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(claimed.get(1), 3, now().plusSeconds(60))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.fail(claimed.get(2))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(claimed.get(3))).expectComplete().verify(TIMEOUT);
+
+        // then each row is settled as asked (O29–O32)
+        assertState(claimed.get(0).dispatchKey(), OutboxStatus.DONE, 0, claimed.get(0).visibleAfter());
+        assertState(claimed.get(1).dispatchKey(), OutboxStatus.PENDING, 3, now().plusSeconds(60));
+        assertState(claimed.get(2).dispatchKey(), OutboxStatus.FAILED, 0, claimed.get(2).visibleAfter());
+        assertState(claimed.get(3).dispatchKey(), OutboxStatus.CANCELLED, 0, claimed.get(3).visibleAfter());
+        assertThat(staleTokens()).as("no row is left claimed").isEmpty();
+    }
+
+    @Test
+    void W6_after_the_reaper_re_arms_a_row_every_fenced_settle_is_stale_and_changes_nothing() {
+        for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
+            // given a claimed row that the lease reaper re-armed
+            OutboxRow claimed = freshClaim();
+            clock.advance(Duration.ofMinutes(5));
+            StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
+                    .expectNext(1).expectComplete().verify(TIMEOUT);
+
+            // when the old claim settles it, then it is stale and the row stays pending
+            assertStale(() -> settle.apply(claimed), claimed);
+            assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 0, now());
+            StepVerifier.create(store.complete(claimed.dispatchKey())).expectComplete().verify(TIMEOUT); // out of the way
+        }
+    }
+
+    @Test
+    void W6_after_a_re_claim_the_old_claim_is_stale_and_the_new_one_current() {
+        // given a row claimed, re-armed and claimed again
+        OutboxRow first = freshClaim();
+        StepVerifier.create(store.rearmPending(List.of(first))).expectComplete().verify(TIMEOUT);
+        OutboxRow second = claimOne();
+        assertThat(second.dispatchKey()).isEqualTo(first.dispatchKey());
+
+        // when the first claim settles, then it is stale and the row stays claimed by the second
+        for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
+            assertStale(() -> settle.apply(first), first);
+        }
+        assertThat(staleTokens()).containsExactly(second.claimToken());
+
+        // when the second claim completes it, then it is done
+        StepVerifier.create(store.complete(second)).expectComplete().verify(TIMEOUT);
+        assertStatus(second.dispatchKey(), OutboxStatus.DONE);
+    }
+
+    @Test
+    void W6_a_settled_row_refuses_a_second_fenced_settle_whatever_settled_it() {
+        // given rows settled by their claim, by key, and by cancelling their workflow
+        OutboxRow byClaim = freshClaim();
+        StepVerifier.create(store.complete(byClaim)).expectComplete().verify(TIMEOUT);
+        OutboxRow byKey = freshClaim();
+        StepVerifier.create(store.fail(byKey.dispatchKey())).expectComplete().verify(TIMEOUT);
+        OutboxRow byCancel = freshClaim();
+        StepVerifier.create(store.cancelWorkflowRows(byCancel.workflowId()))
+                .expectNext(List.of(byCancel.dispatchKey())).expectComplete().verify(TIMEOUT);
+
+        // when each is settled again by its old claim, then every settle is stale and nothing changes
+        for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
+            assertStale(() -> settle.apply(byClaim), byClaim);
+            assertStale(() -> settle.apply(byKey), byKey);
+            assertStale(() -> settle.apply(byCancel), byCancel);
+        }
+        assertStatus(byClaim.dispatchKey(), OutboxStatus.DONE);
+        assertStatus(byKey.dispatchKey(), OutboxStatus.FAILED);
+        assertStatus(byCancel.dispatchKey(), OutboxStatus.CANCELLED);
+    }
+
+    @Test
+    void W6_a_heartbeat_keeps_the_claim_current() {
+        // given a claimed row whose dispatcher heartbeats past the reaper's bound
+        OutboxRow claimed = freshClaim();
+        clock.advance(Duration.ofMinutes(5));
+        StepVerifier.create(store.heartbeat(List.of(claimed.dispatchKey())))
+                .expectNext(List.of(claimed.dispatchKey())).expectComplete().verify(TIMEOUT);
+        // and the reaper finds nothing stale before the heartbeat
+        StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
+                .expectNext(0).expectComplete().verify(TIMEOUT);
+
+        // when the dispatcher completes it by its claim, then it is done
+        StepVerifier.create(store.complete(claimed)).expectComplete().verify(TIMEOUT);
+        assertStatus(claimed.dispatchKey(), OutboxStatus.DONE);
+    }
+
+    @Test
+    void W6_of_two_racing_settles_of_one_claim_exactly_one_applies() {
+        // given a claimed row
+        OutboxRow claimed = freshClaim();
+
+        // when it is completed and failed by the same claim at once
+        List<Supplier<? extends Publisher<?>>> racing = List.of(
+                () -> store.complete(claimed), () -> store.fail(claimed));
+        List<Throwable> outcomes = concurrently(racing);
+
+        // then exactly one succeeded, the other is stale, and the row is in the winner's status
+        assertThat(outcomes.stream().filter(Objects::isNull).count()).as("successes").isEqualTo(1);
+        Throwable loser = outcomes.stream().filter(Objects::nonNull).findFirst().orElseThrow();
+        assertThat(loser).isInstanceOf(StaleClaimException.class);
+        assertStatus(claimed.dispatchKey(), outcomes.get(0) == null ? OutboxStatus.DONE : OutboxStatus.FAILED);
+    }
+
+    @Test
+    void W6_X10_fenced_settles_refuse_rows_not_from_a_claim_and_bad_arguments_naming_them() {
+        // given a claimed row and a pending one, not yet due
+        OutboxRow claimed = freshClaim();
+        OutboxRow pending = row(workflow(1), 0, now().plusSeconds(3600));
+        stage(pending);
+
+        // when settles are given a null or unclaimed row, then they are refused naming it
+        for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
+            assertRejected(() -> settle.apply(null), "claimed");
+            assertRejected(() -> settle.apply(pending), "claimed.claimToken");
+        }
+        // and a retry's own arguments are checked
+        assertRejected(() -> store.retry(claimed, -1, now()), "nextAttempt");
+        assertRejected(() -> store.retry(claimed, 1, null), "visibleAfter");
+        assertRejected(() -> store.retry(claimed, 1, Instant.MAX), "visibleAfter");
+
+        // then nothing changed
+        assertState(pending.dispatchKey(), OutboxStatus.PENDING, 0, pending.visibleAfter());
+        assertThat(staleTokens()).containsExactly(claimed.claimToken());
+    }
+
+    // ---------------------------------------------------------------- fixtures
+
+    private long ordinals;
+
+    /** @return a row of a new workflow, staged and claimed */
+    private OutboxRow freshClaim() {
+        stage(row(workflow(100 + ordinals), ordinals++, now()));
+        return claimOne();
+    }
+
+    private OutboxRow claimOne() {
+        List<OutboxRow> rows = claim(1);
+        assertThat(rows).as("one row claimed").hasSize(1);
+        return rows.get(0);
+    }
+
+    /** @return the claim token of every claimed row, as {@code listStaleClaimed} gives them */
+    private List<Long> staleTokens() {
+        return store.listStaleClaimed(now().plusSeconds(3600), 100).map(OutboxRow::claimToken).collectList()
+                .block(TIMEOUT);
+    }
+
+    private void assertStale(Supplier<Mono<Void>> settle, OutboxRow claimed) {
+        StaleClaimException e = failure(settle.get(), StaleClaimException.class);
+        assertThat(e.dispatchKey()).isEqualTo(claimed.dispatchKey());
+        assertThat(e.claimToken()).isEqualTo(claimed.claimToken());
+    }
+}
