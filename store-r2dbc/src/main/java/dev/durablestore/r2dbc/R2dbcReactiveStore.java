@@ -143,6 +143,11 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return backend.readSummary(workflowId);
+    }
+
+    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return backend.readRunChain(workflowId);
     }

@@ -205,6 +205,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return history.readSummary(workflowId);
+    }
+
+    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return history.readRunChain(workflowId);
     }

@@ -190,6 +190,10 @@ public final class Backend implements ReactiveStore {
         return history.query(filter);
     }
 
+    @Override public Mono<WorkflowSummary> readSummary(WorkflowId w) {
+        return history.readSummary(w);
+    }
+
     @Override public Mono<List<RunSummary>> readRunChain(WorkflowId w) {
         return history.readRunChain(w);
     }
