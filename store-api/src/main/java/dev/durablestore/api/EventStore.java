@@ -96,6 +96,18 @@ public interface EventStore {
     Flux<WorkflowSummary> query(WorkflowFilter filter);
 
     /**
+     * Projects the summary of one workflow (R24–R31): the element {@code query(WorkflowFilter.all())}
+     * would emit for it, with the same status, start and end times, parent, failed step and
+     * failure reason, read in one consistent snapshot of that workflow's events and of the
+     * {@code ChildWorkflowStarted} events naming it.
+     *
+     * @param workflowId the workflow
+     * @return the summary, or empty when the workflow is unknown or has no {@code WorkflowStarted};
+     *     fails with {@link InvalidArgumentException} when {@code workflowId} is {@code null}
+     */
+    Mono<WorkflowSummary> readSummary(WorkflowId workflowId);
+
+    /**
      * Splits the history into runs and orders them root first along parent links (R40–R45).
      *
      * @param workflowId the workflow

@@ -1,5 +1,6 @@
 package dev.durablestore.api;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -114,6 +115,23 @@ public interface OutboxStore {
     Mono<Void> complete(String dispatchKey);
 
     /**
+     * Marks every live row among {@code dispatchKeys} {@code DONE} and clears its claim, in one
+     * transaction: {@link #complete(String)} applied to each key (O29, O33, O34).
+     *
+     * <p>Unfenced, like {@link #complete(String)}. The keys are checked as {@link #heartbeat} checks
+     * them; a key may repeat (its row is settled once), and an empty collection completes without
+     * touching storage. Keys are visited in ascending code-point order, so two callers settling
+     * overlapping sets do not deadlock.
+     *
+     * @param dispatchKeys the rows
+     * @return completes when durable; terminal, unknown and unstorable keys are left alone; fails
+     *     with {@link InvalidArgumentException} naming {@code dispatchKeys} (or the element, e.g.
+     *     {@code dispatchKeys[3]}) when the collection or an element is {@code null} or an element
+     *     is empty, before anything is written
+     */
+    Mono<Void> complete(Collection<String> dispatchKeys);
+
+    /**
      * Returns a live row to {@code PENDING} with a new attempt count and visibility (O30, O34).
      *
      * @param dispatchKey the row
@@ -124,6 +142,40 @@ public interface OutboxStore {
     Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter);
 
     /**
+     * Returns every live row among {@code dispatchKeys} to {@code PENDING} with the same attempt
+     * count and visibility, in one transaction: {@link #retry(String, int, Instant)} applied to
+     * each key (O30, O33, O34). Claim streams are woken after the commit.
+     *
+     * <p>Unfenced, like {@link #retry(String, int, Instant)}. The keys are checked as {@link #heartbeat} checks
+     * them; a key may repeat (its row is settled once), and an empty collection completes without
+     * touching storage. Keys are visited in ascending code-point order, so two callers settling
+     * overlapping sets do not deadlock.
+     *
+     * @param dispatchKeys the rows
+     * @param nextAttempt the new zero-based dispatch count of each row
+     * @param visibleAfter the earliest next claim of each row
+     * @return completes when durable; terminal, unknown and unstorable keys are left alone; fails
+     *     with {@link InvalidArgumentException} naming {@code dispatchKeys} (or the element),
+     *     {@code nextAttempt} when it is negative or {@code visibleAfter} when it is {@code null}
+     *     or not storable, before anything is written
+     */
+    Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter);
+
+    /**
+     * Like {@link #retry(String, int, Instant)} with {@code visibleAfter} = the store clock's now
+     * plus {@code delay}, the clock read when the write runs, not at subscription (O30, O33, O34).
+     *
+     * @param dispatchKey the row
+     * @param nextAttempt the new zero-based dispatch count
+     * @param delay how long after the write the row becomes claimable; zero makes it due at once
+     * @return completes when durable; a no-op for terminal, unknown or unstorable rows; fails with
+     *     {@link InvalidArgumentException} naming {@code dispatchKey}, {@code nextAttempt} when it
+     *     is negative, or {@code delay} when it is {@code null}, negative or so long that the
+     *     instant cannot be stored
+     */
+    Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay);
+
+    /**
      * Dead-letters a live row: {@code FAILED}, claim cleared (O31, O34).
      *
      * @param dispatchKey the row
@@ -132,12 +184,46 @@ public interface OutboxStore {
     Mono<Void> fail(String dispatchKey);
 
     /**
+     * Dead-letters every live row among {@code dispatchKeys} ({@code FAILED}, claim cleared), in
+     * one transaction: {@link #fail(String)} applied to each key (O31, O33, O34).
+     *
+     * <p>Unfenced, like {@link #fail(String)}. The keys are checked as {@link #heartbeat} checks
+     * them; a key may repeat (its row is settled once), and an empty collection completes without
+     * touching storage. Keys are visited in ascending code-point order, so two callers settling
+     * overlapping sets do not deadlock.
+     *
+     * @param dispatchKeys the rows
+     * @return completes when durable; terminal, unknown and unstorable keys are left alone; fails
+     *     with {@link InvalidArgumentException} naming {@code dispatchKeys} (or the element) when
+     *     the collection or an element is {@code null} or an element is empty, before anything is
+     *     written
+     */
+    Mono<Void> fail(Collection<String> dispatchKeys);
+
+    /**
      * Cancels a live row (O32); terminal rows are left unchanged.
      *
      * @param dispatchKey the row
      * @return completes when durable
      */
     Mono<Void> settleCancelled(String dispatchKey);
+
+    /**
+     * Cancels every live row among {@code dispatchKeys}, in one transaction:
+     * {@link #settleCancelled(String)} applied to each key (O32, O33); terminal rows are left
+     * unchanged.
+     *
+     * <p>Unfenced, like {@link #settleCancelled(String)}. The keys are checked as {@link #heartbeat} checks
+     * them; a key may repeat (its row is settled once), and an empty collection completes without
+     * touching storage. Keys are visited in ascending code-point order, so two callers settling
+     * overlapping sets do not deadlock.
+     *
+     * @param dispatchKeys the rows
+     * @return completes when durable; fails with {@link InvalidArgumentException} naming
+     *     {@code dispatchKeys} (or the element) when the collection or an element is {@code null}
+     *     or an element is empty, before anything is written
+     */
+    Mono<Void> settleCancelled(Collection<String> dispatchKeys);
 
     /**
      * Cancels every live row of a workflow in one transaction (O35–O37).

@@ -17,6 +17,7 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.r2dbc.internal.Backend;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -143,6 +144,11 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return backend.readSummary(workflowId);
+    }
+
+    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return backend.readRunChain(workflowId);
     }
@@ -208,8 +214,23 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<Void> complete(Collection<String> dispatchKeys) {
+        return backend.complete(dispatchKeys);
+    }
+
+    @Override
     public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
         return backend.retry(dispatchKey, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return backend.retry(dispatchKeys, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return backend.retryAfter(dispatchKey, nextAttempt, delay);
     }
 
     @Override
@@ -218,8 +239,18 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<Void> fail(Collection<String> dispatchKeys) {
+        return backend.fail(dispatchKeys);
+    }
+
+    @Override
     public Mono<Void> settleCancelled(String dispatchKey) {
         return backend.settleCancelled(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return backend.settleCancelled(dispatchKeys);
     }
 
     @Override

@@ -206,6 +206,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return history.readSummary(workflowId);
+    }
+
+    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return history.readRunChain(workflowId);
     }
@@ -275,8 +280,23 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<Void> complete(Collection<String> dispatchKeys) {
+        return writes.complete(dispatchKeys);
+    }
+
+    @Override
     public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
         return writes.retry(dispatchKey, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return writes.retry(dispatchKeys, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return writes.retryAfter(dispatchKey, nextAttempt, delay);
     }
 
     @Override
@@ -285,8 +305,18 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<Void> fail(Collection<String> dispatchKeys) {
+        return writes.fail(dispatchKeys);
+    }
+
+    @Override
     public Mono<Void> settleCancelled(String dispatchKey) {
         return writes.settleCancelled(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return writes.settleCancelled(dispatchKeys);
     }
 
     @Override

@@ -191,6 +191,10 @@ public final class Backend implements ReactiveStore {
         return history.query(filter);
     }
 
+    @Override public Mono<WorkflowSummary> readSummary(WorkflowId w) {
+        return history.readSummary(w);
+    }
+
     @Override public Mono<List<RunSummary>> readRunChain(WorkflowId w) {
         return history.readRunChain(w);
     }
@@ -259,16 +263,36 @@ public final class Backend implements ReactiveStore {
         return writes.complete(dispatchKey);
     }
 
+    @Override public Mono<Void> complete(Collection<String> dispatchKeys) {
+        return writes.complete(dispatchKeys);
+    }
+
     @Override public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
         return writes.retry(dispatchKey, nextAttempt, visibleAfter);
+    }
+
+    @Override public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return writes.retry(dispatchKeys, nextAttempt, visibleAfter);
+    }
+
+    @Override public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return writes.retryAfter(dispatchKey, nextAttempt, delay);
     }
 
     @Override public Mono<Void> fail(String dispatchKey) {
         return writes.fail(dispatchKey);
     }
 
+    @Override public Mono<Void> fail(Collection<String> dispatchKeys) {
+        return writes.fail(dispatchKeys);
+    }
+
     @Override public Mono<Void> settleCancelled(String dispatchKey) {
         return writes.settleCancelled(dispatchKey);
+    }
+
+    @Override public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return writes.settleCancelled(dispatchKeys);
     }
 
     @Override public Mono<List<String>> cancelWorkflowRows(WorkflowId w) {

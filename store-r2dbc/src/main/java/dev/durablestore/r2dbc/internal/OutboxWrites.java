@@ -13,9 +13,11 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.SettleArguments;
 import dev.durablestore.api.spi.StoredText;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * Every outbox write except claims (contract group O): staging, re-arm, settles, retry, stale
@@ -52,6 +55,14 @@ final class OutboxWrites {
             + "settled_at = $1 WHERE dispatch_key = $2 AND " + LIVE;
     private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
             + "claimed_at = NULL WHERE dispatch_key = $3 AND " + LIVE;
+    private static final String COMPLETE_KEYS = "UPDATE outbox SET status = 'done', claimed_at = NULL, "
+            + "settled_at = $1 WHERE " + LIVE + " AND dispatch_key IN ";
+    private static final String FAIL_KEYS = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
+            + "settled_at = $1 WHERE " + LIVE + " AND dispatch_key IN ";
+    private static final String SETTLE_CANCELLED_KEYS = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
+            + "settled_at = $1 WHERE " + LIVE + " AND dispatch_key IN ";
+    private static final String RETRY_KEYS = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
+            + "claimed_at = NULL WHERE " + LIVE + " AND dispatch_key IN ";
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
             + "settled_at = $1 WHERE workflow_id = $2 AND " + LIVE;
     private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = $1, "
@@ -74,6 +85,9 @@ final class OutboxWrites {
             + "claimed_at = NULL, settled_at = NULL, attempt = 0 WHERE workflow_id = $2 AND status = 'failed'";
     private static final String SETTLED_BEFORE = "SELECT dispatch_key FROM outbox "
             + "WHERE status IN ('done', 'failed', 'cancelled') AND settled_at < $1 LIMIT $2";
+
+    /** The most keys one statement of a bulk settle binds; a larger set takes more, in one transaction. */
+    static final int BULK_CHUNK = 1_000;
 
     private final Db db;
     private final OutboxRows rows;
@@ -153,14 +167,29 @@ final class OutboxWrites {
         return settle("complete", COMPLETE, "done", key);
     }
 
+    /** O29, bulk. */
+    Mono<Void> complete(Collection<String> keys) {
+        return settleAll("complete", COMPLETE_KEYS, keys);
+    }
+
     /** O31. */
     Mono<Void> fail(String key) {
         return settle("fail", FAIL, "failed", key);
     }
 
+    /** O31, bulk. */
+    Mono<Void> fail(Collection<String> keys) {
+        return settleAll("fail", FAIL_KEYS, keys);
+    }
+
     /** O32. */
     Mono<Void> settleCancelled(String key) {
         return settle("settleCancelled", SETTLE_CANCELLED, "cancelled", key);
+    }
+
+    /** O32, bulk. */
+    Mono<Void> settleCancelled(Collection<String> keys) {
+        return settleAll("settleCancelled", SETTLE_CANCELLED_KEYS, keys);
     }
 
     private Mono<Void> settle(String name, String sql, String status, String key) {
@@ -173,6 +202,20 @@ final class OutboxWrites {
                 return settles.submit(name, new GroupedSettles.Settle(key, status, 0, 0));
             }
             return db.write(name, c -> Sql.update(c, sql, now(), key)).then();
+        });
+    }
+
+    /**
+     * A bulk settle: one transaction (one statement up to {@value #BULK_CHUNK} keys) over the
+     * storable keys in code-point order, the order PostgreSQL's {@code "C"} index locks them in.
+     */
+    private Mono<Void> settleAll(String name, String sql, Collection<String> keys) {
+        return Mono.defer(() -> {
+            List<String> sorted = SettleArguments.sortedKeys(keys);
+            if (sorted.isEmpty()) {
+                return Mono.empty();
+            }
+            return deadlockRetried(db.write(name, c -> updateKeys(c, sql, sorted, now()))).then();
         });
     }
 
@@ -189,6 +232,38 @@ final class OutboxWrites {
                 return settles.submit("retry", new GroupedSettles.Settle(key, "pending", nextAttempt, visible));
             }
             return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key)).then();
+        });
+    }
+
+    /** O30, bulk: like {@link #settleAll}, waking the claim streams after the commit. */
+    Mono<Void> retry(Collection<String> keys, int nextAttempt, Instant visibleAfter) {
+        return Mono.defer(() -> {
+            List<String> sorted = SettleArguments.sortedKeys(keys);
+            requireNonNegative(nextAttempt, "nextAttempt");
+            long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            if (sorted.isEmpty()) {
+                return Mono.empty();
+            }
+            return deadlockRetried(waking("retry", c -> updateKeys(c, RETRY_KEYS, sorted, (long) nextAttempt, visible)))
+                    .then();
+        });
+    }
+
+    /**
+     * O30 with {@code visibleAfter} = the clock's now plus {@code delay}, the clock read inside the
+     * transaction. Written alone rather than through {@link GroupedSettles}, whose requests carry
+     * their visibility from submission.
+     */
+    Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            requireNonNegative(nextAttempt, "nextAttempt");
+            SettleArguments.requireDelay(delay);
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
+            return waking("retryAfter", c -> Sql.update(c, RETRY, (long) nextAttempt,
+                    SettleArguments.visibleAfterNanos(clock.instant(), delay), key)).then();
         });
     }
 
@@ -329,6 +404,33 @@ final class OutboxWrites {
 
     private long now() {
         return Times.nowNanos(clock.instant());
+    }
+
+    /**
+     * @param sql an update ending in {@code dispatch_key IN }, its leading markers {@code $1 …}
+     * @param keys the keys, sorted; bound {@value #BULK_CHUNK} at a time, one statement each
+     * @param leading the values of the leading markers
+     * @return the rows changed
+     */
+    private static Mono<Long> updateKeys(Connection c, String sql, List<String> keys, Object... leading) {
+        int chunks = (keys.size() + BULK_CHUNK - 1) / BULK_CHUNK;
+        return Flux.range(0, chunks).concatMap(i -> {
+            Sql.Params p = new Sql.Params();
+            for (Object value : leading) {
+                p.add(value);
+            }
+            List<String> chunk = keys.subList(i * BULK_CHUNK, Math.min(keys.size(), (i + 1) * BULK_CHUNK));
+            return Sql.update(c, sql + p.list(chunk), p.values());
+        }).reduce(0L, Long::sum);
+    }
+
+    /**
+     * A transaction PostgreSQL aborted as a deadlock victim (against settles locking in another
+     * order) changed nothing: it runs again, up to three times, as {@link GroupedSettles} does.
+     */
+    private static <T> Mono<T> deadlockRetried(Mono<T> write) {
+        return write.retryWhen(Retry.max(3).filter(Failures::isDeadlock)
+                .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
     }
 
     private static Mono<List<String>> sortedKeys(Connection c, String sql, Object... args) {

@@ -49,6 +49,9 @@ final class R2dbcHistory {
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
     private static final String QUERYABLE_OF =
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 AND workflow_id = $1 ORDER BY seq";
+    /** The events that name a workflow as a child (R30), from the projection index (S3). */
+    private static final String CHILD_STARTS_OF = "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 "
+            + "AND kind = 'ChildWorkflowStarted' AND child_workflow_id = $1 ORDER BY workflow_id, seq";
     private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
 
     private static final int HEAD_REREADS = 3;
@@ -274,6 +277,37 @@ final class R2dbcHistory {
             return db.readConsistent("query", c -> Sql.query(c, QUERYABLE, EventRows::stored).collectList()
                     .flatMap(stored -> summarize(c, events.decodeAll(stored), filter)));
         }).flatMapMany(Flux::fromIterable);
+    }
+
+    /**
+     * R24–R31 for one workflow: the summary {@link #query} projects for it, from its queryable
+     * events, the {@code ChildWorkflowStarted} events naming it (its parent, R30) and, when its
+     * current lease ended in {@code WorkflowFailed}, its full history (R28), in one snapshot.
+     */
+    Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return db.readConsistent("readSummary", c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w).collectList()
+                    .flatMap(stored -> {
+                        List<Event> queryable = events.decodeAll(stored);
+                        if (queryable.isEmpty()) {
+                            return Mono.<WorkflowSummary>empty(); // unknown, or nothing a summary is made of
+                        }
+                        boolean failed = HistoryProjection.currentLeaseTerminal(queryable).orElse(null)
+                                instanceof WorkflowFailed;
+                        // one statement after the other on the snapshot's connection
+                        return Sql.query(c, CHILD_STARTS_OF, EventRows::stored, w).collectList()
+                                .flatMap(starts -> {
+                                    WorkflowId parent = new ParentIndex().acceptAll(events.decodeAll(starts))
+                                            .parentOf(workflowId).orElse(null);
+                                    Mono<List<Event>> history = !failed ? Mono.just(queryable)
+                                            : Mono.defer(() -> Sql.query(c, READ_HISTORY, EventRows::stored, w)
+                                                    .collectList().map(events::decodeAll));
+                                    return history.flatMap(h -> Mono.justOrEmpty(
+                                            HistoryProjection.summarize(workflowId, h, parent)));
+                                });
+                    }));
+        });
     }
 
     private Mono<List<WorkflowSummary>> summarize(Connection c, List<Event> queryable, WorkflowFilter filter) {

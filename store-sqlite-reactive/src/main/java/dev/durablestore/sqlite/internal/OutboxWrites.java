@@ -15,11 +15,13 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.SettleArguments;
 import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,6 +44,8 @@ public final class OutboxWrites {
     private static final String LIVE = OutboxRows.LIVE;
     private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key = ? AND " + LIVE;
+    private static final String RETRY_MANY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
+            + "claimed_at = NULL WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
             + "settled_at = ? WHERE workflow_id = ? AND " + LIVE + " RETURNING dispatch_key";
     private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = ?, "
@@ -129,14 +133,29 @@ public final class OutboxWrites {
         return settle(SettleCommand.Kind.COMPLETE, key);
     }
 
+    /** O29, bulk. @param keys rows @return completion */
+    public Mono<Void> complete(Collection<String> keys) {
+        return settleAll(SettleCommand.Kind.COMPLETE, keys);
+    }
+
     /** O31. @param key row @return completion */
     public Mono<Void> fail(String key) {
         return settle(SettleCommand.Kind.FAIL, key);
     }
 
+    /** O31, bulk. @param keys rows @return completion */
+    public Mono<Void> fail(Collection<String> keys) {
+        return settleAll(SettleCommand.Kind.FAIL, keys);
+    }
+
     /** O32. @param key row @return completion */
     public Mono<Void> settleCancelled(String key) {
         return settle(SettleCommand.Kind.CANCEL, key);
+    }
+
+    /** O32, bulk. @param keys rows @return completion */
+    public Mono<Void> settleCancelled(Collection<String> keys) {
+        return settleAll(SettleCommand.Kind.CANCEL, keys);
     }
 
     private Mono<Void> settle(SettleCommand.Kind kind, String key) {
@@ -146,6 +165,17 @@ public final class OutboxWrites {
                 return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
             }
             return writer.submit(new SettleCommand(kind, key, clock));
+        });
+    }
+
+    /** One command, one statement over every storable key; unstorable ones match no row (O33). */
+    private Mono<Void> settleAll(SettleCommand.Kind kind, Collection<String> keys) {
+        return Mono.defer(() -> {
+            List<String> list = SettleArguments.sortedKeys(keys);
+            if (list.isEmpty()) {
+                return Mono.empty();
+            }
+            return writer.submit(SettleCommand.bulk(kind, list, clock));
         });
     }
 
@@ -194,6 +224,61 @@ public final class OutboxWrites {
                 PreparedStatement ps = c.prepare(RETRY);
                 ps.setLong(1, nextAttempt);
                 ps.setLong(2, visible);
+                ps.setString(3, key);
+                ps.executeUpdate();
+                return null;
+            }));
+        });
+    }
+
+    /**
+     * O30, bulk: one statement over every storable key.
+     *
+     * @param keys rows
+     * @param nextAttempt attempt count
+     * @param visibleAfter next visibility
+     * @return completion
+     */
+    public Mono<Void> retry(Collection<String> keys, int nextAttempt, Instant visibleAfter) {
+        return Mono.defer(() -> {
+            List<String> list = SettleArguments.sortedKeys(keys);
+            requireNonNegative(nextAttempt, "nextAttempt");
+            long visible = Times.toNanos(visibleAfter, "visibleAfter");
+            if (list.isEmpty()) {
+                return Mono.empty();
+            }
+            String json = JsonArrays.of(list);
+            return writer.submit(Commands.of("retry", true, c -> {
+                PreparedStatement ps = c.prepare(RETRY_MANY);
+                ps.setLong(1, nextAttempt);
+                ps.setLong(2, visible);
+                ps.setString(3, json);
+                ps.executeUpdate();
+                return null;
+            }));
+        });
+    }
+
+    /**
+     * O30 with {@code visibleAfter} = the clock's now, read inside the command, plus {@code delay}.
+     *
+     * @param key row
+     * @param nextAttempt attempt count
+     * @param delay from the write to the next visibility
+     * @return completion
+     */
+    public Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
+        return Mono.defer(() -> {
+            requireNonEmpty(key, "dispatchKey");
+            requireNonNegative(nextAttempt, "nextAttempt");
+            SettleArguments.requireDelay(delay);
+            if (!StoredText.storable(key)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
+            return writer.submit(Commands.of("retryAfter", true, c -> {
+                PreparedStatement ps = c.prepare(RETRY);
+                ps.setLong(1, nextAttempt);
+                ps.setLong(2, SettleArguments.visibleAfterNanos(clock.instant(), delay));
                 ps.setString(3, key);
                 ps.executeUpdate();
                 return null;

@@ -4,6 +4,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -46,6 +47,26 @@ final class SettleCommand implements GroupedCommand<SettleCommand> {
         this.kind = kind;
         this.key = key;
         this.clock = clock;
+    }
+
+    /**
+     * The bulk settle of {@code OutboxStore.complete(Collection)} and its siblings: one statement
+     * over every key, run as one command (so one transaction) of its own.
+     *
+     * @param kind which settlement
+     * @param keys the dispatch keys, checked, storable and not empty
+     * @param clock the store's clock, read when the statement runs
+     * @return the command
+     */
+    static WriteCommand<Void> bulk(Kind kind, Collection<String> keys, Clock clock) {
+        String json = JsonArrays.of(keys);
+        return Commands.of(kind.operation, false, c -> {
+            PreparedStatement ps = c.prepare(kind.many);
+            ps.setLong(1, Times.nowNanos(clock.instant()));
+            ps.setString(2, json);
+            ps.executeUpdate();
+            return null;
+        });
     }
 
     @Override

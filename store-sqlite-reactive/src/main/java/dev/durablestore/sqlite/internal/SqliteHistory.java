@@ -46,6 +46,9 @@ public final class SqliteHistory {
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
     private static final String QUERYABLE_OF =
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 AND workflow_id = ? ORDER BY seq";
+    /** The events that name a workflow as a child (R30), from the projection index (S3). */
+    private static final String CHILD_STARTS_OF = "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 "
+            + "AND kind = 'ChildWorkflowStarted' AND child_workflow_id = ? ORDER BY workflow_id, seq";
     private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
 
     private static final Comparator<WorkflowSummary> QUERY_ORDER =
@@ -234,6 +237,42 @@ public final class SqliteHistory {
                 return out;
             });
         }).flatMapMany(Flux::fromIterable);
+    }
+
+    /**
+     * R24–R31 for one workflow: the summary {@link #query} projects for it, from its queryable
+     * events, the {@code ChildWorkflowStarted} events naming it (its parent, R30) and, when its
+     * current lease ended in {@code WorkflowFailed}, its full history (R28), in one snapshot.
+     *
+     * @param workflowId the workflow
+     * @return its summary, or empty when it has no {@code WorkflowStarted}
+     */
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return Mono.defer(() -> {
+            String w = requireNonNull(workflowId, "workflowId").toString();
+            return readers.readConsistent("readSummary", c -> {
+                List<Event> history;
+                PreparedStatement ps = c.prepare(QUERYABLE_OF);
+                ps.setString(1, w);
+                try (ResultSet rs = ps.executeQuery()) {
+                    history = events.decodeAll(rs);
+                }
+                if (history.isEmpty()) {
+                    return null; // unknown, or nothing a summary is made of
+                }
+                ParentIndex parents = new ParentIndex();
+                PreparedStatement starts = c.prepare(CHILD_STARTS_OF);
+                starts.setString(1, w);
+                try (ResultSet rs = starts.executeQuery()) {
+                    parents.acceptAll(events.decodeAll(rs));
+                }
+                if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
+                    history = fullHistory(c, workflowId);
+                }
+                return HistoryProjection.summarize(workflowId, history, parents.parentOf(workflowId).orElse(null))
+                        .orElse(null);
+            });
+        });
     }
 
     private List<Event> fullHistory(DbConnection c, WorkflowId id) throws SQLException {
