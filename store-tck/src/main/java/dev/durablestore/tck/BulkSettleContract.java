@@ -26,7 +26,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * Contract of the Java additions of issue 19 to settling (O59–O64): the bulk settles
+ * Contract of the Java additions of issue 19 to settling (O53–O58): the bulk settles
  * {@code complete}, {@code fail}, {@code settleCancelled} and {@code retry} over a collection of
  * keys, each the single-key transition (O29–O34) applied to every key in one transaction, and
  * {@code retryAfter}, a retry whose visibility is the store clock at the write plus a delay.
@@ -84,10 +84,10 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         probes.forEach(ClaimStreamProbe::cancel);
     }
 
-    // ---------------------------------------------------------------- bulk settles (O59–O62)
+    // ---------------------------------------------------------------- bulk settles (O53–O56)
 
     @Test
-    void O59_O34_bulk_complete_settles_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
+    void O53_O34_bulk_complete_settles_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are completed, the live ones twice
         StepVerifier.create(store.complete(allNamed())).expectComplete().verify(TIMEOUT);
 
@@ -99,7 +99,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O60_O34_bulk_fail_dead_letters_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
+    void O54_O34_bulk_fail_dead_letters_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are failed, the live ones twice
         StepVerifier.create(store.fail(allNamed())).expectComplete().verify(TIMEOUT);
 
@@ -115,7 +115,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O61_O32_bulk_settleCancelled_cancels_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
+    void O55_O32_bulk_settleCancelled_cancels_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are cancelled, the live ones twice
         StepVerifier.create(store.settleCancelled(allNamed())).expectComplete().verify(TIMEOUT);
 
@@ -131,7 +131,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O62_O34_bulk_retry_returns_every_live_key_to_pending_and_never_resurrects_a_terminal_row() {
+    void O56_O34_bulk_retry_returns_every_live_key_to_pending_and_never_resurrects_a_terminal_row() {
         // when every key but the bystander's, an unknown and an unstorable key are retried with attempt 5, in an hour
         Instant later = now().plus(HOUR);
         StepVerifier.create(store.retry(allNamed(), 5, later)).expectComplete().verify(TIMEOUT);
@@ -152,7 +152,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O62_bulk_retry_wakes_an_idle_claim_stream() throws Exception {
+    void O56_bulk_retry_wakes_an_idle_claim_stream() throws Exception {
         // given an idle stream with demand and a one-hour poll interval, the claimed row its only candidate
         store.complete(List.of(pending.dispatchKey(), bystander.dispatchKey())).block(TIMEOUT);
         ClaimStreamProbe probe = ClaimStreamProbe.subscribe(
@@ -170,10 +170,10 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertThat(arrived.attempt()).isEqualTo(2);
     }
 
-    // ---------------------------------------------------------------- bulk arguments (O63)
+    // ---------------------------------------------------------------- bulk arguments (O57)
 
     @Test
-    void O63_a_key_repeated_in_any_order_is_settled_once_as_if_named_once() {
+    void O57_a_key_repeated_in_any_order_is_settled_once_as_if_named_once() {
         // given two more live rows
         OutboxRow a = row(w, 10, visible);
         OutboxRow b = row(w, 11, visible);
@@ -192,7 +192,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O63_a_collection_of_2500_keys_is_settled_whole() {
+    void O57_a_collection_of_2500_keys_is_settled_whole() {
         // given 2,500 more pending rows of one workflow
         WorkflowId many = workflow(3);
         List<OutboxRow> rows = new ArrayList<>();
@@ -216,7 +216,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O63_an_empty_collection_completes_and_changes_nothing() {
+    void O57_an_empty_collection_completes_and_changes_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
 
@@ -234,7 +234,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O63_X10_bulk_settles_reject_null_collections_null_and_empty_elements_and_write_nothing() {
+    void O57_X10_bulk_settles_reject_null_collections_null_and_empty_elements_and_write_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
         List<Function<Collection<String>, Mono<Void>>> settles = List.of(
@@ -252,7 +252,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O63_X10_bulk_retry_rejects_a_negative_attempt_and_a_missing_or_unstorable_visibility() {
+    void O57_X10_bulk_retry_rejects_a_negative_attempt_and_a_missing_or_unstorable_visibility() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
         List<String> live = List.of(pending.dispatchKey(), claimed.dispatchKey());
@@ -267,10 +267,10 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertThat(snapshot(everyKey())).isEqualTo(before);
     }
 
-    // ---------------------------------------------------------------- retryAfter (O64)
+    // ---------------------------------------------------------------- retryAfter (O58)
 
     @Test
-    void O64_retryAfter_makes_a_live_row_visible_the_delay_after_the_store_clock() {
+    void O58_retryAfter_makes_a_live_row_visible_the_delay_after_the_store_clock() {
         // when the claimed row is retried with attempt 2 after 90 seconds
         Instant at = now();
         StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 2, Duration.ofSeconds(90))).expectComplete()
@@ -289,7 +289,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O64_retryAfter_reads_the_clock_when_it_runs_not_when_it_is_called() {
+    void O58_retryAfter_reads_the_clock_when_it_runs_not_when_it_is_called() {
         // given a retryAfter assembled now but not yet subscribed
         Mono<Void> retry = store.retryAfter(pending.dispatchKey(), 3, Duration.ofMinutes(5));
 
@@ -309,7 +309,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O64_O33_O34_retryAfter_is_a_no_op_on_terminal_unknown_and_unstorable_keys() {
+    void O58_O33_O34_retryAfter_is_a_no_op_on_terminal_unknown_and_unstorable_keys() {
         // when retryAfter is applied to the terminal rows, an unknown and an unstorable key
         for (String key : List.of(done.dispatchKey(), failed.dispatchKey(), cancelled.dispatchKey(), unknown,
                 UNSTORABLE)) {
@@ -322,7 +322,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O64_X10_retryAfter_rejects_bad_keys_attempts_and_delays_and_writes_nothing() {
+    void O58_X10_retryAfter_rejects_bad_keys_attempts_and_delays_and_writes_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
         String key = claimed.dispatchKey();
