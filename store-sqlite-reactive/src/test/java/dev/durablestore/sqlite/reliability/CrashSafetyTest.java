@@ -3,6 +3,7 @@ package dev.durablestore.sqlite.reliability;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.sqlite.SqliteReactiveStore;
@@ -40,7 +41,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>every outbox row belongs to a stored batch (none without its events);
  *   <li>every acknowledged claim is persisted ({@code claimed}, or {@code done}; the child never
  *       re-arms) and no row was claimed twice;
- *   <li>every acknowledged completion is {@code done}.
+ *   <li>every acknowledged completion is {@code done};
+ *   <li>W12: every stored step is whole (its events, its rows, the completion of the row it names
+ *       and its timer), every acknowledged step is stored, and no timer exists without its step.
  * </ul>
  *
  * It runs with {@code synchronous=FULL} and {@code NORMAL}: a process crash (as opposed to a power
@@ -67,7 +70,7 @@ class CrashSafetyTest {
 
     @ParameterizedTest(name = "synchronous={0}")
     @ValueSource(strings = {"FULL", "NORMAL"})
-    void E25_S24_O51_sigkill_at_a_random_moment_loses_no_acknowledged_write(String synchronous) throws Exception {
+    void E25_S24_O51_W12_sigkill_at_a_random_moment_loses_no_acknowledged_write(String synchronous) throws Exception {
         long baseSeed = Long.getLong("durablestore.crashSeed", System.nanoTime());
         Totals totals = new Totals();
         for (int trial = 0; trial < TRIALS; trial++) {
@@ -103,11 +106,13 @@ class CrashSafetyTest {
     }
 
     /** What one trial checked. */
-    record Trial(int ackAppends, int workflows, int events, int rows, int ackClaims, int ackDone) {
+    record Trial(int ackAppends, int workflows, int events, int rows, int ackClaims, int ackDone, int ackSteps,
+            int steps) {
         @Override
         public String toString() {
             return ackAppends + " acknowledged appends, " + workflows + " workflows, " + events + " events, " + rows
-                    + " outbox rows, " + ackClaims + " acknowledged claims, " + ackDone + " acknowledged completions";
+                    + " outbox rows, " + ackClaims + " acknowledged claims, " + ackDone + " acknowledged completions, "
+                    + ackSteps + " acknowledged steps, " + steps + " stored steps";
         }
     }
 
@@ -117,8 +122,10 @@ class CrashSafetyTest {
         int rows;
         int claims;
         int done;
+        int steps;
 
         void add(Trial t) {
+            steps += t.ackSteps();
             appends += t.ackAppends();
             events += t.events();
             rows += t.rows();
@@ -129,7 +136,7 @@ class CrashSafetyTest {
         @Override
         public String toString() {
             return appends + " acknowledged appends, " + events + " events, " + rows + " outbox rows, " + claims
-                    + " acknowledged claims, " + done + " acknowledged completions";
+                    + " acknowledged claims, " + done + " acknowledged completions, " + steps + " acknowledged steps";
         }
     }
 
@@ -149,6 +156,14 @@ class CrashSafetyTest {
         for (String[] r : Reliability.records(lines, "DONE")) {
             done.add(r[1]);
         }
+        int ackSteps = 0;
+        for (String[] r : Reliability.records(lines, "STEP")) {
+            ackHeads.merge(WorkflowId.parse(r[1]), Long.parseLong(r[2]), Math::max);
+            done.add(r[3]);
+            ackSteps++;
+        }
+        Map<WorkflowId, Set<String>> stepTimers = new HashMap<>(); // the timer each stored step must have set
+        Set<String> settledBySteps = new HashSet<>();
         assertThat(claims).as("%s: O21 rows claimed more than once", trial).allSatisfy((k, n) -> assertThat(n).isOne());
 
         Set<String> expectedRows = new HashSet<>();
@@ -175,6 +190,10 @@ class CrashSafetyTest {
                             .isLessThanOrEqualTo(head);
                     assertThat(Reliability.batchOf(history.get((int) b.first() - 1)))
                             .as("%s: every event of a batch describes the same batch", trial).isEqualTo(b);
+                    if (e.seq() == b.first() && Reliability.settledBy(e) != null) {
+                        settledBySteps.add(Reliability.settledBy(e));
+                        stepTimers.computeIfAbsent(w, k -> new HashSet<>()).add(TimerId.named(Reliability.stepTimer(b.first())).canonicalText());
+                    }
                     if (e.seq() == b.first()) {
                         for (int j = 0; j < b.rows(); j++) {
                             expectedRows.add(w + ":" + Reliability.rowOrdinal(b.first(), j));
@@ -204,6 +223,21 @@ class CrashSafetyTest {
             assertThat(status.get(key)).as("%s: acknowledged completion of %s", trial, key).isEqualTo("done");
             assertThat(claims).as("%s: completed %s was claimed first", trial, key).containsKey(key);
         }
-        return new Trial(ackAppends, workflows, events, status.size(), claims.size(), done.size());
+        // W1, W12: a stored step completed the row it names and set its timer; no timer without its step
+        for (String key : settledBySteps) {
+            assertThat(status.get(key)).as("%s: W12 the row completed by a stored step, %s", trial, key)
+                    .isEqualTo("done");
+        }
+        Map<WorkflowId, Set<String>> timers = new HashMap<>();
+        try (Connection c = Reliability.raw(db); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT workflow_id, timer_id FROM timers")) {
+            while (rs.next()) {
+                timers.computeIfAbsent(WorkflowId.parse(rs.getString(1)), k -> new HashSet<>())
+                        .add(rs.getString(2));
+            }
+        }
+        assertThat(timers).as("%s: W12 timers = the timers of the stored steps", trial).isEqualTo(stepTimers);
+        return new Trial(ackAppends, workflows, events, status.size(), claims.size(), done.size(), ackSteps,
+                settledBySteps.size());
     }
 }

@@ -2,7 +2,10 @@ package dev.durablestore.sqlite.reliability;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.io.FileDescriptor;
@@ -28,13 +31,17 @@ import reactor.core.publisher.Mono;
  *   <li>{@code APPEND <workflow> <newHead> #} — an {@code appendWithOutbox} committed;
  *   <li>{@code CLAIM <key> #} — a claim returned the row;
  *   <li>{@code DONE <key> #} — {@code complete} of the row committed;
+ *   <li>{@code STEP <workflow> <newHead> <key> #} — a {@code commitStep} committed: 1–2 events
+ *       naming the row it completes ({@link Reliability#stepSignal}), 0–2 rows, the fenced complete
+ *       of the claimed row and a timer ({@link Reliability#stepTimer});
  *   <li>{@code ERROR <message> #} — something failed that should not have (the test fails).
  * </ul>
  *
  * <p>Every append writes 1–3 events plus 0–3 rows (sometimes 25, so some commits are large); each
  * event's payload describes its batch ({@link Reliability#batchEvents}), so the parent can check
- * after the crash that no batch is partial. Each appender owns its workflows, so no append meets a
- * conflict; nothing is ever re-armed. The process never exits on its own: the parent kills it.
+ * after the crash that no batch is partial. About half of the claimed rows are settled by a step on
+ * their own workflow at its current head; steps and appends of a workflow may then conflict, and
+ * each goes on from the head the conflict reports. Nothing is ever re-armed. The process never exits on its own: the parent kills it.
  *
  * <p>Arguments: database path, synchronous mode ({@code FULL}/{@code NORMAL}), workflows, appenders.
  */
@@ -96,12 +103,42 @@ public final class CrashWorker {
                 .doOnSuccess(v -> {
                     heads[index] = first + events - 1;
                     print("APPEND " + w + " " + heads[index]);
+                })
+                // a step moved the head: go on from where it is
+                .onErrorResume(SequenceConflictException.class, e -> {
+                    heads[index] = e.found();
+                    return Mono.empty();
                 });
     }
 
+    /** W1, W12: the row's outcome as one step of its workflow, at the head read just before. */
+    private static Mono<Void> step(SqliteReactiveStore store, OutboxRow row) {
+        WorkflowId w = row.workflowId();
+        return store.readHead(w).flatMap(head -> {
+            ThreadLocalRandom rnd = ThreadLocalRandom.current();
+            long first = head + 1;
+            int events = 1 + rnd.nextInt(2);
+            int rows = rnd.nextInt(3);
+            Instant now = Instant.now();
+            WorkflowStep step = WorkflowStep.builder(w, head)
+                    .append(Reliability.batchEvents(w, first, events, rows, now,
+                            Reliability.stepSignal(row.dispatchKey())))
+                    .stage(Reliability.batchRows(w, first, rows, now))
+                    .complete(row)
+                    .scheduleTimer(TimerId.named(Reliability.stepTimer(first)), now.plusSeconds(3600))
+                    .build();
+            return store.commitStep(step)
+                    .doOnSuccess(v -> print("STEP " + w + " " + (head + events) + " " + row.dispatchKey()));
+        }).onErrorResume(SequenceConflictException.class, e -> Mono.empty()); // an append won: try no more
+    }
+
     private static Mono<Void> completeSometimes(SqliteReactiveStore store, OutboxRow row) {
-        if (ThreadLocalRandom.current().nextInt(10) >= 7) {
+        int dice = ThreadLocalRandom.current().nextInt(10);
+        if (dice >= 7) {
             return Mono.empty();
+        }
+        if (dice >= 3) {
+            return step(store, row);
         }
         return store.complete(row.dispatchKey()).doOnSuccess(v -> print("DONE " + row.dispatchKey()));
     }

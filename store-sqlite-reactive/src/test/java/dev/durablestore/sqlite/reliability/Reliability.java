@@ -50,10 +50,30 @@ final class Reliability {
      * else that batch wrote.
      */
     static List<Event> batchEvents(WorkflowId w, long first, int events, int rows, Instant at) {
+        return batchEvents(w, first, events, rows, at, "crash");
+    }
+
+    /** The signal name of a step's events: it names the row the step completed ({@link #settledBy}). */
+    static String stepSignal(String settledKey) {
+        return "step:" + settledKey;
+    }
+
+    /** @return the key a step's event says the step completed, or null for an event of a plain append */
+    static String settledBy(Event e) {
+        return e instanceof SignalReceived s && s.name().startsWith("step:") ? s.name().substring(5) : null;
+    }
+
+    /** The timer a crash-test step whose first event has {@code first} schedules. */
+    static String stepTimer(long first) {
+        return "step-" + first;
+    }
+
+    /** Like {@link #batchEvents(WorkflowId, long, int, int, Instant)}, each signal named {@code name}. */
+    static List<Event> batchEvents(WorkflowId w, long first, int events, int rows, Instant at, String name) {
         String description = "{\"first\":" + first + ",\"events\":" + events + ",\"rows\":" + rows + "}";
         List<Event> out = new ArrayList<>(events);
         for (int i = 0; i < events; i++) {
-            out.add(new SignalReceived(new EventEnvelope(first + i, at, w), "crash", Payload.json(description)));
+            out.add(new SignalReceived(new EventEnvelope(first + i, at, w), name, Payload.json(description)));
         }
         return out;
     }
