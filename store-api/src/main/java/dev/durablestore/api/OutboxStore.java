@@ -17,6 +17,13 @@ import reactor.core.publisher.Mono;
  * so a row is handed to at most one claimer until something returns it to {@code PENDING} (O21).
  * Delivery is at-least-once: a claim whose dispatcher dies is re-armed by the lease reaper.
  *
+ * <p><b>Fenced and unfenced settles.</b> A claimed row carries its claim's token
+ * ({@link OutboxRow#claimToken()}); the settles that take the row ({@link #complete(OutboxRow)},
+ * {@link #retry(OutboxRow, int, Instant)}, {@link #fail(OutboxRow)},
+ * {@link #settleCancelled(OutboxRow)}) and {@link ReactiveStore#commitStep} apply only while that
+ * claim is current, so a dispatcher whose claim was re-armed and handed to another cannot settle
+ * the other's work (W6). The settles by key are unfenced.
+ *
  * <p>{@link #complete}, {@link #retry} and {@link #fail} act only on live rows and are no-ops on
  * terminal rows (O34, resolving OQ-1 and OQ-2). Unknown keys are no-ops (O33). Cold publishers,
  * errors as signals.
@@ -106,7 +113,9 @@ public interface OutboxStore {
     Flux<OutboxRow> claimStream(ClaimStreamOptions options);
 
     /**
-     * Marks a live row {@code DONE} and clears its claim (O29, O34).
+     * Marks a live row {@code DONE} and clears its claim (O29, O34). <b>Unfenced:</b> it settles the
+     * row whoever holds its claim now; a dispatcher settling work it claimed should use
+     * {@link #complete(OutboxRow)}, which refuses once its claim is no longer current (W6).
      *
      * @param dispatchKey the row
      * @return completes when durable; a no-op for terminal or unknown rows, and for a key that
@@ -133,6 +142,7 @@ public interface OutboxStore {
 
     /**
      * Returns a live row to {@code PENDING} with a new attempt count and visibility (O30, O34).
+     * Unfenced; see {@link #retry(OutboxRow, int, Instant)} for the fenced form.
      *
      * @param dispatchKey the row
      * @param nextAttempt the new zero-based dispatch count
@@ -176,7 +186,8 @@ public interface OutboxStore {
     Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay);
 
     /**
-     * Dead-letters a live row: {@code FAILED}, claim cleared (O31, O34).
+     * Dead-letters a live row: {@code FAILED}, claim cleared (O31, O34). Unfenced; see
+     * {@link #fail(OutboxRow)} for the fenced form.
      *
      * @param dispatchKey the row
      * @return completes when durable; a no-op for terminal or unknown rows
@@ -201,7 +212,8 @@ public interface OutboxStore {
     Mono<Void> fail(Collection<String> dispatchKeys);
 
     /**
-     * Cancels a live row (O32); terminal rows are left unchanged.
+     * Cancels a live row (O32); terminal rows are left unchanged. Unfenced; see
+     * {@link #settleCancelled(OutboxRow)} for the fenced form.
      *
      * @param dispatchKey the row
      * @return completes when durable

@@ -3,8 +3,11 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.StaleClaimException;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.StepEncoder;
 import io.r2dbc.spi.Connection;
 import java.io.ByteArrayOutputStream;
 import java.time.Clock;
@@ -77,7 +80,57 @@ final class GroupedAppends {
             + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
             + "ob.visible_after, ob.claimed_at, ob.settled_at FROM ob JOIN ok ON ok.i = ob.i "
             + "ON CONFLICT DO NOTHING RETURNING 1) "
-            + "SELECT i, head FROM h";
+            + "SELECT i, head, true, NULL::text[] FROM h";
+
+    /**
+     * {@link #APPEND} with the settles and timers of workflow steps (W1–W12): the settled rows are
+     * locked first, and a step writes only when its head is its expected sequence and every row it
+     * settles is still claimed under the step's claim token (W6, W7); it then settles those rows
+     * and schedules or deletes its timers in the same statement. A step that fails either check
+     * writes nothing. Each step comes back with its head and the keys whose claims were current.
+     */
+    private static final String STEP = "WITH a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
+            + "AS a(i, w, expected)), "
+            + "st AS (SELECT * FROM unnest($31::int[], $32::text[], $33::bigint[], $34::text[], $35::int[], "
+            + "$36::bigint[]) AS st(i, dispatch_key, token, status, attempt, visible_after)), "
+            + "locked AS MATERIALIZED (SELECT st.i, o.dispatch_key FROM outbox o JOIN st ON o.dispatch_key = "
+            + "st.dispatch_key AND o.claim_token = st.token WHERE o.status = 'claimed' ORDER BY o.dispatch_key "
+            + "FOR UPDATE OF o), "
+            + "h AS (SELECT a.i, a.w, a.expected, COALESCE((SELECT max(e.seq) FROM events e "
+            + "WHERE e.workflow_id = a.w), 0) AS head, "
+            + "(SELECT count(*) FROM st WHERE st.i = a.i) = (SELECT count(*) FROM locked l WHERE l.i = a.i) AS fenced, "
+            + "(SELECT array_agg(l.dispatch_key) FROM locked l WHERE l.i = a.i) AS current FROM a), "
+            + "ok AS (SELECT i, w FROM h WHERE head = expected AND fenced), "
+            + "ev AS (SELECT * FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::text[], "
+            + "$10::int[], $11::text[], $12::text[]) AS ev(i, seq, off, len, recorded_at, kind, queryable, "
+            + "workflow_type, child)), "
+            + "ins AS (INSERT INTO events (workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, "
+            + "child_workflow_id) SELECT ok.w, ev.seq, substring($13::bytea FROM ev.off FOR ev.len), ev.recorded_at, "
+            + "ev.kind, ev.queryable, ev.workflow_type, ev.child FROM ev JOIN ok ON ok.i = ev.i RETURNING 1), "
+            + "ob AS (SELECT * FROM unnest($14::int[], $15::text[], $16::text[], $17::bigint[], $18::text[], "
+            + "$19::text[], $20::text[], $21::text[], $22::text[], $23::int[], $24::int[], $25::text[], $26::bigint[], "
+            + "$27::bigint[], $28::bigint[], $29::bigint[]) AS ob(i, dispatch_key, workflow_id, ordinal, run_id, "
+            + "namespace, task_queue, node, activity_type, off, len, status, attempt, visible_after, claimed_at, "
+            + "settled_at)), "
+            + "obi AS (INSERT INTO outbox (dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
+            + "activity_type, input, status, attempt, visible_after, claimed_at, settled_at) "
+            + "SELECT ob.dispatch_key, ob.workflow_id, ob.ordinal, ob.run_id, ob.namespace, ob.task_queue, ob.node, "
+            + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
+            + "ob.visible_after, ob.claimed_at, ob.settled_at FROM ob JOIN ok ON ok.i = ob.i "
+            + "ON CONFLICT DO NOTHING RETURNING 1), "
+            + "upd AS (UPDATE outbox o SET status = st.status, claimed_at = NULL, "
+            + "attempt = CASE WHEN st.status = 'pending' THEN st.attempt ELSE o.attempt END, "
+            + "visible_after = CASE WHEN st.status = 'pending' THEN st.visible_after ELSE o.visible_after END, "
+            + "settled_at = CASE WHEN st.status = 'pending' THEN o.settled_at ELSE $37::bigint END "
+            + "FROM st JOIN ok ON ok.i = st.i WHERE o.dispatch_key = st.dispatch_key AND o.claim_token = st.token "
+            + "AND o.status = 'claimed' RETURNING 1), "
+            + "tm AS (SELECT * FROM unnest($38::int[], $39::text[], $40::bigint[]) AS tm(i, timer_id, fire_at)), "
+            + "tup AS (INSERT INTO timers (workflow_id, timer_id, fire_at) SELECT ok.w, tm.timer_id, tm.fire_at "
+            + "FROM tm JOIN ok ON ok.i = tm.i WHERE tm.fire_at IS NOT NULL "
+            + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at RETURNING 1), "
+            + "tdel AS (DELETE FROM timers t USING tm JOIN ok ON ok.i = tm.i WHERE tm.fire_at IS NULL "
+            + "AND t.workflow_id = ok.w AND t.timer_id = tm.timer_id RETURNING 1) "
+            + "SELECT i, head, fenced, current FROM h";
 
     /**
      * One append, validated and encoded.
@@ -87,12 +140,38 @@ final class GroupedAppends {
      * @param expectedSeq the guard
      * @param events the encoded events, contiguous from {@code expectedSeq + 1}
      * @param rows the encoded outbox rows, each dispatch key once
+     * @param settles a step's fenced settles, in key order (none for an append)
+     * @param timers a step's timer changes (none for an append)
      */
     record Append(String name, String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
-            List<OutboxRowEncoder.Encoded> rows) {
+            List<OutboxRowEncoder.Encoded> rows, List<StepEncoder.Settle> settles, List<StepEncoder.Timer> timers) {
+
+        /** An append or appendWithOutbox: no settles, no timers. */
+        Append(String name, String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
+                List<OutboxRowEncoder.Encoded> rows) {
+            this(name, workflowId, expectedSeq, events, rows, List.of(), List.of());
+        }
+
+        /** @return true for a workflow step (settles or timers), written by {@link #STEP} */
+        private boolean isStep() {
+            return !settles.isEmpty() || !timers.isEmpty();
+        }
+
+        /** @return true when its commit may make rows claimable */
+        private boolean wakes() {
+            if (!rows.isEmpty()) {
+                return true;
+            }
+            for (StepEncoder.Settle s : settles) {
+                if (s.settlement() == WorkflowStep.Settlement.RETRY) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         private int elements() {
-            return 1 + events.size() + rows.size();
+            return 1 + events.size() + rows.size() + settles.size() + timers.size();
         }
 
         private long bytes() {
@@ -228,14 +307,13 @@ final class GroupedAppends {
     private Mono<Void> writeAlone(GroupCommit.Call<Append, Void> call) {
         Append a = call.request();
         Mono<Void> write = db.unguardedAutocommit(a.name(), 1, c -> heads(c, List.of(a)))
-                .flatMap(heads -> {
-                    long head = heads.get(0);
-                    return head == a.expectedSeq() ? Mono.<Void>empty()
-                            : Mono.<Void>error(new SequenceConflictException(a.expectedSeq(), head));
+                .flatMap(outcomes -> {
+                    Throwable refused = refusal(a, outcomes.get(0));
+                    return refused == null ? Mono.<Void>empty() : Mono.<Void>error(refused);
                 });
         return single.write(a, write)
                 .doOnSuccess(v -> {
-                    if (!a.rows().isEmpty()) {
+                    if (a.wakes()) {
                         wake.run();
                     }
                     call.succeed(null);
@@ -253,30 +331,64 @@ final class GroupedAppends {
         return e;
     }
 
-    /** @return true when an append that staged rows committed */
-    private static boolean settle(List<GroupCommit.Call<Append, Void>> round, Map<Integer, Long> heads) {
+    /** @return true when an append that staged rows (or a step that retried one) committed */
+    private static boolean settle(List<GroupCommit.Call<Append, Void>> round, Map<Integer, Outcome> outcomes) {
         boolean staged = false;
         for (int i = 0; i < round.size(); i++) {
             GroupCommit.Call<Append, Void> call = round.get(i);
-            long expected = call.request().expectedSeq();
-            Long head = heads.get(i);
-            if (head == null) {
+            Outcome outcome = outcomes.get(i);
+            if (outcome == null) {
                 call.fail(new IllegalStateException("the grouped append returned no head for append " + i));
-            } else if (head == expected) {
-                staged |= !call.request().rows().isEmpty();
+                continue;
+            }
+            Throwable refused = refusal(call.request(), outcome);
+            if (refused == null) {
+                staged |= call.request().wakes();
                 call.succeed(null);
             } else {
-                call.fail(new SequenceConflictException(expected, head)); // E3, E4
+                call.fail(refused);
             }
         }
         return staged;
     }
 
-    /** Runs the statement for {@code appends}; returns each append's committed head before it, by index. */
-    private Mono<Map<Integer, Long>> heads(Connection c, List<Append> appends) {
-        Object[] args = Columns.of(appends, Times.nowNanos(clock.instant()));
-        return Sql.query(c, APPEND, row -> new long[] {Sql.longAt(row, 0), Sql.longAt(row, 1)}, args)
-                .collectMap(pair -> (int) pair[0], pair -> pair[1]);
+    /**
+     * @return null when the append (or step) committed; else why it wrote nothing: the guard first
+     *     (E3, E4), then the first settle whose claim was not current (W7)
+     */
+    private static Throwable refusal(Append a, Outcome outcome) {
+        if (outcome.head() != a.expectedSeq()) {
+            return new SequenceConflictException(a.expectedSeq(), outcome.head());
+        }
+        if (!outcome.fenced()) {
+            for (StepEncoder.Settle s : a.settles()) {
+                if (!outcome.current().contains(s.dispatchKey())) {
+                    return new StaleClaimException(a.name(), s.dispatchKey(), s.claimToken());
+                }
+            }
+            return new IllegalStateException("the grouped step reported a stale claim it does not settle");
+        }
+        return null;
+    }
+
+    /** What the statement says of one append: the head before it, and for a step its current claims. */
+    private record Outcome(long head, boolean fenced, Set<String> current) {}
+
+    /** Runs the statement for {@code appends}; returns each append's outcome, by index. */
+    private Mono<Map<Integer, Outcome>> heads(Connection c, List<Append> appends) {
+        long now = Times.nowNanos(clock.instant());
+        boolean steps = false;
+        for (Append a : appends) {
+            steps |= a.isStep();
+        }
+        Object[] args = steps ? Columns.ofSteps(appends, now) : Columns.of(appends, now);
+        return Sql.query(c, steps ? STEP : APPEND, row -> {
+                    Object current = row.get(3);
+                    Set<String> keys = current instanceof String[] texts ? Set.of(texts) : Set.of();
+                    return Map.entry(Sql.longAt(row, 0).intValue(),
+                            new Outcome(Sql.longAt(row, 1), Boolean.TRUE.equals(row.get(2, Boolean.class)), keys));
+                }, args)
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
     /** The statement's 30 arguments: the appends, their events and their rows as columns of arrays. */
@@ -326,6 +438,38 @@ final class GroupedAppends {
             columns(rows, rowTypes, args, 13);
             args[29] = rowBytes.toByteArray();
             return args;
+        }
+
+        /** {@link #of} and the settles and timers of steps: the 40 arguments of {@link #STEP}. */
+        static Object[] ofSteps(List<Append> appends, long nowNanos) {
+            Object[] args = java.util.Arrays.copyOf(of(appends, nowNanos), 40);
+            List<Object[]> settles = new ArrayList<>();
+            List<Object[]> timers = new ArrayList<>();
+            for (int i = 0; i < appends.size(); i++) {
+                Append a = appends.get(i);
+                for (StepEncoder.Settle s : a.settles()) {
+                    boolean retry = s.settlement() == WorkflowStep.Settlement.RETRY;
+                    settles.add(new Object[] {i, s.dispatchKey(), s.claimToken(), status(s.settlement()),
+                        retry ? s.nextAttempt() : 0, retry ? s.retryVisibleAfter(nowNanos) : 0L});
+                }
+                for (StepEncoder.Timer t : a.timers()) {
+                    timers.add(new Object[] {i, t.timerId(), t.fireAtNanos()});
+                }
+            }
+            columns(settles, new Class<?>[] {Integer.class, String.class, Long.class, String.class, Integer.class,
+                Long.class}, args, 30);
+            args[36] = nowNanos;
+            columns(timers, new Class<?>[] {Integer.class, String.class, Long.class}, args, 37);
+            return args;
+        }
+
+        private static String status(WorkflowStep.Settlement settlement) {
+            return switch (settlement) {
+                case COMPLETE -> "done";
+                case FAIL -> "failed";
+                case CANCEL -> "cancelled";
+                case RETRY -> "pending";
+            };
         }
 
         /** Turns rows of values into one typed array per column, at {@code args[from…]}. */

@@ -148,7 +148,9 @@ final class R2dbcHistory {
     }
 
     /**
-     * W1–W12: one step in one transaction: the guard and the events as {@link #appendIn}, then
+     * W1–W12: on PostgreSQL one guarded statement shared with the concurrent appends and steps of
+     * this store ({@link GroupedAppends}); elsewhere one transaction: the guard and the events as
+     * {@link #appendIn}, then
      * the settles (in key order, so concurrent steps lock rows in one order), each fenced by its
      * claim, then the timers. A stale claim fails the statement that finds it, which rolls the
      * whole step back. The claim streams are woken after a commit that staged or retried rows.
@@ -156,6 +158,11 @@ final class R2dbcHistory {
     Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
             StepEncoder.Encoded e = new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP);
+            if (grouped != null && contiguous(e.events(), e.expectedSeq())) {
+                // with the concurrent appends and steps of this store, one statement (it wakes itself)
+                return grouped.submit(new GroupedAppends.Append(STEP, e.workflowId(), e.expectedSeq(), e.events(),
+                        GroupedAppends.firstPerKey(e.rows()), e.settles(), e.timers()));
+            }
             Mono<Void> write = db.write(STEP, c -> stepIn(c, e),
                     (c, failure) -> normalise(c, STEP, e.workflowId(), e.expectedSeq(), failure));
             return e.wakesClaimers() ? write.doOnSuccess(v -> wake.run()) : write;
