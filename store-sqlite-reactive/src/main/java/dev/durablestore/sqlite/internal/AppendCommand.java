@@ -86,20 +86,44 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
     public void executeGroup(DbConnection c, List<AppendCommand> commands) throws SQLException {
         List<EventRows.Row> eventRows = new ArrayList<>();
         for (AppendCommand append : commands) {
-            append.check(append.groupedHead(c));
-            for (EventEncoder.Encoded e : append.events) {
-                eventRows.add(new EventRows.Row(append.workflowId, e));
-            }
-            // a later append of the same workflow in this group is checked against this head; a
-            // failed group rolls back, which forgets it
-            append.advanceHead();
+            // a later append of the same workflow in this group is checked against the head this
+            // one leaves; a failed group rolls back, which forgets it
+            append.checkGrouped(c, eventRows);
         }
         EventRows.insertAll(c, eventRows);
         long now = Times.nowNanos(clock.instant());
         for (AppendCommand append : commands) {
-            if (!append.rows.isEmpty()) {
-                OutboxRows.insertOrIgnore(c, append.rows, now);
-            }
+            append.stageRows(c, now);
+        }
+    }
+
+    /**
+     * The guard of a grouped run (see the class comment), its events collected into
+     * {@code eventRows} and its head advanced for the later guards of the transaction; the events
+     * are inserted by the caller, with those of the rest of the group.
+     *
+     * @param c the write connection
+     * @param eventRows receives this append's events
+     * @throws SQLException when the head cannot be read
+     */
+    void checkGrouped(DbConnection c, List<EventRows.Row> eventRows) throws SQLException {
+        check(groupedHead(c));
+        for (EventEncoder.Encoded e : events) {
+            eventRows.add(new EventRows.Row(workflowId, e));
+        }
+        advanceHead();
+    }
+
+    /**
+     * Stages this append's rows, after {@link #checkGrouped} and the group's event inserts.
+     *
+     * @param c the write connection
+     * @param nowNanos the settle time of rows staged in a terminal status
+     * @throws SQLException on storage failure
+     */
+    void stageRows(DbConnection c, long nowNanos) throws SQLException {
+        if (!rows.isEmpty()) {
+            OutboxRows.insertOrIgnore(c, rows, nowNanos);
         }
     }
 

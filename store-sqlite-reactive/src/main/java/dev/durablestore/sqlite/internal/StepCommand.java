@@ -5,14 +5,22 @@ import dev.durablestore.api.spi.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code commitStep} (W1–W12): one workflow step in the writer's transaction. Every check comes
  * before the first write, as {@link WriteCommand} requires: the guard and contiguity
  * ({@link AppendCommand#checkGuard}), then every settle's fence; then the events, the rows, the
  * settles and the timers. A stale claim is thus refused like a conflict, writing nothing.
+ *
+ * <p>Adjacent steps in a batch run as a group, as appends do ({@link AppendCommand}): every guard
+ * first, then the events of all of them in multi-row inserts, their rows, their settles and their
+ * timers. A group does not read the fences first: a settle whose claim is not current updates no
+ * row, which fails the group, and the writer runs its steps again one by one, so the stale step
+ * alone is refused (W7).
  */
-final class StepCommand implements WriteCommand<Void> {
+final class StepCommand implements GroupedCommand<StepCommand> {
 
     static final String NAME = "commitStep";
 
@@ -47,6 +55,39 @@ final class StepCommand implements WriteCommand<Void> {
                 throw new IllegalStateException("outbox row " + s.dispatchKey() + " changed inside the step's transaction");
             }
         }
+        writeTimers(c);
+        return null;
+    }
+
+    @Override
+    public Object group() {
+        return StepCommand.class;
+    }
+
+    @Override
+    public void executeGroup(DbConnection c, List<StepCommand> commands) throws SQLException {
+        List<EventRows.Row> eventRows = new ArrayList<>();
+        for (StepCommand step : commands) {
+            step.append.checkGrouped(c, eventRows);
+        }
+        EventRows.insertAll(c, eventRows);
+        long now = Times.nowNanos(clock.instant());
+        for (StepCommand step : commands) {
+            step.append.stageRows(c, now);
+        }
+        for (StepCommand step : commands) {
+            for (StepEncoder.Settle s : step.step.settles()) {
+                if (!FencedSettles.apply(c, s, now)) {
+                    // not a rejection: the group fails and its steps run again one by one, so the
+                    // stale step is refused by its own fence check, writing nothing
+                    throw new SQLException("claim of " + s.dispatchKey() + " not current in a grouped step");
+                }
+            }
+            step.writeTimers(c);
+        }
+    }
+
+    private void writeTimers(DbConnection c) throws SQLException {
         for (StepEncoder.Timer t : step.timers()) {
             PreparedStatement ps = c.prepare(t.fireAtNanos() == null ? SqliteTimers.DELETE : SqliteTimers.UPSERT);
             ps.setString(1, step.workflowId());
@@ -56,7 +97,6 @@ final class StepCommand implements WriteCommand<Void> {
             }
             ps.executeUpdate();
         }
-        return null;
     }
 
     /** E15: as for an append, a storage failure is a conflict when the head has moved away. */
