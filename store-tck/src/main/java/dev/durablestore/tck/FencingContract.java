@@ -234,6 +234,71 @@ public abstract class FencingContract extends OutboxContractSupport {
         assertThat(staleTokens()).containsExactly(claimed.claimToken());
     }
 
+    // ---------------------------------------------------------------- W7, W11: steps written together
+
+    @Test
+    void W7_W11_among_concurrent_steps_only_the_stale_and_the_conflicting_one_fail() {
+        // given 24 workflows at head 1, each with one claimed row
+        int n = 24;
+        List<WorkflowId> workflows = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            WorkflowId w = workflow(200 + i);
+            workflows.add(w);
+            store.appendWithOutbox(w, List.of(OutboxFixtures.started(w, 1, now())), 0, List.of(row(w, 0, now())))
+                    .block(TIMEOUT);
+        }
+        java.util.Map<WorkflowId, OutboxRow> claimed = new java.util.HashMap<>();
+        for (OutboxRow r : claim(n)) {
+            claimed.put(r.workflowId(), r);
+        }
+        assertThat(claimed).hasSize(n);
+        // and the claim of workflow 3 taken away (re-armed and claimed again)
+        WorkflowId staleOne = workflows.get(3);
+        StepVerifier.create(store.rearmPending(List.of(claimed.get(staleOne)))).expectComplete().verify(TIMEOUT);
+        OutboxRow reclaimed = claimOne();
+        // and workflow 7's head moved on
+        WorkflowId movedOn = workflows.get(7);
+        store.append(movedOn, List.of(OutboxFixtures.signal(movedOn, 2, now())), 1).block(TIMEOUT);
+
+        // when every workflow commits a step at head 1 completing its row, all at once
+        List<Mono<Throwable>> outcomes = new java.util.ArrayList<>();
+        for (WorkflowId w : workflows) {
+            dev.durablestore.api.WorkflowStep step = dev.durablestore.api.WorkflowStep.builder(w, 1)
+                    .append(OutboxFixtures.signal(w, 2, now()))
+                    .stage(row(w, 1, now().plusSeconds(3600)))
+                    .complete(claimed.get(w))
+                    .build();
+            outcomes.add(store.commitStep(step).then(Mono.<Throwable>empty()).onErrorResume(Mono::just)
+                    .defaultIfEmpty(NONE));
+        }
+        List<Throwable> results = reactor.core.publisher.Flux.mergeSequential(outcomes).collectList().block(TIMEOUT);
+
+        // then only the stale step and the conflicting step failed, and each wrote nothing
+        for (int i = 0; i < n; i++) {
+            WorkflowId w = workflows.get(i);
+            Throwable result = results.get(i);
+            if (w.equals(staleOne)) {
+                assertThat(result).isInstanceOf(StaleClaimException.class);
+                assertThat(((StaleClaimException) result).dispatchKey()).isEqualTo(claimed.get(w).dispatchKey());
+                assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(1L);
+                assertAbsent(OutboxRow.dispatchKey(w, 1));
+                assertThat(staleTokens()).contains(reclaimed.claimToken());
+            } else if (w.equals(movedOn)) {
+                assertThat(result).isEqualTo(new dev.durablestore.api.SequenceConflictException(1, 2));
+                assertAbsent(OutboxRow.dispatchKey(w, 1));
+                assertStatus(claimed.get(w).dispatchKey(), OutboxStatus.CLAIMED);
+            } else {
+                assertThat(result).as("step of workflow %d", i).isSameAs(NONE);
+                assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(2L);
+                assertStatus(claimed.get(w).dispatchKey(), OutboxStatus.DONE);
+                assertStatus(OutboxRow.dispatchKey(w, 1), OutboxStatus.PENDING);
+            }
+        }
+    }
+
+    /** Stands for "no error" in the outcomes of {@link #W7_W11_among_concurrent_steps_only_the_stale_and_the_conflicting_one_fail}. */
+    private static final Throwable NONE = new Throwable("none");
+
     // ---------------------------------------------------------------- fixtures
 
     private long ordinals;
