@@ -121,6 +121,59 @@ class MultiNodeTest {
     }
 
     @Test
+    void W6_W7_a_node_whose_claims_were_taken_over_by_another_settles_nothing() {
+        // given 200 workflows at head 1, each with one row, all claimed by node 0
+        int count = 200;
+        Instant now = Instant.now();
+        for (int i = 0; i < count; i++) {
+            WorkflowId w = new WorkflowId(new UUID(7, 1 + i));
+            nodes.get(0).appendWithOutbox(w, List.of(signal(w, 1)), 0,
+                    List.of(OutboxRow.pending(w, 0, "work", Payload.json("{}"), now.minusSeconds(1))))
+                    .block(HarnessSupport.TIMEOUT);
+        }
+        List<OutboxRow> first = nodes.get(0).claim(count).block(HarnessSupport.TIMEOUT);
+        assertThat(first).hasSize(count);
+        // and node 1's reaper re-armed every one of them, and node 2 claimed them again
+        assertThat(nodes.get(1).rearmStaleClaimed(Instant.now().plusSeconds(1), now.minusSeconds(1), count)
+                .block(HarnessSupport.TIMEOUT)).hasSize(count);
+        List<OutboxRow> second = nodes.get(2).claim(count).block(HarnessSupport.TIMEOUT);
+        assertThat(second).hasSize(count);
+
+        // when node 0 commits a step for each of its old claims, and node 2 for each of its own, all at once
+        List<Mono<String>> outcomes = new ArrayList<>();
+        for (OutboxRow r : first) {
+            outcomes.add(step(nodes.get(0), r).thenReturn("committed")
+                    .onErrorResume(e -> Mono.just(e.getClass().getSimpleName())));
+        }
+        for (OutboxRow r : second) {
+            outcomes.add(step(nodes.get(2), r).thenReturn("committed")
+                    .onErrorResume(e -> Mono.just(e.getClass().getSimpleName())));
+        }
+        List<String> results = Flux.mergeSequential(outcomes).collectList().block(TIMEOUT);
+
+        // then for each workflow exactly one step committed: node 2's where node 0's came later, or
+        // node 0's was refused as stale; node 2's can only lose to a conflict if node 0's had won
+        assertThat(results.stream().filter("committed"::equals).count()).isEqualTo(count);
+        assertThat(results.subList(0, count).stream().filter("committed"::equals).count())
+                .as("old claims that committed").isZero();
+        for (OutboxRow r : second) {
+            assertThat(nodes.get(3).readHead(r.workflowId()).block(HarnessSupport.TIMEOUT)).isEqualTo(2L);
+        }
+        assertThat(nodes.get(3).countClaimed("default").block(HarnessSupport.TIMEOUT)).isZero();
+    }
+
+    /** A step at head 1 that records the row's outcome and completes it under its claim. */
+    private static Mono<Void> step(ReactiveStore node, OutboxRow claimed) {
+        WorkflowId w = claimed.workflowId();
+        return node.commitStep(dev.durablestore.api.WorkflowStep.builder(w, 1)
+                .append(signal(w, 2)).complete(claimed).build());
+    }
+
+    private static Event signal(WorkflowId w, long seq) {
+        return new SignalReceived(new EventEnvelope(seq, Instant.now(), w), "outcome", Payload.json("{}"));
+    }
+
+    @Test
     void E14_E15_four_nodes_appending_to_the_same_workflows_have_one_winner_per_head() {
         // given 50 workflows, each started once
         List<WorkflowId> workflows = new ArrayList<>();
