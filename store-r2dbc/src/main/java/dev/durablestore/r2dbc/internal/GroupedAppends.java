@@ -58,14 +58,10 @@ final class GroupedAppends {
     /** Marks a dispatch key among the workflow ids of {@link #rounds} (a workflow id is a UUID). */
     private static final String KEY = "key:";
 
-    private static final String APPEND = "WITH a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
-            + "AS a(i, w, expected)), "
-            + "h AS (SELECT a.i, a.w, a.expected, COALESCE((SELECT max(e.seq) FROM events e "
-            + "WHERE e.workflow_id = a.w), 0) AS head FROM a), "
-            + "ok AS (SELECT i, w FROM h WHERE head = expected), "
-            + "ev AS (SELECT * FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::text[], "
-            + "$10::int[], $11::text[], $12::text[]) AS ev(i, seq, off, len, recorded_at, kind, queryable, "
-            + "workflow_type, child)), "
+    /** The events and rows of the appends that passed their checks ({@code ok}): shared by both statements. */
+    private static final String INSERTS = "ev AS (SELECT * FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[], "
+            + "$8::bigint[], $9::text[], $10::int[], $11::text[], $12::text[]) AS ev(i, seq, off, len, recorded_at, "
+            + "kind, queryable, workflow_type, child)), "
             + "ins AS (INSERT INTO events (workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, "
             + "child_workflow_id) SELECT ok.w, ev.seq, substring($13::bytea FROM ev.off FOR ev.len), ev.recorded_at, "
             + "ev.kind, ev.queryable, ev.workflow_type, ev.child FROM ev JOIN ok ON ok.i = ev.i RETURNING 1), "
@@ -79,8 +75,17 @@ final class GroupedAppends {
             + "SELECT ob.dispatch_key, ob.workflow_id, ob.ordinal, ob.run_id, ob.namespace, ob.task_queue, ob.node, "
             + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
             + "ob.visible_after, ob.claimed_at, ob.settled_at FROM ob JOIN ok ON ok.i = ob.i "
-            + "ON CONFLICT DO NOTHING RETURNING 1) "
-            + "SELECT i, head, true, NULL::text[] FROM h";
+            + "ON CONFLICT DO NOTHING RETURNING 1)";
+
+    /** The appends of a group and their committed heads. */
+    private static final String HEADS = "a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
+            + "AS a(i, w, expected)), ";
+    private static final String HEAD = "COALESCE((SELECT max(e.seq) FROM events e WHERE e.workflow_id = a.w), 0)";
+
+    private static final String APPEND = "WITH " + HEADS
+            + "h AS (SELECT a.i, a.w, a.expected, " + HEAD + " AS head FROM a), "
+            + "ok AS (SELECT i, w FROM h WHERE head = expected), "
+            + INSERTS + " SELECT i, head, true, NULL::text[] FROM h";
 
     /**
      * {@link #APPEND} with the settles and timers of workflow steps (W1–W12): the settled rows are
@@ -89,35 +94,17 @@ final class GroupedAppends {
      * and schedules or deletes its timers in the same statement. A step that fails either check
      * writes nothing. Each step comes back with its head and the keys whose claims were current.
      */
-    private static final String STEP = "WITH a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
-            + "AS a(i, w, expected)), "
+    private static final String STEP = "WITH " + HEADS
             + "st AS (SELECT * FROM unnest($31::int[], $32::text[], $33::bigint[], $34::text[], $35::int[], "
             + "$36::bigint[]) AS st(i, dispatch_key, token, status, attempt, visible_after)), "
             + "locked AS MATERIALIZED (SELECT st.i, o.dispatch_key FROM outbox o JOIN st ON o.dispatch_key = "
             + "st.dispatch_key AND o.claim_token = st.token WHERE o.status = 'claimed' ORDER BY o.dispatch_key "
             + "FOR UPDATE OF o), "
-            + "h AS (SELECT a.i, a.w, a.expected, COALESCE((SELECT max(e.seq) FROM events e "
-            + "WHERE e.workflow_id = a.w), 0) AS head, "
+            + "h AS (SELECT a.i, a.w, a.expected, " + HEAD + " AS head, "
             + "(SELECT count(*) FROM st WHERE st.i = a.i) = (SELECT count(*) FROM locked l WHERE l.i = a.i) AS fenced, "
             + "(SELECT array_agg(l.dispatch_key) FROM locked l WHERE l.i = a.i) AS current FROM a), "
             + "ok AS (SELECT i, w FROM h WHERE head = expected AND fenced), "
-            + "ev AS (SELECT * FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::text[], "
-            + "$10::int[], $11::text[], $12::text[]) AS ev(i, seq, off, len, recorded_at, kind, queryable, "
-            + "workflow_type, child)), "
-            + "ins AS (INSERT INTO events (workflow_id, seq, event, recorded_at, kind, queryable, workflow_type, "
-            + "child_workflow_id) SELECT ok.w, ev.seq, substring($13::bytea FROM ev.off FOR ev.len), ev.recorded_at, "
-            + "ev.kind, ev.queryable, ev.workflow_type, ev.child FROM ev JOIN ok ON ok.i = ev.i RETURNING 1), "
-            + "ob AS (SELECT * FROM unnest($14::int[], $15::text[], $16::text[], $17::bigint[], $18::text[], "
-            + "$19::text[], $20::text[], $21::text[], $22::text[], $23::int[], $24::int[], $25::text[], $26::bigint[], "
-            + "$27::bigint[], $28::bigint[], $29::bigint[]) AS ob(i, dispatch_key, workflow_id, ordinal, run_id, "
-            + "namespace, task_queue, node, activity_type, off, len, status, attempt, visible_after, claimed_at, "
-            + "settled_at)), "
-            + "obi AS (INSERT INTO outbox (dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at, settled_at) "
-            + "SELECT ob.dispatch_key, ob.workflow_id, ob.ordinal, ob.run_id, ob.namespace, ob.task_queue, ob.node, "
-            + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
-            + "ob.visible_after, ob.claimed_at, ob.settled_at FROM ob JOIN ok ON ok.i = ob.i "
-            + "ON CONFLICT DO NOTHING RETURNING 1), "
+            + INSERTS + ", "
             + "upd AS (UPDATE outbox o SET status = st.status, claimed_at = NULL, "
             + "attempt = CASE WHEN st.status = 'pending' THEN st.attempt ELSE o.attempt END, "
             + "visible_after = CASE WHEN st.status = 'pending' THEN st.visible_after ELSE o.visible_after END, "
