@@ -1,0 +1,179 @@
+package dev.durablestore.spring;
+
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.MicrometerStoreMetrics;
+import dev.durablestore.api.OutboxLeaseReaper;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.r2dbc.R2dbcReactiveStore;
+import dev.durablestore.r2dbc.R2dbcStoreConfig;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.ReactiveHealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of durable-store for Spring Boot 3.5: the {@link ReactiveStore} (embedded
+ * SQLite by default, the application's R2DBC {@link ConnectionFactory} when there is one or
+ * {@code durablestore.backend=r2dbc}), the lease reaper, a dispatcher when the application declares
+ * an {@link OutboxDispatchHandler}, Micrometer metrics and an Actuator health indicator when those
+ * libraries are present. Every bean backs off when the application declares its own (by type for
+ * the store and the metrics, by name for {@code durableStoreLeaseReaper},
+ * {@code durableStoreDispatcher} and {@code durableStoreHealthIndicator}).
+ *
+ * <p>The store reads {@code now} from the application's {@link Clock} bean when it has one, the UTC
+ * system clock otherwise. It is closed when the context closes, after every lifecycle bean has
+ * stopped and before the connection pool it uses.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+@EnableConfigurationProperties(DurableStoreProperties.class)
+public class DurableStoreAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableStoreAutoConfiguration.class);
+
+    /** Created by Spring Boot from the auto-configuration imports. */
+    public DurableStoreAutoConfiguration() {
+    }
+
+    private static Clock clock(ObjectProvider<Clock> clock) {
+        return clock.getIfAvailable(Clock::systemUTC);
+    }
+
+    private static StoreMetrics metrics(ObjectProvider<StoreMetrics> metrics) {
+        return metrics.getIfAvailable(() -> StoreMetrics.NONE);
+    }
+
+    /** The embedded store on {@code durablestore.sqlite.path}. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(BackendCondition.Sqlite.class)
+    static class SqliteBackend {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(ReactiveStore.class)
+        SqliteReactiveStore durableStore(DurableStoreProperties properties, ObjectProvider<Clock> clock,
+                ObjectProvider<StoreMetrics> metrics) {
+            DurableStoreProperties.Sqlite sqlite = properties.getSqlite();
+            log.info("opening durable-store on the SQLite file {}", sqlite.getPath().toAbsolutePath());
+            return SqliteReactiveStore.open(SqliteStoreConfig.of(sqlite.getPath())
+                    .withSynchronous(sqlite.getSynchronous().name())
+                    .withBusyTimeout(sqlite.getBusyTimeout())
+                    .withReaderPoolSize(sqlite.getReaderPoolSize())
+                    .withMaxBatchCommands(sqlite.getMaxBatchCommands())
+                    .withClock(clock(clock))
+                    .withMetrics(metrics(metrics)));
+        }
+    }
+
+    /** The store on the application's R2DBC {@link ConnectionFactory}. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(BackendCondition.R2dbc.class)
+    static class R2dbcBackend {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(ReactiveStore.class)
+        R2dbcReactiveStore durableStore(DurableStoreProperties properties, ObjectProvider<ConnectionFactory> factory,
+                ObjectProvider<Clock> clock, ObjectProvider<StoreMetrics> metrics) {
+            ConnectionFactory connections = factory.getIfUnique();
+            if (connections == null) {
+                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".backend",
+                        "is r2dbc, but the application has no single R2DBC ConnectionFactory bean: set spring.r2dbc.url"
+                                + " or declare one (or mark one @Primary)");
+            }
+            DurableStoreProperties.R2dbc r2dbc = properties.getR2dbc();
+            R2dbcStoreConfig config = R2dbcStoreConfig.of(connections)
+                    .withNotifications(r2dbc.isNotifications())
+                    .withNotifyChannel(r2dbc.getNotifyChannel())
+                    .withOperationTimeout(r2dbc.getOperationTimeout())
+                    .withClock(clock(clock))
+                    .withMetrics(metrics(metrics));
+            log.info("opening durable-store on the R2DBC connection factory {}", connections.getMetadata().getName());
+            // start-up runs on the main thread, where waiting for the schema check is what it is for
+            return R2dbcReactiveStore.open(config).block(r2dbc.getOperationTimeout().multipliedBy(2));
+        }
+    }
+
+    /** The store's meters, in the application's {@link MeterRegistry}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".metrics", name = "enabled", matchIfMissing = true)
+    static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean(StoreMetrics.class)
+        StoreMetrics durableStoreMetrics(MeterRegistry registry, DurableStoreProperties properties) {
+            return new MicrometerStoreMetrics(registry, properties.getMetrics().getStoreName());
+        }
+    }
+
+    /** The store's Actuator health ({@code management.health.durableStore.enabled}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ReactiveHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+    @ConditionalOnEnabledHealthIndicator("durableStore")
+    static class Health {
+
+        @Bean
+            @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
+        DurableStoreHealthIndicator durableStoreHealthIndicator(ReactiveStore store) {
+            return new DurableStoreHealthIndicator(store, store.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * @param store the store whose claims it watches
+     * @param properties the lease, interval and batch size
+     * @param clock the application's clock, if any
+     * @return the lease reaper, as a lifecycle bean
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "durableStoreLeaseReaper")
+    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".reaper", name = "enabled", matchIfMissing = true)
+    SmartLifecycle durableStoreLeaseReaper(ReactiveStore store, DurableStoreProperties properties,
+            ObjectProvider<Clock> clock) {
+        DurableStoreProperties.Reaper reaper = properties.getReaper();
+        return new LeaseReaperLifecycle(OutboxLeaseReaper.of(store)
+                .lease(reaper.getLease())
+                .interval(reaper.getInterval())
+                .batchSize(reaper.getBatchSize())
+                .clock(clock(clock))
+                .onReaped(rows -> log.warn("re-armed {} outbox rows whose claim outlived the {} lease", rows.size(),
+                        reaper.getLease()))
+                .onError(e -> log.warn("a lease reaper sweep failed", e)));
+    }
+
+    /**
+     * @param store the store to claim from
+     * @param handler the application's handler
+     * @param properties the route, concurrency, retries and drain timeout
+     * @param clock the application's clock, if any
+     * @return the dispatcher, as a lifecycle bean
+     */
+    @Bean
+    @ConditionalOnSingleCandidate(OutboxDispatchHandler.class)
+    @ConditionalOnMissingBean(name = "durableStoreDispatcher")
+    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".dispatcher", name = "enabled",
+            matchIfMissing = true)
+    SmartLifecycle durableStoreDispatcher(ReactiveStore store, OutboxDispatchHandler handler,
+            DurableStoreProperties properties, ObjectProvider<Clock> clock) {
+        return new DispatcherLifecycle(store, handler, properties.getDispatcher(), clock(clock));
+    }
+}
