@@ -141,17 +141,19 @@ final class DispatcherLifecycle implements SmartLifecycle {
         stop.tryEmitEmpty();
         return done.asMono()
                 .timeout(settings.getDrainTimeout(), Mono.defer(() -> {
+                    // copied first: cancelling the handlers removes their rows from inFlight
+                    Set<OutboxRow> stuck = Set.copyOf(inFlight);
                     running.dispose();
-                    return releaseInFlight();
+                    return release(stuck);
                 }))
                 .doFinally(signal -> subscription = null);
     }
 
-    private Mono<Void> releaseInFlight() {
+    private Mono<Void> release(Set<OutboxRow> stuck) {
         Instant now = clock.instant();
         log.warn("{} rows still in their handlers after the drain timeout; released for another dispatcher",
-                inFlight.size());
-        return Flux.fromIterable(Set.copyOf(inFlight))
+                stuck.size());
+        return Flux.fromIterable(stuck)
                 .flatMap(row -> store.retry(row, row.attempt(), now)
                         .onErrorResume(e -> {
                             log.debug("row {} not released: {}", row.dispatchKey(), e.toString());

@@ -1,0 +1,85 @@
+package dev.durablestore.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.r2dbc.R2dbcReactiveStore;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * A Boot application on an embedded PostgreSQL server: {@code spring.r2dbc.url} alone makes the
+ * starter open the store on Spring Boot's pooled {@code ConnectionFactory}.
+ */
+@SpringBootTest(classes = PostgresApplicationTest.App.class)
+class PostgresApplicationTest {
+
+    private static final EmbeddedPostgres SERVER = start();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.r2dbc.url", () -> "r2dbc:postgresql://localhost:" + SERVER.getPort() + "/postgres");
+        registry.add("spring.r2dbc.username", () -> "postgres");
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        SERVER.close();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class App {
+        @Bean
+        OutboxDispatchHandler handler() {
+            return row -> Mono.empty();
+        }
+    }
+
+    @Autowired
+    ReactiveStore store;
+
+    @Autowired
+    HealthEndpoint health;
+
+    @Test
+    @DisplayName("given spring.r2dbc.url, when rows are staged, then the store on PostgreSQL dispatches them DONE")
+    void stagedRowsAreDispatched() {
+        assertThat(store).isInstanceOf(R2dbcReactiveStore.class);
+        List<OutboxRow> rows = StarterFixtures.rows("greet", 20);
+
+        StepVerifier.create(store.appendOutboxBatch(rows)).verifyComplete();
+
+        for (OutboxRow row : rows) {
+            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
+                    .expectNextCount(1).verifyComplete();
+        }
+        assertThat(health.healthForPath("durableStore").getStatus()).isEqualTo(Status.UP);
+    }
+
+    private static EmbeddedPostgres start() {
+        try {
+            return EmbeddedPostgres.builder().setServerConfig("fsync", "off").start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
