@@ -150,6 +150,35 @@ public abstract class StepArgumentContract extends StepContractSupport {
         assertThat(head(w)).isEqualTo(1);
     }
 
+    /**
+     * W2, O58, S15: a retry delay that takes the row's visibility past the latest storable instant
+     * is refused naming {@code settles[i].delay}, as {@code retryAfter} refuses it naming
+     * {@code delay}, and the step writes nothing; a delay reaching exactly that instant is kept.
+     */
+    @Test
+    void W2_O58_commitStep_signals_a_retry_delay_too_long_to_store_and_writes_nothing() {
+        // given a workflow with two claimed rows
+        Given g = given(1, 2);
+        OutboxRow second = g.claimed().get(1);
+        Duration toLatest = Duration.between(now(), KitSupport.LATEST);
+
+        // when a step retries the second row a nanosecond past the latest storable instant, or by far more
+        // then commitStep signals it naming the settle's delay, and nothing is written
+        refusedNaming(g, step(g).complete(g.first()).retryAfter(second, 1, toLatest.plusNanos(1)).build(),
+                "settles[1].delay");
+        refusedNaming(g, step(g).retryAfter(second, 1, Duration.ofDays(365L * 1000)).complete(g.first()).build(),
+                "settles[0].delay");
+        refusedNaming(g, step(g).retryAfter(second, 1, Duration.ofSeconds(Long.MAX_VALUE)).build(),
+                "settles[0].delay");
+        // and single-key retryAfter refuses the same delay naming delay (O58)
+        KitSupport.invalidArgument(() -> store.retryAfter(second.dispatchKey(), 1, toLatest.plusNanos(1)), "delay");
+        assertThat(claims()).hasSize(2);
+
+        // when the delay reaches exactly the latest storable instant, then the step commits
+        commit(step(g).retryAfter(second, 1, toLatest).build());
+        assertState(second.dispatchKey(), OutboxStatus.PENDING, 1, KitSupport.LATEST);
+    }
+
     /** W2, X9: a null step is signalled, not thrown. */
     @Test
     void W2_X9_commitStep_signals_a_null_step() {
