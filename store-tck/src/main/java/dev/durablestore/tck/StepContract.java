@@ -108,6 +108,9 @@ public abstract class StepContract extends StepContractSupport {
                 InvalidArgumentException.class); // a row it cannot store
         refused(all, full(g, 1).scheduleTimer(TimerId.named("late"), Instant.MAX).build(),
                 InvalidArgumentException.class); // a timer out of range
+        Stored before = stored(all, null);
+        buildRefused(() -> full(g, 1).cancel(g.claimed().get(0)).build(), "settles[2].dispatchKey"); // a key twice
+        assertThat(stored(all, null)).isEqualTo(before);
 
         // when the step is committed without a failing part, then it commits whole
         commit(full(g, 1).build());
