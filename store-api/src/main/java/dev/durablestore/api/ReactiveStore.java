@@ -31,7 +31,8 @@ public interface ReactiveStore extends EventStore, TimerStore, OutboxStore, Auto
      *     {@link SequenceConflictException} when the head differs from the step's expected head,
      *     {@link StaleClaimException} when a settled row's claim is no longer current,
      *     {@link InvalidArgumentException} naming the part ({@code events[1]}, {@code rows[0].namespace},
-     *     {@code timers[0].timerId}) that cannot be stored, {@link SerializationException} when an
+     *     {@code timers[0].timerId}, {@code settles[1].delay} for a retry delay that takes the row's
+     *     visibility past the latest storable instant) that cannot be stored, {@link SerializationException} when an
      *     event cannot be encoded, and {@link BackendException} for a non-contiguous batch or a
      *     storage failure
      */

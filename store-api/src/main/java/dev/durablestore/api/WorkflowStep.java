@@ -231,7 +231,9 @@ public final class WorkflowStep {
         /**
          * @param claimed a row of this workflow as its claim returned it
          * @param nextAttempt its new zero-based dispatch count
-         * @param delay how long after the commit, on the store's clock, it may be claimed again
+         * @param delay how long after the commit, on the store's clock, it may be claimed again;
+         *     {@code commitStep} refuses one that takes the visibility past the latest storable
+         *     instant, naming {@code settles[i].delay} (O58)
          * @return this builder
          */
         public Builder retryAfter(OutboxRow claimed, int nextAttempt, Duration delay) {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * {@code src/test/java} tree under the repository root for rule ids and fails naming each id that
  * the page does not define with a {@code - **ID**} list entry.
  *
- * <p>An id is a contract group letter ({@code E M O R S T V X C}) or {@code OQ} / {@code OQ-}
+ * <p>An id is a contract group letter ({@code E M O R S T V W X C}) or {@code OQ} / {@code OQ-}
  * followed by a number from 1, touching no ASCII letter or digit on either side (an underscore
  * separates ids in test names, e.g. {@code E25_S24_…}); {@code OQ4}, the spelling a method name
  * allows, is {@code OQ-4}. Other letters are not contract groups: {@code P1}–{@code P6} are
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class ContractIdsDefinedTest {
 
     /** The group letters of the contract; {@code O} also starts {@code OQ}. */
-    private static final String GROUPS = "EMORSTVXC";
+    private static final String GROUPS = "EMORSTVWXC";
 
     /** A definition in docs/contract.md: a list item that starts with the bold id. */
     private static final Pattern DEFINED = Pattern.compile("(?m)^- \\*\\*(OQ-[1-9][0-9]*|[A-Z][1-9][0-9]*)\\*\\*");
@@ -81,8 +81,8 @@ class ContractIdsDefinedTest {
     void the_scan_finds_ids_in_prose_and_test_names_and_skips_look_alikes() {
         List<String> found = new ArrayList<>();
         scan("(E13, O52, OQ-2) E25_S24_x OQ4_y S1–S6 {@code R10}. "
-                + "P1 H2 T0 0xE5 \\uD83D E2E aS3 S3b $X9 M03", (id, offset) -> found.add(id));
-        assertEquals(List.of("E13", "O52", "OQ-2", "E25", "S24", "OQ-4", "S1", "S6", "R10"), found);
+                + "P1 H2 T0 0xE5 \\uD83D E2E aS3 S3b $X9 M03 W7_W11_x (W12) W0 W3C", (id, offset) -> found.add(id));
+        assertEquals(List.of("E13", "O52", "OQ-2", "E25", "S24", "OQ-4", "S1", "S6", "R10", "W7", "W11", "W12"), found);
     }
 
     /**

@@ -50,7 +50,7 @@ public final class EventEncoder {
     }
 
     private Encoded encode(Event event, String name) {
-        long recordedAt = EpochNanos.of(event.recordedAt(), "events[seq=" + event.seq() + "].recordedAt");
+        long recordedAt = EpochNanos.of(event.recordedAt(), name + ".recordedAt");
         byte[] json = codec.encode(event);
         String type = null;
         String child = null;

@@ -57,12 +57,23 @@ public final class SettleArguments {
      * @throws InvalidArgumentException naming {@code delay} when the sum cannot be stored
      */
     public static long visibleAfterNanos(Instant now, Duration delay) {
+        return visibleAfterNanos(now, delay, "delay");
+    }
+
+    /**
+     * @param now the store clock's instant
+     * @param delay a checked delay
+     * @param argument the delay's name to report ({@code delay}, {@code settles[1].delay})
+     * @return {@code now + delay} in epoch nanoseconds ({@link EpochNanos})
+     * @throws InvalidArgumentException naming {@code argument} when the sum cannot be stored (O58, S15)
+     */
+    public static long visibleAfterNanos(Instant now, Duration delay, String argument) {
         Instant visible;
         try {
             visible = now.plus(delay);
         } catch (DateTimeException | ArithmeticException e) {
-            throw new InvalidArgumentException("delay", "is too long: " + now + " + " + delay + " is not an instant");
+            throw new InvalidArgumentException(argument, "is too long: " + now + " + " + delay + " is not an instant");
         }
-        return EpochNanos.of(visible, "delay");
+        return EpochNanos.of(visible, argument);
     }
 }

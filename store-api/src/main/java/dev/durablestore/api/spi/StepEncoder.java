@@ -36,17 +36,21 @@ public final class StepEncoder {
     /**
      * @param step the step
      * @param operation the operation name for a {@link StaleClaimException}
+     * @param now the store clock's instant as the step is subscribed: a retry after a delay that
+     *     would take its row's visibility out of the storable range from it is refused (O58, S15);
+     *     the visibility itself is computed from the clock when the step is written
+     *     ({@link Settle#retryVisibleAfter})
      * @return the encoded step
      * @throws InvalidArgumentException naming the part that cannot be stored
      * @throws StaleClaimException when a settled row's key cannot be stored, so no claim can hold it
      */
-    public Encoded encode(WorkflowStep step, String operation) {
+    public Encoded encode(WorkflowStep step, String operation, Instant now) {
         InvalidArgumentException.requireNonNull(step, "step");
         List<EventEncoder.Encoded> encodedEvents = events.forAppend(step.workflowId(), step.events(), step.expectedSeq());
         List<OutboxRowEncoder.Encoded> encodedRows = rows.forStaging(step.rows(), "rows");
         List<Settle> settles = new ArrayList<>(step.settles().size());
         for (int i = 0; i < step.settles().size(); i++) {
-            settles.add(settle(step.settles().get(i), "settles[" + i + "]", operation));
+            settles.add(settle(step.settles().get(i), "settles[" + i + "]", operation, now));
         }
         settles.sort(BY_KEY);
         List<Timer> timers = new ArrayList<>(step.timers().size());
@@ -80,14 +84,19 @@ public final class StepEncoder {
             visible = EpochNanos.of(visibleAfter, "visibleAfter");
         }
         requireStorableKey(claimed, operation);
-        return new Settle(claimed.dispatchKey(), claimed.claimToken(), settlement, nextAttempt, visible, null);
+        return new Settle(claimed.dispatchKey(), claimed.claimToken(), settlement, nextAttempt, visible, null,
+                "claimed");
     }
 
-    private static Settle settle(WorkflowStep.Settle s, String name, String operation) {
+    private static Settle settle(WorkflowStep.Settle s, String name, String operation, Instant now) {
         OutboxRow row = s.row();
         Long visible = s.visibleAfter() == null ? null : EpochNanos.of(s.visibleAfter(), name + ".visibleAfter");
+        if (s.delay() != null) {
+            SettleArguments.visibleAfterNanos(now, s.delay(), name + ".delay");
+        }
         requireStorableKey(row, operation);
-        return new Settle(row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay());
+        return new Settle(row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay(),
+                name);
     }
 
     private static void requireStorableKey(OutboxRow row, String operation) {
@@ -119,27 +128,24 @@ public final class StepEncoder {
      * @param nextAttempt the new attempt of a retry
      * @param visibleAfterNanos the new visibility of a retry at an instant, else {@code null}
      * @param delay the delay of a retry after a delay on the store's clock, else {@code null}
+     * @param argument the settle's name in errors ({@code settles[1]}, {@code claimed})
      */
     public record Settle(String dispatchKey, long claimToken, WorkflowStep.Settlement settlement, int nextAttempt,
-            Long visibleAfterNanos, Duration delay) {
+            Long visibleAfterNanos, Duration delay, String argument) {
 
         /**
          * @param nowNanos the store's clock when the settle is written, in epoch nanoseconds
-         * @return the visibility a retry gets: its instant, or now plus its delay (saturating at
-         *     the largest storable instant)
+         * @return the visibility a retry gets: its instant, or now plus its delay
+         * @throws InvalidArgumentException naming {@code argument.delay} when now plus the delay is
+         *     past the latest storable instant (O58): {@link #encode} refuses such a delay from the
+         *     clock it read, so this is reached only when the clock moved past the bound since; the
+         *     backend must then write nothing of the step
          */
         public long retryVisibleAfter(long nowNanos) {
             if (visibleAfterNanos != null) {
                 return visibleAfterNanos;
             }
-            long delayNanos;
-            try {
-                delayNanos = delay.toNanos();
-            } catch (ArithmeticException tooLong) {
-                return Long.MAX_VALUE;
-            }
-            long sum = nowNanos + delayNanos;
-            return ((nowNanos ^ sum) & (delayNanos ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+            return SettleArguments.visibleAfterNanos(EpochNanos.toInstant(nowNanos), delay, argument + ".delay");
         }
     }
 

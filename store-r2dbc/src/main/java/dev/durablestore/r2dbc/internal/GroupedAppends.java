@@ -1,6 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.StaleClaimException;
@@ -277,10 +278,12 @@ final class GroupedAppends {
                 })
                 .then()
                 .onErrorResume(e -> {
-                    if (Failures.isUniqueViolation(e) || Failures.isDeadlock(e)) {
+                    if (Failures.isUniqueViolation(e) || Failures.isDeadlock(e)
+                            || e instanceof InvalidArgumentException) {
                         // another writer took a sequence first, or PostgreSQL aborted the statement
-                        // as a deadlock victim (it changed nothing): one by one, so a conflict is the
-                        // conflicting append's alone (E15)
+                        // as a deadlock victim (it changed nothing), or a step's retry delay ran past
+                        // the storable range as the arguments were built (nothing was sent, O58): one
+                        // by one, so a conflict or a refusal is that append's alone (E15)
                         return Flux.fromIterable(round).concatMap(this::writeAlone).then();
                     }
                     // the statement may have committed (a timeout): never write it twice

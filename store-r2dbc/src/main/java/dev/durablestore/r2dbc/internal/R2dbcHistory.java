@@ -157,7 +157,7 @@ final class R2dbcHistory {
      */
     Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
-            StepEncoder.Encoded e = new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP);
+            StepEncoder.Encoded e = new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP, clock.instant());
             if (grouped != null && contiguous(e.events(), e.expectedSeq())) {
                 // with the concurrent appends and steps of this store, one statement (it wakes itself)
                 return grouped.submit(new GroupedAppends.Append(STEP, e.workflowId(), e.expectedSeq(), e.events(),

@@ -104,7 +104,7 @@ public final class SqliteHistory {
     public Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
             StepEncoder.Encoded encoded = new StepEncoder(events.encoder(), outboxRows.encoder())
-                    .encode(step, StepCommand.NAME);
+                    .encode(step, StepCommand.NAME, clock.instant());
             return writer.submit(new StepCommand(encoded, clock, heads));
         });
     }

@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.StaleClaimException;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.spi.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -11,8 +12,8 @@ import java.util.List;
 /**
  * {@code commitStep} (W1–W12): one workflow step in the writer's transaction. Every check comes
  * before the first write, as {@link WriteCommand} requires: the guard and contiguity
- * ({@link AppendCommand#checkGuard}), then every settle's fence; then the events, the rows, the
- * settles and the timers. A stale claim is thus refused like a conflict, writing nothing.
+ * ({@link AppendCommand#checkGuard}), then every settle's fence and every retry's visibility; then
+ * the events, the rows, the settles and the timers. A stale claim is thus refused like a conflict, writing nothing.
  *
  * <p>Adjacent steps in a batch run as a group, as appends do ({@link AppendCommand}): every guard
  * first, then the events of all of them in multi-row inserts, their rows, their settles and their
@@ -42,13 +43,16 @@ final class StepCommand implements GroupedCommand<StepCommand> {
     @Override
     public Void execute(DbConnection c) throws SQLException {
         append.checkGuard(c);
+        long now = Times.nowNanos(clock.instant());
         for (StepEncoder.Settle s : step.settles()) {
             if (!FencedSettles.current(c, s)) {
                 throw new StaleClaimException(NAME, s.dispatchKey(), s.claimToken());
             }
+            if (s.settlement() == WorkflowStep.Settlement.RETRY) {
+                s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
+            }
         }
         append.write(c);
-        long now = Times.nowNanos(clock.instant());
         for (StepEncoder.Settle s : step.settles()) {
             if (!FencedSettles.apply(c, s, now)) {
                 // checked above in this transaction, which no one else writes in: not a user error
