@@ -39,6 +39,7 @@ final class DispatcherLifecycle implements SmartLifecycle {
     private final OutboxDispatchHandler handler;
     private final DurableStoreProperties.Dispatcher settings;
     private final Clock clock;
+    private final DispatchObserver observer;
     private final Set<OutboxRow> inFlight = ConcurrentHashMap.newKeySet();
 
     private volatile Sinks.Empty<Void> stopSignal;
@@ -46,11 +47,12 @@ final class DispatcherLifecycle implements SmartLifecycle {
     private volatile Disposable subscription;
 
     DispatcherLifecycle(ReactiveStore store, OutboxDispatchHandler handler, DurableStoreProperties.Dispatcher settings,
-            Clock clock) {
+            Clock clock, DispatchObserver observer) {
         this.store = store;
         this.handler = handler;
         this.settings = settings;
         this.clock = clock;
+        this.observer = observer;
     }
 
     @Override
@@ -80,9 +82,10 @@ final class DispatcherLifecycle implements SmartLifecycle {
 
     private Mono<Void> dispatch(OutboxRow row) {
         inFlight.add(row);
-        return Mono.defer(() -> handler.handle(row))
+        Mono<Void> work = Mono.defer(() -> handler.handle(row))
                 .then(Mono.defer(() -> store.complete(row)))
-                .onErrorResume(e -> !(e instanceof StaleClaimException), e -> settleFailure(row, e))
+                .onErrorResume(e -> !(e instanceof StaleClaimException), e -> settleFailure(row, e));
+        return observer.observe(row, work)
                 .onErrorResume(StaleClaimException.class, e -> {
                     log.debug("row {} was settled or re-armed meanwhile; left as it is", row.dispatchKey());
                     return Mono.empty();

@@ -9,12 +9,15 @@ import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.api.observation.StoreObservations;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.ReactiveHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -125,6 +128,24 @@ public class DurableStoreAutoConfiguration {
         }
     }
 
+    /** The store's observations ({@code durablestore.observations.enabled=true}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".observations", name = "enabled")
+    static class Observations {
+
+        @Bean
+        static BeanPostProcessor durableStoreObservations(ObjectProvider<ObservationRegistry> registry) {
+            return new ObservedStorePostProcessor(registry);
+        }
+
+        @Bean
+        @ConditionalOnBean(ObservationRegistry.class)
+        DispatchObserver durableStoreDispatchObserver(ObservationRegistry registry) {
+            return (row, work) -> StoreObservations.dispatch(registry, row, work);
+        }
+    }
+
     /** The store's Actuator health ({@code management.health.durableStore.enabled}). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({ReactiveHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
@@ -165,6 +186,7 @@ public class DurableStoreAutoConfiguration {
      * @param handler the application's handler
      * @param properties the route, concurrency, retries and drain timeout
      * @param clock the application's clock, if any
+     * @param observer observes each dispatch when observations are on
      * @return the dispatcher, as a lifecycle bean
      */
     @Bean
@@ -173,7 +195,8 @@ public class DurableStoreAutoConfiguration {
     @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".dispatcher", name = "enabled",
             matchIfMissing = true)
     SmartLifecycle durableStoreDispatcher(ReactiveStore store, OutboxDispatchHandler handler,
-            DurableStoreProperties properties, ObjectProvider<Clock> clock) {
-        return new DispatcherLifecycle(store, handler, properties.getDispatcher(), clock(clock));
+            DurableStoreProperties properties, ObjectProvider<Clock> clock, ObjectProvider<DispatchObserver> observer) {
+        return new DispatcherLifecycle(store, handler, properties.getDispatcher(), clock(clock),
+                observer.getIfAvailable(() -> DispatchObserver.NONE));
     }
 }

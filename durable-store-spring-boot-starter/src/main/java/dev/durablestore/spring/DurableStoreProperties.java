@@ -57,6 +57,7 @@ public class DurableStoreProperties implements Validator {
     private final Reaper reaper = new Reaper();
     private final Dispatcher dispatcher = new Dispatcher();
     private final Metrics metrics = new Metrics();
+    private final Observations observations = new Observations();
 
     /** @return which storage engine backs the store */
     public Backend getBackend() {
@@ -91,6 +92,11 @@ public class DurableStoreProperties implements Validator {
     /** @return the metrics settings */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** @return the observation (tracing) settings */
+    public Observations getObservations() {
+        return observations;
     }
 
     @Override
@@ -455,6 +461,28 @@ public class DurableStoreProperties implements Validator {
         /** @param storeName the {@code store} tag of every meter; {@code default} by default */
         public void setStoreName(String storeName) {
             this.storeName = storeName;
+        }
+    }
+
+    /**
+     * Micrometer observations ({@code durablestore.observations.*}): spans and timers of staging,
+     * claims, dispatches, settles and steps, and the trace context stored with each staged row.
+     */
+    public static class Observations {
+
+        private boolean enabled;
+
+        /** @return whether the store reports observations to the application's {@code ObservationRegistry} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * @param enabled whether the store reports observations to the application's
+         *     {@code ObservationRegistry}; {@code false} by default, when the store costs nothing
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

@@ -44,6 +44,11 @@ import java.time.Instant;
  * @param claimedAt when it was claimed, or {@code null}
  * @param claimToken the identity of the claim that returned this row, or 0 for a row that does not
  *     come from a claim; non-zero only when the status is {@code CLAIMED}
+ * @param traceContext the trace context of the code that staged the row (O59), stored with it and
+ *     returned by every read, or {@code null} for none: propagation fields as {@code name=value}
+ *     lines (W3C {@code traceparent}, {@code tracestate}, …), written by
+ *     {@link dev.durablestore.api.observation.ObservedStore} and opaque to the store; at most
+ *     {@value #MAX_TRACE_CONTEXT} characters
  */
 public record OutboxRow(
         String dispatchKey,
@@ -59,10 +64,14 @@ public record OutboxRow(
         int attempt,
         Instant visibleAfter,
         Instant claimedAt,
-        long claimToken) {
+        long claimToken,
+        String traceContext) {
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
+
+    /** The longest {@link #traceContext()}, in characters. */
+    public static final int MAX_TRACE_CONTEXT = 4096;
     /**
      * Validates the components (see the record's description).
      *
@@ -80,6 +89,7 @@ public record OutboxRow(
      * @param visibleAfter the earliest instant the row may be claimed
      * @param claimedAt see the record component
      * @param claimToken see the record component
+     * @param traceContext see the record component
      */
     public OutboxRow {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
@@ -99,10 +109,40 @@ public record OutboxRow(
             throw new InvalidArgumentException("row.claimToken", "must be 0 unless the status is CLAIMED, was "
                     + claimToken + " with status " + status);
         }
+        if (traceContext != null && (traceContext.isEmpty() || traceContext.length() > MAX_TRACE_CONTEXT)) {
+            throw new InvalidArgumentException("row.traceContext", "must be null or 1 to " + MAX_TRACE_CONTEXT
+                    + " characters, was " + traceContext.length());
+        }
     }
 
     /**
-     * A row that does not come from a claim: claim token 0 (see the record's description).
+     * A row without a trace context (see the record's description).
+     *
+     * @param dispatchKey see the record component
+     * @param workflowId the workflow that staged it
+     * @param ordinal non-negative ordinal within the workflow
+     * @param runId see the record component
+     * @param namespace see the record component
+     * @param taskQueue non-empty task queue
+     * @param node see the record component
+     * @param activityType the activity type to run
+     * @param input the activity input
+     * @param status the dispatch status
+     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
+     * @param visibleAfter the earliest instant the row may be claimed
+     * @param claimedAt see the record component
+     * @param claimToken see the record component
+     */
+    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
+            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
+            Instant visibleAfter, Instant claimedAt, long claimToken) {
+        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
+                attempt, visibleAfter, claimedAt, claimToken, null);
+    }
+
+    /**
+     * A row that does not come from a claim: claim token 0, no trace context (see the record's
+     * description).
      *
      * @param dispatchKey see the record component
      * @param workflowId the workflow that staged it
@@ -122,7 +162,7 @@ public record OutboxRow(
             String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
             Instant visibleAfter, Instant claimedAt) {
         this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, 0L);
+                attempt, visibleAfter, claimedAt, 0L, null);
     }
 
     /**
@@ -169,7 +209,7 @@ public record OutboxRow(
      */
     public OutboxRow withRunId(RunId value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, value, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken);
+                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext);
     }
 
     /**
@@ -180,7 +220,7 @@ public record OutboxRow(
      */
     public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, newNamespace, newTaskQueue, newNode,
-                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken);
+                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext);
     }
 
     /**
@@ -191,7 +231,8 @@ public record OutboxRow(
      */
     public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, value, attempt, visibleAfter, newClaimedAt, value == OutboxStatus.CLAIMED ? claimToken : 0L);
+                input, value, attempt, visibleAfter, newClaimedAt, value == OutboxStatus.CLAIMED ? claimToken : 0L,
+                traceContext);
     }
 
     /**
@@ -201,7 +242,7 @@ public record OutboxRow(
      */
     public OutboxRow withClaimToken(long value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, value);
+                input, status, attempt, visibleAfter, claimedAt, value, traceContext);
     }
 
     /**
@@ -210,7 +251,7 @@ public record OutboxRow(
      */
     public OutboxRow withAttempt(int value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, value, visibleAfter, claimedAt, claimToken);
+                input, status, value, visibleAfter, claimedAt, claimToken, traceContext);
     }
 
     /**
@@ -219,6 +260,15 @@ public record OutboxRow(
      */
     public OutboxRow withVisibleAfter(Instant value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, value, claimedAt, claimToken);
+                input, status, attempt, value, claimedAt, claimToken, traceContext);
+    }
+
+    /**
+     * @param value the trace context of the code that stages the row, or {@code null} (O59)
+     * @return a copy with the trace context set
+     */
+    public OutboxRow withTraceContext(String value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, status, attempt, visibleAfter, claimedAt, claimToken, value);
     }
 }

@@ -25,7 +25,8 @@ final class Schema {
             new String[] {"task_queue", null},
             new String[] {"node", null},
             new String[] {"settled_at", "BIGINT"},
-            new String[] {"claim_token", "BIGINT"});
+            new String[] {"claim_token", "BIGINT"},
+            new String[] {"trace_context", null});
 
     private Schema() {}
 

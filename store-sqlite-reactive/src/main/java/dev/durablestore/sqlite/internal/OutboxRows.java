@@ -21,14 +21,15 @@ public final class OutboxRows {
 
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token";
+            + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
+            + "trace_context";
 
     /** The condition of a live row (pending or claimed), which settles, cancels and counts look for. */
     static final String LIVE = "status IN ('pending', 'claimed')";
 
     static final String INSERT_OR_IGNORE = "INSERT OR IGNORE INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
-            + "settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + "settled_at, trace_context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final EventCodec codec;
     private final OutboxRowEncoder encoder;
@@ -72,6 +73,7 @@ public final class OutboxRows {
             ps.setLong(12, e.visibleAfterNanos());
             setNullableLong(ps, 13, e.claimedAtNanos());
             setNullableLong(ps, 14, r.status().isLive() ? null : nowNanos);
+            EventRows.setNullable(ps, 15, r.traceContext());
             inserted += ps.executeUpdate();
         }
         return inserted;
@@ -113,7 +115,8 @@ public final class OutboxRows {
                     (int) attempt,
                     visibleAfter,
                     Times.fromNanos(claimedAt),
-                    claimToken);
+                    claimToken,
+                    rs.getString(15));
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
         }

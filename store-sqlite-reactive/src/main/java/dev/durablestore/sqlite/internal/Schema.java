@@ -56,7 +56,8 @@ public final class Schema {
             new String[] {"task_queue", "TEXT"},
             new String[] {"node", "TEXT"},
             new String[] {"settled_at", "INTEGER"},
-            new String[] {"claim_token", "INTEGER"});
+            new String[] {"claim_token", "INTEGER"},
+            new String[] {"trace_context", "TEXT"});
 
     private static final List<String> INDEXES = List.of(
             "CREATE INDEX IF NOT EXISTS events_projection ON events "

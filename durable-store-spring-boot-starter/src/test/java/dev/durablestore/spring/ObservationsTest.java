@@ -1,0 +1,77 @@
+package dev.durablestore.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.observation.ObservedStore;
+import dev.durablestore.api.observation.StoreObservations;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/** {@code durablestore.observations.enabled}: the store and the dispatcher report observations. */
+class ObservationsTest {
+
+    @TempDir
+    Path dir;
+
+    private ApplicationContextRunner runner(TestObservationRegistry registry) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DurableStoreAutoConfiguration.class))
+                .withBean(ObservationRegistry.class, () -> registry)
+                .withBean(OutboxDispatchHandler.class, () -> row -> Mono.empty())
+                .withPropertyValues("durablestore.backend=sqlite", "durablestore.sqlite.path=" + dir.resolve("o.db"));
+    }
+
+    @Test
+    @DisplayName("given observations off (the default), the store is not wrapped and reports nothing")
+    void offByDefault() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner(registry).run(context -> {
+            ReactiveStore store = context.getBean(ReactiveStore.class);
+            assertThat(store).isInstanceOf(SqliteReactiveStore.class);
+            OutboxRow row = StarterFixtures.rows("greet", 1).get(0);
+            StepVerifier.create(store.appendOutboxBatch(List.of(row))).verifyComplete();
+            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
+                    .expectNextCount(1).verifyComplete();
+            TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyObservation();
+        });
+    }
+
+    @Test
+    @DisplayName("given observations on, staging, the dispatch and its settle are observed, the settle inside the dispatch")
+    void onWithARegistry() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner(registry).withPropertyValues("durablestore.observations.enabled=true").run(context -> {
+            ReactiveStore store = context.getBean(ReactiveStore.class);
+            assertThat(store).isInstanceOf(ObservedStore.class);
+            OutboxRow row = StarterFixtures.rows("greet", 1).get(0);
+
+            StepVerifier.create(store.appendOutboxBatch(List.of(row))).verifyComplete();
+            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
+                    .expectNextCount(1).verifyComplete();
+
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasObservationWithNameEqualTo(StoreObservations.STAGE).that().hasBeenStopped();
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasObservationWithNameEqualTo(StoreObservations.DISPATCH).that()
+                    .hasHighCardinalityKeyValue(StoreObservations.MESSAGE_ID_KEY, row.dispatchKey())
+                    .hasBeenStopped();
+            TestObservationRegistryAssert.assertThat(registry)
+                    .hasObservationWithNameEqualTo(StoreObservations.SETTLE).that()
+                    .hasParentObservationContextMatching(parent -> parent.getName().equals(StoreObservations.DISPATCH));
+        });
+    }
+}

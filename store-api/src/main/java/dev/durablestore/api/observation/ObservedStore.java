@@ -1,0 +1,425 @@
+package dev.durablestore.api.observation;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.TimerEntry;
+import dev.durablestore.api.TimerId;
+import dev.durablestore.api.UndecodableEvent;
+import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.event.Event;
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.Kind;
+import io.micrometer.observation.transport.SenderContext;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link ReactiveStore} that reports Micrometer observations of its staging, claims, settles and
+ * steps (named in {@link StoreObservations}) and stores the trace context of the code that stages a
+ * row with the row (O59), so that {@link StoreObservations#dispatch} puts the row's dispatch in the
+ * trace that scheduled it.
+ *
+ * <pre>{@code
+ * ReactiveStore store = ObservedStore.wrap(SqliteReactiveStore.open(config), observationRegistry);
+ * }</pre>
+ *
+ * <p>The parent of each observation is the current observation of the subscriber's Reactor context
+ * (where Spring WebFlux and {@code Hooks.enableAutomaticContextPropagation()} keep it), else of the
+ * subscribing thread. A row staged with a trace context of its own keeps it. Claim streams are
+ * passed through: the rows they hand out carry their contexts, and their dispatch is observed by
+ * {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
+ * unobserved. Without the wrapper the store observes nothing and costs nothing.
+ */
+public final class ObservedStore implements ReactiveStore {
+
+    private final ReactiveStore store;
+    private final ObservationRegistry registry;
+
+    private ObservedStore(ReactiveStore store, ObservationRegistry registry) {
+        this.store = store;
+        this.registry = registry;
+    }
+
+    /**
+     * @param store the store to observe
+     * @param registry where observations go
+     * @return the observed store, or {@code store} itself when the registry is the no-op one
+     */
+    public static ReactiveStore wrap(ReactiveStore store, ObservationRegistry registry) {
+        InvalidArgumentException.requireNonNull(store, "store");
+        InvalidArgumentException.requireNonNull(registry, "registry");
+        if (registry.isNoop() || store instanceof ObservedStore) {
+            return store;
+        }
+        return new ObservedStore(store, registry);
+    }
+
+    // staging: a producer observation whose injected context goes into the rows
+
+    private Mono<Void> staging(String operation, String name, List<OutboxRow> rows, WorkflowId workflowId,
+            boolean settles, Function<Function<List<OutboxRow>, List<OutboxRow>>, Mono<Void>> write) {
+        String destination = StoreObservations.destination(rows);
+        Map<String, String> carrier = new LinkedHashMap<>();
+        KeyValues high = KeyValues.of(KeyValue.of(StoreObservations.BATCH_COUNT_KEY, Integer.toString(rows.size())));
+        if (workflowId != null) {
+            high = high.and(StoreObservations.WORKFLOW_KEY, workflowId.toString());
+        }
+        String type = settles ? "settle" : "create";
+        return StoreObservations.observe(registry, name, type + " " + destination, () -> {
+            SenderContext<Map<String, String>> context = new SenderContext<>(Map::put, Kind.PRODUCER);
+            context.setCarrier(carrier);
+            return context;
+        }, false, KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, type),
+                KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
+                KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high,
+                observation -> write.apply(staged -> withContext(staged, TraceCarrier.encode(carrier))));
+    }
+
+    private static List<OutboxRow> withContext(List<OutboxRow> rows, String traceContext) {
+        if (traceContext == null || rows == null) {
+            return rows;
+        }
+        List<OutboxRow> out = new ArrayList<>(rows.size());
+        for (OutboxRow row : rows) {
+            out.add(row == null || row.traceContext() != null ? row : row.withTraceContext(traceContext));
+        }
+        return out;
+    }
+
+    private <T> Mono<T> settling(String operation, String destination, Collection<String> keys, Mono<T> write) {
+        KeyValues high = KeyValues.of(KeyValue.of(StoreObservations.BATCH_COUNT_KEY, Integer.toString(keys.size())));
+        if (keys.size() == 1) {
+            high = high.and(StoreObservations.MESSAGE_ID_KEY, String.valueOf(keys.iterator().next()));
+        }
+        return StoreObservations.observe(registry, StoreObservations.SETTLE, "settle " + destination,
+                Observation.Context::new, false, KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "settle"),
+                        KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high, observation -> write);
+    }
+
+    private Mono<Void> settlingKey(String operation, String dispatchKey, Mono<Void> write) {
+        return settling(operation, StoreObservations.ANY_ROUTE, keyList(dispatchKey), write);
+    }
+
+    private Mono<Void> settlingKeys(String operation, Collection<String> dispatchKeys, Mono<Void> write) {
+        return settling(operation, StoreObservations.ANY_ROUTE, dispatchKeys == null ? List.of() : dispatchKeys, write);
+    }
+
+    private Mono<Void> settlingRow(String operation, OutboxRow claimed, Mono<Void> write) {
+        return claimed == null ? write
+                : settling(operation, StoreObservations.destination(claimed.route()), List.of(claimed.dispatchKey()),
+                        write);
+    }
+
+    private static List<String> keyList(String key) {
+        List<String> one = new ArrayList<>(1);
+        one.add(key);
+        return one;
+    }
+
+    private Mono<List<OutboxRow>> claiming(String operation, ClaimScope scope, Mono<List<OutboxRow>> claim) {
+        return StoreObservations.observe(registry, StoreObservations.CLAIM, "receive "
+                        + StoreObservations.destination(scope), Observation.Context::new, false,
+                KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
+                        KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, StoreObservations.destination(scope))),
+                KeyValues.empty(),
+                observation -> claim.doOnNext(rows -> observation.highCardinalityKeyValue(
+                        StoreObservations.BATCH_COUNT_KEY, Integer.toString(rows.size()))));
+    }
+
+    @Override
+    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq,
+            List<OutboxRow> rows) {
+        if (rows == null || rows.isEmpty()) {
+            return store.appendWithOutbox(workflowId, events, expectedSeq, rows);
+        }
+        return staging("appendWithOutbox", StoreObservations.STAGE, rows, workflowId, false,
+                traced -> store.appendWithOutbox(workflowId, events, expectedSeq, traced.apply(rows)));
+    }
+
+    @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+        if (rows == null || rows.isEmpty()) {
+            return store.appendOutboxBatch(rows);
+        }
+        return staging("appendOutboxBatch", StoreObservations.STAGE, rows, null, false,
+                traced -> store.appendOutboxBatch(traced.apply(rows)));
+    }
+
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
+        if (step == null) {
+            return store.commitStep(null);
+        }
+        return staging("commitStep", StoreObservations.STEP, step.rows(), step.workflowId(), !step.settles().isEmpty(),
+                traced -> store.commitStep(step.rows().isEmpty() ? step : StepRows.replace(step, traced.apply(step.rows()))));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(int limit) {
+        return claiming("claim", null, store.claim(limit));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
+        return claiming("claimExcluding", null, store.claimExcluding(limit, held));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
+        return claiming("claimScoped", scope, store.claimScoped(scope, limit));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return claiming("claimScopedExcluding", scope, store.claimScopedExcluding(scope, limit, held));
+    }
+
+    @Override
+    public Mono<Void> complete(String dispatchKey) {
+        return settlingKey("complete", dispatchKey, store.complete(dispatchKey));
+    }
+
+    @Override
+    public Mono<Void> complete(Collection<String> dispatchKeys) {
+        return settlingKeys("complete", dispatchKeys, store.complete(dispatchKeys));
+    }
+
+    @Override
+    public Mono<Void> complete(OutboxRow claimed) {
+        return settlingRow("complete", claimed, store.complete(claimed));
+    }
+
+    @Override
+    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+        return settlingKey("retry", dispatchKey, store.retry(dispatchKey, nextAttempt, visibleAfter));
+    }
+
+    @Override
+    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return settlingKeys("retry", dispatchKeys, store.retry(dispatchKeys, nextAttempt, visibleAfter));
+    }
+
+    @Override
+    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+        return settlingRow("retry", claimed, store.retry(claimed, nextAttempt, visibleAfter));
+    }
+
+    @Override
+    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return settlingKey("retryAfter", dispatchKey, store.retryAfter(dispatchKey, nextAttempt, delay));
+    }
+
+    @Override
+    public Mono<Void> fail(String dispatchKey) {
+        return settlingKey("fail", dispatchKey, store.fail(dispatchKey));
+    }
+
+    @Override
+    public Mono<Void> fail(Collection<String> dispatchKeys) {
+        return settlingKeys("fail", dispatchKeys, store.fail(dispatchKeys));
+    }
+
+    @Override
+    public Mono<Void> fail(OutboxRow claimed) {
+        return settlingRow("fail", claimed, store.fail(claimed));
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(String dispatchKey) {
+        return settlingKey("settleCancelled", dispatchKey, store.settleCancelled(dispatchKey));
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return settlingKeys("settleCancelled", dispatchKeys, store.settleCancelled(dispatchKeys));
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(OutboxRow claimed) {
+        return settlingRow("settleCancelled", claimed, store.settleCancelled(claimed));
+    }
+
+    // passed through unobserved
+
+    @Override
+    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
+        return store.append(workflowId, events, expectedSeq);
+    }
+
+    @Override
+    public Flux<Event> readHistory(WorkflowId workflowId) {
+        return store.readHistory(workflowId);
+    }
+
+    @Override
+    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return store.readHistoryFrom(workflowId, fromSeq);
+    }
+
+    @Override
+    public Mono<Long> readHead(WorkflowId workflowId) {
+        return store.readHead(workflowId);
+    }
+
+    @Override
+    public Flux<WorkflowId> listWorkflowIds() {
+        return store.listWorkflowIds();
+    }
+
+    @Override
+    public Flux<WorkflowId> listActive() {
+        return store.listActive();
+    }
+
+    @Override
+    public Flux<WorkflowId> listPaused() {
+        return store.listPaused();
+    }
+
+    @Override
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return store.query(filter);
+    }
+
+    @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return store.readSummary(workflowId);
+    }
+
+    @Override
+    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return store.readRunChain(workflowId);
+    }
+
+    @Override
+    public Mono<Void> validateStoredEvents() {
+        return store.validateStoredEvents();
+    }
+
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
+        return store.findUndecodableEvents();
+    }
+
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+        return store.scheduleTimer(workflowId, timerId, fireAt);
+    }
+
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
+        return store.expiredTimers(asOf);
+    }
+
+    @Override
+    public Mono<Void> rearmPending(List<OutboxRow> rows) {
+        return store.rearmPending(rows);
+    }
+
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return store.claimStream(options);
+    }
+
+    @Override
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return store.cancelWorkflowRows(workflowId);
+    }
+
+    @Override
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return store.listStaleClaimed(olderThan, limit);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return store.rearmStaleClaimed(olderThan, visibleAfter, limit);
+    }
+
+    @Override
+    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+        return store.heartbeat(dispatchKeys);
+    }
+
+    @Override
+    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+        return store.redrive(dispatchKey, resetAttempt);
+    }
+
+    @Override
+    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return store.redriveWorkflow(workflowId, resetAttempt);
+    }
+
+    @Override
+    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return store.pruneSettled(settledBefore, batchSize);
+    }
+
+    @Override
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return store.listUnsettledWorkflowIds();
+    }
+
+    @Override
+    public Mono<Long> countInflight(String namespace) {
+        return store.countInflight(namespace);
+    }
+
+    @Override
+    public Mono<Long> countClaimed(String namespace) {
+        return store.countClaimed(namespace);
+    }
+
+    @Override
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return store.countClaimedByNamespace(namespaces);
+    }
+
+    @Override
+    public Flux<ClaimScope> pendingRoutes() {
+        return store.pendingRoutes();
+    }
+
+    @Override
+    public Mono<OutboxRowState> rowState(String dispatchKey) {
+        return store.rowState(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> closeAsync() {
+        return store.closeAsync();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ObservedStore[" + store + "]";
+    }
+}

@@ -1,0 +1,173 @@
+package dev.durablestore.api.observation;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.Kind;
+import io.micrometer.observation.transport.ReceiverContext;
+import java.util.Collection;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+
+/**
+ * The names of the store's Micrometer observations and their key values, after the OpenTelemetry
+ * messaging conventions, and {@link #dispatch} for the work a dispatcher does with a claimed row.
+ *
+ * <table>
+ *   <caption>Observations</caption>
+ *   <tr><th>name</th><th>{@code messaging.operation.type}</th><th>around</th></tr>
+ *   <tr><td>{@value #STAGE}</td><td>{@code create}</td><td>{@code appendWithOutbox} with rows,
+ *       {@code appendOutboxBatch}</td></tr>
+ *   <tr><td>{@value #STEP}</td><td>{@code settle} (or {@code create} for a step that settles
+ *       nothing)</td><td>{@code commitStep}</td></tr>
+ *   <tr><td>{@value #CLAIM}</td><td>{@code receive}</td><td>{@code claim} and its scoped and
+ *       excluding forms</td></tr>
+ *   <tr><td>{@value #DISPATCH}</td><td>{@code process}</td><td>{@link #dispatch}: a dispatcher's
+ *       handling of one row, in the trace that staged it</td></tr>
+ *   <tr><td>{@value #SETTLE}</td><td>{@code settle}</td><td>{@code complete}, {@code retry},
+ *       {@code retryAfter}, {@code fail}, {@code settleCancelled}, by key, keys or claimed row</td></tr>
+ * </table>
+ *
+ * <p>Low-cardinality key values (also metric tags): {@value #SYSTEM_KEY} = {@value #SYSTEM},
+ * {@value #OPERATION_TYPE_KEY}, {@value #OPERATION_NAME_KEY} (the store method, e.g.
+ * {@code complete}), {@value #DESTINATION_KEY} (the route {@code namespace/taskQueue}, {@code *}
+ * for every route, {@code (mixed)} for rows of several routes). High-cardinality (spans only):
+ * {@value #MESSAGE_ID_KEY} (the dispatch key, when one row), {@value #BATCH_COUNT_KEY} (rows
+ * staged, claimed or settled), {@value #WORKFLOW_KEY}.
+ */
+public final class StoreObservations {
+
+    /** Staging rows. */
+    public static final String STAGE = "durable.store.stage";
+    /** A workflow step. */
+    public static final String STEP = "durable.store.step";
+    /** A claim of a batch of rows. */
+    public static final String CLAIM = "durable.store.claim";
+    /** A dispatcher's work on one claimed row. */
+    public static final String DISPATCH = "durable.store.dispatch";
+    /** Settling rows. */
+    public static final String SETTLE = "durable.store.settle";
+
+    /** The messaging system key. */
+    public static final String SYSTEM_KEY = "messaging.system";
+    /** The messaging system value of this store. */
+    public static final String SYSTEM = "durable_store";
+    /** The operation type key: {@code create}, {@code receive}, {@code process}, {@code settle}. */
+    public static final String OPERATION_TYPE_KEY = "messaging.operation.type";
+    /** The operation name key: the store method. */
+    public static final String OPERATION_NAME_KEY = "messaging.operation.name";
+    /** The destination key: the route. */
+    public static final String DESTINATION_KEY = "messaging.destination.name";
+    /** The message id key (high cardinality): the dispatch key. */
+    public static final String MESSAGE_ID_KEY = "messaging.message.id";
+    /** The batch size key (high cardinality). */
+    public static final String BATCH_COUNT_KEY = "messaging.batch.message_count";
+    /** The workflow id key (high cardinality). */
+    public static final String WORKFLOW_KEY = "durable_store.workflow.id";
+
+    /**
+     * The Reactor context key of the current observation: the value of Micrometer's
+     * {@code ObservationThreadLocalAccessor.KEY}, which Spring and Reactor's automatic context
+     * propagation use (not referenced, so that the context-propagation library stays optional).
+     */
+    static final String OBSERVATION_KEY = "micrometer.observation";
+
+    /** The destination of an operation on every route. */
+    static final String ANY_ROUTE = "*";
+    /** The destination of rows of several routes. */
+    static final String MIXED_ROUTES = "(mixed)";
+
+    private StoreObservations() {
+    }
+
+    /**
+     * Observes a dispatcher's work on one claimed row as {@value #DISPATCH} ({@code process}), a
+     * consumer observation whose parent is the trace context the row was staged with (O59), so
+     * the work appears in the trace that scheduled it. Settles done inside {@code work} (through
+     * an {@link ObservedStore}) are its children.
+     *
+     * <pre>{@code
+     * store.claimStream(options)
+     *      .flatMap(row -> StoreObservations.dispatch(registry, row,
+     *              handler.handle(row).then(store.complete(row))), 16);
+     * }</pre>
+     *
+     * @param registry the observation registry
+     * @param row the claimed row
+     * @param work the dispatcher's work, settle included
+     * @param <T> the work's value
+     * @return {@code work}, observed
+     */
+    public static <T> Mono<T> dispatch(ObservationRegistry registry, OutboxRow row, Mono<T> work) {
+        if (registry.isNoop()) {
+            return work;
+        }
+        Map<String, String> fields = TraceCarrier.decode(row.traceContext());
+        return observe(registry, DISPATCH, "process " + destination(row.route()), () -> {
+            ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
+            context.setCarrier(fields);
+            return context;
+        }, false, KeyValues.of(KeyValue.of(OPERATION_TYPE_KEY, "process"), KeyValue.of(OPERATION_NAME_KEY, "dispatch"),
+                KeyValue.of(DESTINATION_KEY, destination(row.route()))), KeyValues.of(
+                KeyValue.of(MESSAGE_ID_KEY, row.dispatchKey()), KeyValue.of(WORKFLOW_KEY, row.workflowId().toString())),
+                observation -> work);
+    }
+
+    /**
+     * Runs {@code body} inside a started observation, the current one of the subscriber's Reactor
+     * context (or thread) as its parent unless {@code detached}, and itself the current
+     * observation of everything {@code body} subscribes to.
+     */
+    static <T> Mono<T> observe(ObservationRegistry registry, String name, String contextualName,
+            Supplier<? extends Observation.Context> context, boolean detached, KeyValues low, KeyValues high,
+            Function<Observation, Mono<T>> body) {
+        return Mono.deferContextual(view -> {
+            Observation observation = Observation.createNotStarted(name, context, registry)
+                    .contextualName(contextualName)
+                    .lowCardinalityKeyValue(SYSTEM_KEY, SYSTEM)
+                    .lowCardinalityKeyValues(low)
+                    .highCardinalityKeyValues(high);
+            if (!detached) {
+                Observation parent = view.getOrDefault(OBSERVATION_KEY, null);
+                observation.parentObservation(parent != null ? parent : registry.getCurrentObservation());
+            }
+            observation.start();
+            Mono<T> run;
+            try {
+                run = body.apply(observation);
+            } catch (RuntimeException e) {
+                run = Mono.error(e);
+            }
+            // stopped before the terminal signal goes downstream (not in doFinally, which runs after
+            // it): a caller that blocks or chains on the result finds the observation complete
+            return run.doOnError(observation::error)
+                    .doOnTerminate(observation::stop)
+                    .doOnCancel(observation::stop)
+                    .contextWrite(c -> c.put(OBSERVATION_KEY, observation));
+        });
+    }
+
+    /** @return the destination of a route: {@code namespace/taskQueue}, or {@code *} for none */
+    static String destination(ClaimScope scope) {
+        return scope == null ? ANY_ROUTE : scope.namespace() + "/" + scope.taskQueue();
+    }
+
+    /** @return the one destination of all the rows, {@code (mixed)} for several, {@code *} for none */
+    static String destination(Collection<OutboxRow> rows) {
+        String one = null;
+        for (OutboxRow row : rows) {
+            String d = destination(row.route());
+            if (one == null) {
+                one = d;
+            } else if (!one.equals(d)) {
+                return MIXED_ROUTES;
+            }
+        }
+        return one == null ? ANY_ROUTE : one;
+    }
+}

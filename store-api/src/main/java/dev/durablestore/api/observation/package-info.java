@@ -1,0 +1,9 @@
+/**
+ * Micrometer observations of the store: {@link dev.durablestore.api.observation.ObservedStore}
+ * wraps any {@link dev.durablestore.api.ReactiveStore} and observes its staging, claims, settles and
+ * steps, storing the trace context of the code that stages a row with the row;
+ * {@link dev.durablestore.api.observation.StoreObservations#dispatch} observes a dispatcher's work
+ * on a claimed row inside the trace that scheduled it. Needs {@code io.micrometer:micrometer-observation}
+ * on the class path (an optional dependency of durable-store).
+ */
+package dev.durablestore.api.observation;
