@@ -1,7 +1,10 @@
 package dev.durablestore.examples.webflux;
 
+import java.time.Clock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
 
 /**
  * A Spring WebFlux service on the embedded store:
@@ -15,12 +18,25 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  *   <li>{@code GET /dispatches} streams outbox rows as server-sent events as they are claimed.</li>
  * </ul>
  *
- * <p>Run it with {@code ./examples/run-webflux.sh} (port 8080, database
- * {@code ./durable-store-webflux.db}; Spring properties such as {@code --server.port=9090} or
- * {@code --durablestore.db=/tmp/w.db} may follow).
+ * <p>The store, its lease reaper, its health ({@code /actuator/health}) and its metrics come from
+ * {@code durable-store-spring-boot-starter}, configured in {@code application.properties}; this
+ * application adds only the clock it shares with the store. Run it with
+ * {@code ./examples/run-webflux.sh} (port 8080, database {@code ./durable-store-webflux.db}; Spring
+ * properties such as {@code --server.port=9090} or {@code --durablestore.sqlite.path=/tmp/w.db} may
+ * follow).
  */
 @SpringBootApplication
+@EnableConfigurationProperties(ExampleProperties.class)
 public class WebfluxExampleApplication {
+
+    /**
+     * @return the clock of the service (record times) and, through the starter, of the store
+     *     (visibility, claims); a test may replace it with a settable one
+     */
+    @Bean
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
 
     /** @param args Spring Boot arguments, e.g. {@code --server.port=9090} */
     public static void main(String[] args) {

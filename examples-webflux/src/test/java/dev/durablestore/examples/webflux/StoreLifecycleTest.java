@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.spring.DurableStoreProperties;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,8 +16,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import reactor.test.StepVerifier;
 
 /**
- * The store bean opens on the configured file and is closed with the application context. Only
- * {@link StoreConfiguration} is started (no web server): that is where the store's lifecycle is.
+ * The store bean (the starter's) opens on the configured file and is closed with the application
+ * context. The application is started without its web server.
  */
 class StoreLifecycleTest {
 
@@ -28,13 +29,13 @@ class StoreLifecycleTest {
         // given the store's configuration started on a database file of this test
         Path db = dir.resolve("lifecycle.db");
         SqliteReactiveStore store;
-        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(StoreConfiguration.class)
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebfluxExampleApplication.class)
                 .web(WebApplicationType.NONE)
-                .run("--durablestore.db=" + db)) {
+                .run("--durablestore.sqlite.path=" + db)) {
             store = context.getBean(SqliteReactiveStore.class);
             assertThat(db).exists();
             StepVerifier.create(store.readHead(WorkflowId.random())).expectNext(0L).verifyComplete();
-            assertThat(context.getBean(ExampleProperties.class).db()).isEqualTo(db);
+            assertThat(context.getBean(DurableStoreProperties.class).getSqlite().getPath()).isEqualTo(db);
         } // when the context closes
 
         // then the store is closed: a later operation fails with StoreClosedException

@@ -36,11 +36,23 @@ class WorkflowApiTest {
 
     @DynamicPropertySource
     static void storeOnATemporaryFile(DynamicPropertyRegistry registry) {
-        registry.add("durablestore.db", () -> dir.resolve("webflux-test.db").toString());
+        registry.add("durablestore.sqlite.path", () -> dir.resolve("webflux-test.db").toString());
     }
 
     @Autowired
     WebTestClient client;
+
+    // ------------------------------------------------------------------ the starter's health
+
+    @Test
+    void theStoreReportsItsHealthThroughActuator() {
+        // given the running service; when its store's health is read, then it is UP on SQLite
+        client.get().uri("/actuator/health/durableStore").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.status").isEqualTo("UP")
+                .jsonPath("$.details.backend").isEqualTo("SqliteReactiveStore");
+    }
 
     // ------------------------------------------------------------------ POST, then GET
 
