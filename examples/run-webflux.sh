@@ -4,7 +4,7 @@
 # file ./durable-store-webflux.db is created where you are. Arguments go to Spring Boot:
 #
 #   ./examples/run-webflux.sh                                   port 8080, ./durable-store-webflux.db
-#   ./examples/run-webflux.sh --server.port=9090 --durablestore.db=/tmp/w.db
+#   ./examples/run-webflux.sh --server.port=9090 --durablestore.sqlite.path=/tmp/w.db
 #
 # Then, in another terminal:
 #   curl -i -H 'Content-Type: application/json' localhost:8080/workflows \
