@@ -128,17 +128,26 @@ public final class ClaimStreams {
             this.timers = timers;
         }
 
+        /**
+         * Registers the stream with the store before taking the subscriber's demand, because the
+         * demand starts the first claim: a store's close waits only for the streams it finds
+         * registered, and then stops admitting operations, so a claim sent by a stream not yet
+         * registered could commit its rows as claimed after the close had stopped waiting, and its
+         * release would be refused, leaving them to the lease reaper (X9). Registered first, the
+         * stream is either found by the close (which then waits for its claim and release) or is
+         * ended here by a close already under way, before it has claimed anything. For the same
+         * reason the stream stays registered after it ends until it has settled (see
+         * {@link #checkSettled}).
+         */
         void start(FluxSink<OutboxRow> sink) {
             this.sink = sink;
             sink.onDispose(this::stop);
+            unregister = wakeups.register(this); // a store already closing ends the stream here
+            checkSettled(); // ended before it was registered: checkSettled() found nothing to unregister
             sink.onRequest(n -> {
                 addDemand(n);
-                drain();
+                drain(); // claims nothing once ended: drain() checks done
             });
-            unregister = wakeups.register(this); // last: a store already closing ends the stream here
-            if (done) {
-                unregister.run(); // ended before it was registered: stop() found nothing to unregister
-            }
         }
 
         private void addDemand(long n) {
@@ -168,13 +177,13 @@ public final class ClaimStreams {
             }
         }
 
-        /** Runs once the sink is cancelled or terminated: from then on every claimed row is released. */
+        /**
+         * Runs once the sink is cancelled or terminated: from then on every claimed row is released.
+         * The stream stays registered until it has settled ({@link #checkSettled}).
+         */
         private void stop() {
             done = true;
             cancelTimer();
-            if (unregister != null) {
-                unregister.run();
-            }
             releaseUndelivered();
             checkSettled();
         }
@@ -200,9 +209,20 @@ public final class ClaimStreams {
             }
         }
 
+        /**
+         * Once the stream has ended, no claim is in flight and every release finished: completes
+         * {@link #settled} and only then unregisters the stream. Unregistering when the stream
+         * ended would hide a cancelled stream whose claim is still in flight from a close that
+         * begins meanwhile: the close would not wait for it and would stop admitting operations,
+         * and the release of the claim's rows, coming after, would be refused (X9).
+         */
         private void checkSettled() {
             if (done && !claiming && releasing.get() == 0) {
                 settled.tryEmitEmpty();
+                Runnable u = unregister;
+                if (u != null) {
+                    u.run(); // idempotent
+                }
             }
         }
 

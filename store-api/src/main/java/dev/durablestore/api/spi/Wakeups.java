@@ -46,7 +46,11 @@ public final class Wakeups implements Runnable {
     }
 
     /**
-     * Registers a stream; once the store is closing, the stream is ended at once instead.
+     * Registers a stream; once the store is closing, the stream is ended at once instead. A stream
+     * registers before it sends its first claim and unregisters only once it has settled (ended,
+     * no claim in flight, releases done), even when its subscriber cancelled it long before:
+     * {@link #close} waits only for the streams it finds, so a claim of a stream not registered
+     * could outlast the close and its rows' release be refused.
      *
      * @param stream the stream
      * @return unregisters it

@@ -7,6 +7,7 @@ import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,11 +19,16 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -59,17 +65,25 @@ class ClaimStreamsTest {
     private final class ScriptedSource implements ClaimStreams.Source {
         final Deque<Mono<ClaimBatch>> script = new ArrayDeque<>();
         final List<Integer> limits = new ArrayList<>();
+        /** Runs as each claim is submitted, before its answer is returned. */
+        Runnable onClaim = () -> { };
+        /** Each release's rows, in order. */
+        final List<List<OutboxRow>> released = new CopyOnWriteArrayList<>();
+        /** What each release returns. */
+        Mono<Void> releaseResult = Mono.empty();
 
         @Override
         public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
             limits.add(limit.getAsInt());
+            onClaim.run();
             Mono<ClaimBatch> next = script.poll();
             return next != null ? next : Mono.just(new ClaimBatch(List.of(), null, null));
         }
 
         @Override
         public Mono<Void> release(List<OutboxRow> claimed) {
-            return Mono.empty();
+            released.add(List.copyOf(claimed));
+            return releaseResult;
         }
     }
 
@@ -183,5 +197,119 @@ class ClaimStreamsTest {
                 .expectNextCount(1)
                 .thenCancel()
                 .verify();
+    }
+
+    /** Subscribes to a stream of max batch 10 that asks for {@code n} rows as it subscribes; records its error. */
+    private void subscribeAsking(int n, AtomicReference<Throwable> ended) {
+        ClaimStreams.create(source, wakeups, clock, ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer)
+                .subscribe(new BaseSubscriber<>() {
+                    @Override protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                        s.request(n); // before the stream starts: its first claim goes out as it starts
+                    }
+
+                    @Override protected void hookOnError(Throwable e) {
+                        ended.set(e);
+                    }
+                });
+    }
+
+    /** Starts {@link Wakeups#close}; the flag is set once it completes. */
+    private AtomicBoolean startClose() {
+        AtomicBoolean closed = new AtomicBoolean();
+        wakeups.close(new StoreClosedException("store closed"), Duration.ofSeconds(10))
+                .subscribe(null, e -> { }, () -> closed.set(true));
+        return closed;
+    }
+
+    @Test
+    void X9_a_close_that_begins_while_the_first_claim_is_in_flight_waits_for_it_and_gives_its_rows_back() {
+        // given a stream whose first claim, sent as the stream starts, is held in flight, and the
+        // store's close beginning right then (another thread closing the store as the stream starts)
+        Sinks.One<ClaimBatch> claim = Sinks.one();
+        Sinks.Empty<Void> release = Sinks.empty();
+        source.script.add(claim.asMono());
+        source.releaseResult = release.asMono();
+        AtomicReference<AtomicBoolean> closed = new AtomicReference<>();
+        source.onClaim = () -> closed.compareAndSet(null, startClose());
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        subscribeAsking(5, ended);
+
+        // then the stream ended, and the close waits for the claim in flight
+        assertThat(closed.get()).as("the close began while the claim was in flight").isNotNull();
+        assertThat(ended.get()).isInstanceOf(StoreClosedException.class);
+        assertThat(closed.get()).as("close completed while a claim of a stream was in flight").isFalse();
+
+        // when the claim returns five rows
+        List<OutboxRow> taken = rows(5);
+        claim.tryEmitValue(new ClaimBatch(taken, null, null));
+
+        // then none is delivered, all five are given back, and the close waits for that release
+        assertThat(source.released).hasSize(1);
+        assertThat(source.released.get(0)).containsExactlyInAnyOrderElementsOf(taken);
+        assertThat(closed.get()).as("close completed before the claim's rows were given back").isFalse();
+        release.tryEmitEmpty();
+        assertThat(closed.get()).as("close completed once the rows were given back").isTrue();
+        assertThat(source.limits).as("claims").hasSize(1);
+    }
+
+    @Test
+    void X9_a_close_that_begins_after_a_stream_was_cancelled_with_a_claim_in_flight_waits_for_its_release() {
+        // given a stream whose claim is held in flight
+        Sinks.One<ClaimBatch> claim = Sinks.one();
+        Sinks.Empty<Void> release = Sinks.empty();
+        source.script.add(claim.asMono());
+        source.releaseResult = release.asMono();
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        reactor.core.Disposable subscription = ClaimStreams.create(source, wakeups, clock,
+                ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer).subscribe(null, ended::set);
+        assertThat(source.limits).as("claims").hasSize(1);
+
+        // when the subscriber cancels, and then the store's close begins
+        subscription.dispose();
+        AtomicBoolean closed = startClose();
+
+        // then the close waits for the claim the cancelled stream still has in flight
+        assertThat(closed).as("close completed while a cancelled stream's claim was in flight").isFalse();
+
+        // when the claim returns three rows
+        List<OutboxRow> taken = rows(3);
+        claim.tryEmitValue(new ClaimBatch(taken, null, null));
+
+        // then all three are given back, and the close completes only once they are
+        assertThat(source.released).hasSize(1);
+        assertThat(source.released.get(0)).containsExactlyInAnyOrderElementsOf(taken);
+        assertThat(closed).as("close completed before the claim's rows were given back").isFalse();
+        release.tryEmitEmpty();
+        assertThat(closed).as("close completed once the rows were given back").isTrue();
+        assertThat(ended.get()).as("a cancelled stream signals nothing").isNull();
+    }
+
+    @Test
+    void X9_a_settled_stream_is_no_longer_waited_for_by_the_close() {
+        // given a stream that was cancelled with nothing in flight
+        reactor.core.Disposable subscription = ClaimStreams.create(source, wakeups, clock,
+                ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer).subscribe();
+        assertThat(source.limits).as("claims").hasSize(1);
+        subscription.dispose();
+
+        // when the store closes, then the close completes at once
+        assertThat(startClose()).isTrue();
+    }
+
+    @Test
+    void X9_a_stream_subscribed_while_the_store_is_closing_ends_without_claiming() {
+        // given a store whose close has begun
+        AtomicBoolean closed = startClose();
+        assertThat(closed).isTrue();
+
+        // when a stream with demand is subscribed
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        subscribeAsking(5, ended);
+
+        // then it ends with StoreClosedException and sends no claim (whose rows the closed store
+        // could no longer give back)
+        assertThat(ended.get()).isInstanceOf(StoreClosedException.class);
+        assertThat(source.limits).as("claims").isEmpty();
+        assertThat(source.released).isEmpty();
     }
 }
