@@ -17,9 +17,16 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Runs the application's {@link OutboxDispatchHandler} over a claim stream while the context runs.
+ *
+ * <p>Each claimed row's handler is subscribed on Reactor's parallel scheduler (never on the store's
+ * own threads). When the handler completes, the row is completed; when it fails, the row is retried
+ * with backoff, or dead-lettered once the attempts are used up. Only the handler's failure does
+ * that: a settle that fails (a timeout, a lost connection) leaves the row claimed, for the lease
+ * reaper, so work that succeeded is never retried because its settle did not land.
  *
  * <p>On shutdown (phase {@link #PHASE}, after the web server has drained and before the store and
  * its connection pool close) it stops claiming: the claim stream is cancelled, which releases rows
@@ -33,6 +40,9 @@ final class DispatcherLifecycle implements SmartLifecycle {
     /** Stops after the web server (graceful shutdown {@code DEFAULT_PHASE - 1024}, stop {@code - 2048}). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
+    /** The longest the release of stuck rows may take after the drain timeout. */
+    static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
+
     private static final Logger log = LoggerFactory.getLogger(DispatcherLifecycle.class);
 
     private final ReactiveStore store;
@@ -40,11 +50,9 @@ final class DispatcherLifecycle implements SmartLifecycle {
     private final DurableStoreProperties.Dispatcher settings;
     private final Clock clock;
     private final DispatchObserver observer;
-    private final Set<OutboxRow> inFlight = ConcurrentHashMap.newKeySet();
 
-    private volatile Sinks.Empty<Void> stopSignal;
-    private volatile Sinks.Empty<Void> drained;
-    private volatile Disposable subscription;
+    /** The running dispatch, or {@code null}; replaced only under {@code this}'s lock. */
+    private Run current;
 
     DispatcherLifecycle(ReactiveStore store, OutboxDispatchHandler handler, DurableStoreProperties.Dispatcher settings,
             Clock clock, DispatchObserver observer) {
@@ -55,46 +63,83 @@ final class DispatcherLifecycle implements SmartLifecycle {
         this.observer = observer;
     }
 
+    /** The state of one start-to-stop run: a restart never shares it with the run before. */
+    private final class Run {
+        final Sinks.Empty<Void> stop = Sinks.empty();
+        final Sinks.Empty<Void> drained = Sinks.empty();
+        final Set<OutboxRow> inFlight = ConcurrentHashMap.newKeySet();
+        Disposable subscription;
+
+        void start(ClaimStreamOptions options) {
+            subscription = store.claimStream(options)
+                    .takeUntilOther(stop.asMono())
+                    .flatMap(this::dispatch, settings.getConcurrency(), 1)
+                    .doFinally(signal -> drained.tryEmitEmpty())
+                    .subscribe(null, e -> log.error("the dispatcher's claim stream failed; dispatching stopped", e));
+        }
+
+        private Mono<Void> dispatch(OutboxRow row) {
+            inFlight.add(row);
+            // the handler's own failure, once settled (retried or dead-lettered), is reported to the
+            // observer as the dispatch's error and then dropped here
+            Throwable[] settledFailure = new Throwable[1];
+            Mono<Void> work = Mono.defer(() -> handler.handle(row))
+                    .subscribeOn(Schedulers.parallel())
+                    .materialize()
+                    .flatMap(signal -> {
+                        if (!signal.isOnError()) {
+                            return store.complete(row);
+                        }
+                        settledFailure[0] = signal.getThrowable();
+                        return settleFailure(row, signal.getThrowable()).then(Mono.error(signal.getThrowable()));
+                    })
+                    .onErrorResume(StaleClaimException.class, e -> {
+                        // a step of the handler settled it, or the reaper re-armed it: not an error
+                        log.debug("row {} was settled or re-armed meanwhile; left as it is", row.dispatchKey());
+                        return Mono.empty();
+                    });
+            return observer.observe(row, work)
+                    .onErrorResume(e -> {
+                        if (e != settledFailure[0]) {
+                            log.warn("settling row {} failed; it stays claimed until the lease reaper re-arms it",
+                                    row.dispatchKey(), e);
+                        }
+                        return Mono.empty();
+                    })
+                    .doFinally(signal -> inFlight.remove(row));
+        }
+
+        /** Stops claiming, waits for the handlers, releases what is still running after the timeout. */
+        Mono<Void> stopAndDrain() {
+            stop.tryEmitEmpty();
+            return drained.asMono().timeout(settings.getDrainTimeout(), Mono.defer(() -> {
+                // copied first: cancelling the handlers removes their rows from inFlight
+                Set<OutboxRow> stuck = Set.copyOf(inFlight);
+                subscription.dispose();
+                return release(stuck);
+            }));
+        }
+    }
+
     @Override
-    public synchronized void start() {
-        if (isRunning()) {
-            return;
+    public void start() {
+        synchronized (this) {
+            if (current != null) {
+                return;
+            }
+            ClaimStreamOptions options = ClaimStreamOptions.defaults()
+                    .maxBatch(settings.getMaxBatch())
+                    .pollInterval(settings.getPollInterval());
+            if (settings.getNamespace() != null) {
+                options = options.scope(ClaimScope.of(settings.getNamespace(), settings.getTaskQueue()));
+            }
+            Run run = new Run();
+            run.start(options);
+            current = run;
         }
-        ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                .maxBatch(settings.getMaxBatch())
-                .pollInterval(settings.getPollInterval());
-        if (settings.getNamespace() != null) {
-            options = options.scope(ClaimScope.of(settings.getNamespace(), settings.getTaskQueue()));
-        }
-        Sinks.Empty<Void> stop = Sinks.empty();
-        Sinks.Empty<Void> done = Sinks.empty();
-        stopSignal = stop;
-        drained = done;
-        subscription = store.claimStream(options)
-                .takeUntilOther(stop.asMono())
-                .flatMap(this::dispatch, settings.getConcurrency(), 1)
-                .doFinally(signal -> done.tryEmitEmpty())
-                .subscribe(null, e -> log.error("the dispatcher's claim stream failed; dispatching stopped", e));
         log.info("dispatching outbox rows of {} with concurrency {}",
                 settings.getNamespace() == null ? "every route" : settings.getNamespace() + "/" + settings.getTaskQueue(),
                 settings.getConcurrency());
-    }
-
-    private Mono<Void> dispatch(OutboxRow row) {
-        inFlight.add(row);
-        Mono<Void> work = Mono.defer(() -> handler.handle(row))
-                .then(Mono.defer(() -> store.complete(row)))
-                .onErrorResume(e -> !(e instanceof StaleClaimException), e -> settleFailure(row, e));
-        return observer.observe(row, work)
-                .onErrorResume(StaleClaimException.class, e -> {
-                    log.debug("row {} was settled or re-armed meanwhile; left as it is", row.dispatchKey());
-                    return Mono.empty();
-                })
-                .onErrorResume(e -> {
-                    log.warn("settling row {} failed; the lease reaper will re-arm it", row.dispatchKey(), e);
-                    return Mono.empty();
-                })
-                .doFinally(signal -> inFlight.remove(row));
     }
 
     private Mono<Void> settleFailure(OutboxRow row, Throwable error) {
@@ -124,32 +169,22 @@ final class DispatcherLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
-        stopAndDrain().block(settings.getDrainTimeout().plusSeconds(5));
+        takeRun().block(settings.getDrainTimeout().plus(RELEASE_TIMEOUT).plusSeconds(1));
     }
 
     @Override
     public void stop(Runnable callback) {
-        stopAndDrain().doFinally(signal -> callback.run()).subscribe(null,
-                e -> log.warn("stopping the dispatcher failed", e));
+        takeRun().doFinally(signal -> callback.run())
+                .subscribe(null, e -> log.warn("stopping the dispatcher failed", e));
     }
 
-    private synchronized Mono<Void> stopAndDrain() {
-        Sinks.Empty<Void> stop = stopSignal;
-        Sinks.Empty<Void> done = drained;
-        Disposable running = subscription;
-        if (stop == null) {
-            return Mono.empty();
+    private Mono<Void> takeRun() {
+        Run run;
+        synchronized (this) {
+            run = current;
+            current = null;
         }
-        stopSignal = null;
-        stop.tryEmitEmpty();
-        return done.asMono()
-                .timeout(settings.getDrainTimeout(), Mono.defer(() -> {
-                    // copied first: cancelling the handlers removes their rows from inFlight
-                    Set<OutboxRow> stuck = Set.copyOf(inFlight);
-                    running.dispose();
-                    return release(stuck);
-                }))
-                .doFinally(signal -> subscription = null);
+        return run == null ? Mono.empty() : run.stopAndDrain();
     }
 
     private Mono<Void> release(Set<OutboxRow> stuck) {
@@ -159,15 +194,19 @@ final class DispatcherLifecycle implements SmartLifecycle {
         return Flux.fromIterable(stuck)
                 .flatMap(row -> store.retry(row, row.attempt(), now)
                         .onErrorResume(e -> {
-                            log.debug("row {} not released: {}", row.dispatchKey(), e.toString());
+                            log.warn("row {} not released ({}); it stays claimed until the lease reaper re-arms it",
+                                    row.dispatchKey(), e.toString());
                             return Mono.empty();
                         }))
-                .then();
+                .then()
+                .timeout(RELEASE_TIMEOUT, Mono.fromRunnable(() -> log.warn(
+                        "releasing stuck rows took longer than {}; the rest stay claimed until the lease reaper "
+                                + "re-arms them", RELEASE_TIMEOUT)));
     }
 
     @Override
-    public boolean isRunning() {
-        return stopSignal != null;
+    public synchronized boolean isRunning() {
+        return current != null;
     }
 
     @Override

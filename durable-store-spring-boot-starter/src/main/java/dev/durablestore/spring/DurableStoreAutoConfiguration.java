@@ -9,11 +9,13 @@ import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.api.observation.ObservedStore;
 import dev.durablestore.api.observation.StoreObservations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,10 +29,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of durable-store for Spring Boot 3.5: the {@link ReactiveStore} (embedded
@@ -43,15 +47,21 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The store reads {@code now} from the application's {@link Clock} bean when it has one, the UTC
  * system clock otherwise. It is closed when the context closes, after every lifecycle bean has
- * stopped and before the connection pool it uses.
+ * stopped and before the connection pool it uses. With {@code durablestore.observations.enabled=true}
+ * every {@link ReactiveStore} bean is wrapped in an
+ * {@link dev.durablestore.api.observation.ObservedStore}: inject it as {@code ReactiveStore}.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
 @EnableConfigurationProperties(DurableStoreProperties.class)
 public class DurableStoreAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(DurableStoreAutoConfiguration.class);
+
+    /** Spring Boot's limit on each shutdown phase, the dispatcher's drain included. */
+    private static final String SHUTDOWN_PHASE_TIMEOUT = "spring.lifecycle.timeout-per-shutdown-phase";
 
     /** Created by Spring Boot from the auto-configuration imports. */
     public DurableStoreAutoConfiguration() {
@@ -97,9 +107,12 @@ public class DurableStoreAutoConfiguration {
                 ObjectProvider<Clock> clock, ObjectProvider<StoreMetrics> metrics) {
             ConnectionFactory connections = factory.getIfUnique();
             if (connections == null) {
-                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".backend",
-                        "is r2dbc, but the application has no single R2DBC ConnectionFactory bean: set spring.r2dbc.url"
-                                + " or declare one (or mark one @Primary)");
+                long count = factory.stream().count();
+                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".backend", count == 0
+                        ? "is r2dbc, but the application has no R2DBC ConnectionFactory bean: set spring.r2dbc.url or "
+                                + "declare one"
+                        : "chose r2dbc, but the application has " + count + " R2DBC ConnectionFactory beans: mark the "
+                                + "one for the store @Primary, or declare the ReactiveStore bean yourself");
             }
             DurableStoreProperties.R2dbc r2dbc = properties.getR2dbc();
             R2dbcStoreConfig config = R2dbcStoreConfig.of(connections)
@@ -108,7 +121,14 @@ public class DurableStoreAutoConfiguration {
                     .withOperationTimeout(r2dbc.getOperationTimeout())
                     .withClock(clock(clock))
                     .withMetrics(metrics(metrics));
-            log.info("opening durable-store on the R2DBC connection factory {}", connections.getMetadata().getName());
+            String database = connections.getMetadata().getName();
+            log.info("opening durable-store on the R2DBC connection factory {}", database);
+            if ("H2".equals(database)) {
+                log.warn("durable-store runs on H2, the in-process test double: an in-memory H2 database (such as "
+                        + "the one Spring Boot creates when r2dbc-h2 is on the class path) loses every workflow on "
+                        + "restart; set {}.backend=sqlite or spring.r2dbc.url for production",
+                        DurableStoreProperties.PREFIX);
+            }
             // start-up runs on the main thread, where waiting for the schema check is what it is for
             return R2dbcReactiveStore.open(config).block(r2dbc.getOperationTimeout().multipliedBy(2));
         }
@@ -140,9 +160,14 @@ public class DurableStoreAutoConfiguration {
         }
 
         @Bean
-        @ConditionalOnBean(ObservationRegistry.class)
-        DispatchObserver durableStoreDispatchObserver(ObservationRegistry registry) {
-            return (row, work) -> StoreObservations.dispatch(registry, row, work);
+        DispatchObserver durableStoreDispatchObserver(ObjectProvider<ObservationRegistry> registry) {
+            ObservationRegistry observations = registry.getIfUnique();
+            if (observations == null) {
+                log.warn("{}.observations.enabled is true but the application has no single ObservationRegistry "
+                        + "bean: nothing is observed", DurableStoreProperties.PREFIX);
+                return DispatchObserver.NONE;
+            }
+            return (row, work) -> StoreObservations.dispatch(observations, row, work);
         }
     }
 
@@ -153,9 +178,10 @@ public class DurableStoreAutoConfiguration {
     static class Health {
 
         @Bean
-            @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
+        @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
         DurableStoreHealthIndicator durableStoreHealthIndicator(ReactiveStore store) {
-            return new DurableStoreHealthIndicator(store, store.getClass().getSimpleName());
+            ReactiveStore backend = store instanceof ObservedStore observed ? observed.delegate() : store;
+            return new DurableStoreHealthIndicator(store, backend.getClass().getSimpleName());
         }
     }
 
@@ -187,6 +213,8 @@ public class DurableStoreAutoConfiguration {
      * @param properties the route, concurrency, retries and drain timeout
      * @param clock the application's clock, if any
      * @param observer observes each dispatch when observations are on
+     * @param environment where Spring's shutdown phase timeout is read, to check the drain timeout
+     *     fits in it
      * @return the dispatcher, as a lifecycle bean
      */
     @Bean
@@ -195,7 +223,17 @@ public class DurableStoreAutoConfiguration {
     @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".dispatcher", name = "enabled",
             matchIfMissing = true)
     SmartLifecycle durableStoreDispatcher(ReactiveStore store, OutboxDispatchHandler handler,
-            DurableStoreProperties properties, ObjectProvider<Clock> clock, ObjectProvider<DispatchObserver> observer) {
+            DurableStoreProperties properties, ObjectProvider<Clock> clock, ObjectProvider<DispatchObserver> observer,
+            Environment environment) {
+        Duration drain = properties.getDispatcher().getDrainTimeout();
+        Duration phase = Binder.get(environment).bind(SHUTDOWN_PHASE_TIMEOUT, Duration.class)
+                .orElse(Duration.ofSeconds(30));
+        if (drain.plus(DispatcherLifecycle.RELEASE_TIMEOUT).plusSeconds(1).compareTo(phase) > 0) {
+            throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".dispatcher.drain-timeout",
+                    "(" + drain + ") plus the " + DispatcherLifecycle.RELEASE_TIMEOUT.toSeconds() + " s release of stuck "
+                            + "rows must end before " + SHUTDOWN_PHASE_TIMEOUT + " (" + phase + "), or the store "
+                            + "closes while stuck rows are being released: shorten the one or lengthen the other");
+        }
         return new DispatcherLifecycle(store, handler, properties.getDispatcher(), clock(clock),
                 observer.getIfAvailable(() -> DispatchObserver.NONE));
     }

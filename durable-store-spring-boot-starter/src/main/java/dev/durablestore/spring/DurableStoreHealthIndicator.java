@@ -23,7 +23,8 @@ public final class DurableStoreHealthIndicator extends AbstractReactiveHealthInd
 
     private final ReactiveStore store;
     private final String backend;
-    private volatile boolean running;
+    /** True from creation: the web server starts (and health is served) before this bean's phase. */
+    private volatile boolean running = true;
 
     /**
      * @param store the store to probe
@@ -39,7 +40,7 @@ public final class DurableStoreHealthIndicator extends AbstractReactiveHealthInd
     protected Mono<Health> doHealthCheck(Health.Builder builder) {
         builder.withDetail("backend", backend);
         if (!running) {
-            return Mono.just(builder.outOfService().withDetail("reason", "the application is shutting down").build());
+            return Mono.just(builder.outOfService().withDetail("reason", "the application is stopping").build());
         }
         return Mono.defer(() -> store.readHead(WorkflowId.nil()))
                 .timeout(PROBE_TIMEOUT)

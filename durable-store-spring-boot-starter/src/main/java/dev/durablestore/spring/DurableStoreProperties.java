@@ -51,6 +51,7 @@ public class DurableStoreProperties implements Validator {
         NORMAL
     }
 
+    /** Which storage engine backs the store; {@code auto} by default. */
     private Backend backend = Backend.AUTO;
     private final Sqlite sqlite = new Sqlite();
     private final R2dbc r2dbc = new R2dbc();
@@ -172,10 +173,15 @@ public class DurableStoreProperties implements Validator {
     /** The embedded SQLite store ({@code durablestore.sqlite.*}). */
     public static class Sqlite {
 
+        /** The database file, created when missing; {@code durable-store.db} by default. */
         private Path path = Path.of("durable-store.db");
+        /** When a commit is durable; {@code full} by default. */
         private Synchronous synchronous = Synchronous.FULL;
+        /** How long a connection waits for another process's lock; 10 s by default. */
         private Duration busyTimeout = Duration.ofSeconds(10);
+        /** The number of read-only connections, 1 to 64; 4 by default. */
         private int readerPoolSize = 4;
+        /** The most write commands committed in one group commit; 256 by default. */
         private int maxBatchCommands = 256;
 
         /** @return the database file */
@@ -232,8 +238,11 @@ public class DurableStoreProperties implements Validator {
     /** The R2DBC store ({@code durablestore.r2dbc.*}) over the application's {@code ConnectionFactory}. */
     public static class R2dbc {
 
+        /** Whether staging wakes claim streams on PostgreSQL; {@code true} by default. */
         private boolean notifications = true;
+        /** The {@code LISTEN/NOTIFY} channel, a lower-case identifier. */
         private String notifyChannel = "durable_store_outbox";
+        /** How long one database operation may take; 30 s by default. */
         private Duration operationTimeout = Duration.ofSeconds(30);
 
         /** @return whether staging wakes claim streams through {@code LISTEN/NOTIFY} */
@@ -270,9 +279,13 @@ public class DurableStoreProperties implements Validator {
     /** The lease reaper ({@code durablestore.reaper.*}): re-arms rows whose claim outlived its lease. */
     public static class Reaper {
 
+        /** Whether the lease reaper runs; {@code true} by default. */
         private boolean enabled = true;
+        /** How long a claim may go without a heartbeat before it is re-armed; 5 min by default. */
         private Duration lease = Duration.ofMinutes(5);
+        /** The time between sweeps; 30 s by default. */
         private Duration interval = Duration.ofSeconds(30);
+        /** The most rows re-armed per statement; 500 by default. */
         private int batchSize = 500;
 
         /** @return whether the reaper runs */
@@ -322,16 +335,30 @@ public class DurableStoreProperties implements Validator {
      */
     public static class Dispatcher {
 
+        /** Whether the dispatcher runs when the application has one handler bean; {@code true} by default. */
         private boolean enabled = true;
+        /** How many rows are handled at once; 16 by default. */
         private int concurrency = 16;
+        /** The most rows one claim takes; 64 by default. */
         private int maxBatch = 64;
+        /** How often an idle claim stream looks for rows; 1 s by default. */
         private Duration pollInterval = Duration.ofSeconds(1);
+        /** The namespace of the route claimed from; every route when unset. */
         private String namespace;
+        /** The task queue of the route claimed from; set with the namespace. */
         private String taskQueue;
+        /** The attempts a row gets before it is dead-lettered; 5 by default. */
         private int maxAttempts = 5;
+        /** The delay before the first retry, doubled for each next one; 1 s by default. */
         private Duration initialBackoff = Duration.ofSeconds(1);
+        /** The longest delay between retries; 5 min by default. */
         private Duration maxBackoff = Duration.ofMinutes(5);
-        private Duration drainTimeout = Duration.ofSeconds(30);
+        /**
+         * How long shutdown waits for handlers in flight before it cancels them and releases their rows
+         * to pending for another dispatcher; 20 s by default, and with the 5 s release it must end
+         * within {@code spring.lifecycle.timeout-per-shutdown-phase}.
+         */
+        private Duration drainTimeout = Duration.ofSeconds(20);
 
         /** @return whether the dispatcher runs when a handler exists */
         public boolean isEnabled() {
@@ -430,7 +457,8 @@ public class DurableStoreProperties implements Validator {
 
         /**
          * @param drainTimeout how long shutdown waits for handlers in flight before it cancels them
-         *     (their rows stay claimed until the lease reaper re-arms them); 30 s by default
+         *     and releases their rows to pending for another dispatcher; 20 s by default, and with the
+         *     5 s release it must end within {@code spring.lifecycle.timeout-per-shutdown-phase}
          */
         public void setDrainTimeout(Duration drainTimeout) {
             this.drainTimeout = drainTimeout;
@@ -440,7 +468,9 @@ public class DurableStoreProperties implements Validator {
     /** Micrometer metrics ({@code durablestore.metrics.*}), registered when Micrometer is present. */
     public static class Metrics {
 
+        /** Whether the store reports to the application's {@code MeterRegistry}; {@code true} by default. */
         private boolean enabled = true;
+        /** The {@code store} tag of every meter; {@code default} by default. */
         private String storeName = "default";
 
         /** @return whether the store reports to the application's {@code MeterRegistry} */
@@ -470,6 +500,10 @@ public class DurableStoreProperties implements Validator {
      */
     public static class Observations {
 
+        /**
+         * Whether the store reports observations to the application's {@code ObservationRegistry};
+         * {@code false} by default, when the store costs nothing.
+         */
         private boolean enabled;
 
         /** @return whether the store reports observations to the application's {@code ObservationRegistry} */

@@ -28,7 +28,9 @@ import reactor.core.publisher.Mono;
 public interface OutboxDispatchHandler {
 
     /**
-     * Runs the work a row stands for. Called on a Reactor thread: do not block.
+     * Runs the work a row stands for. Subscribed on Reactor's parallel scheduler, never on the
+     * store's own threads: do not block. Work that runs longer than the lease
+     * ({@code durablestore.reaper.lease}) is re-armed by the reaper and may run twice.
      *
      * @param row the claimed row
      * @return completes when the work is done, fails to have the row retried

@@ -118,6 +118,36 @@ class DurableStoreAutoConfigurationTest {
     }
 
     @Test
+    @DisplayName("given two connection factories and backend=auto, the failure says why r2dbc was chosen")
+    void twoFactoriesInAuto() {
+        runner().withBean("one", ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
+                .withBean("two", ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("'durablestore.backend': chose r2dbc")
+                            .hasMessageContaining("2 R2DBC ConnectionFactory beans");
+                });
+    }
+
+    @Test
+    @DisplayName("given a drain timeout that does not fit Spring's shutdown phase, start-up fails naming both")
+    void drainTimeoutMustFitTheShutdownPhase() {
+        runner().withBean(OutboxDispatchHandler.class, () -> row -> Mono.empty())
+                .withPropertyValues("durablestore.dispatcher.drain-timeout=30s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("durablestore.dispatcher.drain-timeout")
+                            .hasMessageContaining("spring.lifecycle.timeout-per-shutdown-phase");
+                });
+        runner().withBean(OutboxDispatchHandler.class, () -> row -> Mono.empty())
+                .withPropertyValues("durablestore.dispatcher.drain-timeout=30s",
+                        "spring.lifecycle.timeout-per-shutdown-phase=40s")
+                .run(context -> assertThat(context).hasNotFailed().hasBean("durableStoreDispatcher"));
+    }
+
+    @Test
     @DisplayName("given an unknown backend name, when the context starts, then it fails naming durablestore.backend")
     void unknownBackendFails() {
         runner().withPropertyValues("durablestore.backend=mongo").run(context -> {
@@ -158,7 +188,7 @@ class DurableStoreAutoConfigurationTest {
     }
 
     @Test
-    @DisplayName("given no Micrometer or no Actuator on the class path, then no metrics or no health bean")
+    @DisplayName("given no Micrometer or no Actuator on the class path, the store still starts, without metrics or health")
     void optionalLibrariesAbsent() {
         runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
                 .run(context -> {

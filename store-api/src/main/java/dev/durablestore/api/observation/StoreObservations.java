@@ -1,6 +1,7 @@
 package dev.durablestore.api.observation;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
@@ -10,7 +11,9 @@ import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.ReceiverContext;
 import java.util.Collection;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
@@ -33,12 +36,17 @@ import reactor.core.publisher.Mono;
  *       {@code retryAfter}, {@code fail}, {@code settleCancelled}, by key, keys or claimed row</td></tr>
  * </table>
  *
+ * <p>Span names are {@code <messaging.operation.name> <namespace>/<taskQueue>} (for example
+ * {@code complete orders/payments}), the operation alone when the operation is not on one route.
+ * Staging and steps are producer spans, dispatches consumer spans, claims and settles client spans.
+ *
  * <p>Low-cardinality key values (also metric tags): {@value #SYSTEM_KEY} = {@value #SYSTEM},
  * {@value #OPERATION_TYPE_KEY}, {@value #OPERATION_NAME_KEY} (the store method, e.g.
  * {@code complete}), {@value #DESTINATION_KEY} (the route {@code namespace/taskQueue}, {@code *}
  * for every route, {@code (mixed)} for rows of several routes). High-cardinality (spans only):
  * {@value #MESSAGE_ID_KEY} (the dispatch key, when one row), {@value #BATCH_COUNT_KEY} (rows
- * staged, claimed or settled), {@value #WORKFLOW_KEY}.
+ * staged, claimed or settled, when not one), {@value #WORKFLOW_KEY}. A destination is a route: where
+ * namespaces are created per tenant, metric tags grow with them.
  */
 public final class StoreObservations {
 
@@ -104,30 +112,37 @@ public final class StoreObservations {
      * @return {@code work}, observed
      */
     public static <T> Mono<T> dispatch(ObservationRegistry registry, OutboxRow row, Mono<T> work) {
+        InvalidArgumentException.requireNonNull(registry, "registry");
+        InvalidArgumentException.requireNonNull(row, "row");
+        InvalidArgumentException.requireNonNull(work, "work");
         if (registry.isNoop()) {
             return work;
         }
-        Map<String, String> fields = TraceCarrier.decode(row.traceContext());
-        return observe(registry, DISPATCH, "process " + destination(row.route()), () -> {
+        String destination = destination(row.route());
+        // detached: the parent is the context the row was staged with, not whatever runs the dispatcher
+        return observe(registry, DISPATCH, spanName("dispatch", destination), () -> {
             ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
-            context.setCarrier(fields);
+            context.setCarrier(TraceCarrier.decode(row.traceContext()));
             return context;
-        }, false, KeyValues.of(KeyValue.of(OPERATION_TYPE_KEY, "process"), KeyValue.of(OPERATION_NAME_KEY, "dispatch"),
-                KeyValue.of(DESTINATION_KEY, destination(row.route()))), KeyValues.of(
+        }, true, KeyValues.of(KeyValue.of(OPERATION_TYPE_KEY, "process"), KeyValue.of(OPERATION_NAME_KEY, "dispatch"),
+                KeyValue.of(DESTINATION_KEY, destination)), KeyValues.of(
                 KeyValue.of(MESSAGE_ID_KEY, row.dispatchKey()), KeyValue.of(WORKFLOW_KEY, row.workflowId().toString())),
-                observation -> work);
+                (observation, context) -> work);
     }
 
     /**
      * Runs {@code body} inside a started observation, the current one of the subscriber's Reactor
      * context (or thread) as its parent unless {@code detached}, and itself the current
-     * observation of everything {@code body} subscribes to.
+     * observation of everything {@code body} subscribes to. Every subscription gets its own
+     * context (from {@code context}) and observation, stopped exactly once: before the terminal
+     * signal goes downstream, or on cancel, whichever comes first.
      */
-    static <T> Mono<T> observe(ObservationRegistry registry, String name, String contextualName,
-            Supplier<? extends Observation.Context> context, boolean detached, KeyValues low, KeyValues high,
-            Function<Observation, Mono<T>> body) {
+    static <C extends Observation.Context, T> Mono<T> observe(ObservationRegistry registry, String name,
+            String contextualName, Supplier<C> context, boolean detached, KeyValues low, KeyValues high,
+            BiFunction<Observation, C, Mono<T>> body) {
         return Mono.deferContextual(view -> {
-            Observation observation = Observation.createNotStarted(name, context, registry)
+            C ctx = context.get();
+            Observation observation = Observation.createNotStarted(name, () -> ctx, registry)
                     .contextualName(contextualName)
                     .lowCardinalityKeyValue(SYSTEM_KEY, SYSTEM)
                     .lowCardinalityKeyValues(low)
@@ -137,19 +152,41 @@ public final class StoreObservations {
                 observation.parentObservation(parent != null ? parent : registry.getCurrentObservation());
             }
             observation.start();
+            AtomicBoolean stopped = new AtomicBoolean();
+            Runnable stop = () -> {
+                if (stopped.compareAndSet(false, true)) {
+                    observation.stop();
+                }
+            };
             Mono<T> run;
             try {
-                run = body.apply(observation);
+                run = Objects.requireNonNull(body.apply(observation, ctx), "the observed work");
             } catch (RuntimeException e) {
                 run = Mono.error(e);
             }
             // stopped before the terminal signal goes downstream (not in doFinally, which runs after
             // it): a caller that blocks or chains on the result finds the observation complete
             return run.doOnError(observation::error)
-                    .doOnTerminate(observation::stop)
-                    .doOnCancel(observation::stop)
+                    .doOnTerminate(stop)
+                    .doOnCancel(() -> {
+                        if (!stopped.get()) {
+                            observation.event(Observation.Event.of("cancel"));
+                        }
+                        stop.run();
+                    })
                     .contextWrite(c -> c.put(OBSERVATION_KEY, observation));
         });
+    }
+
+    /** @return {@code operation destination}, or the operation alone when the destination is not one route */
+    static String spanName(String operation, String destination) {
+        return ANY_ROUTE.equals(destination) || MIXED_ROUTES.equals(destination) ? operation
+                : operation + " " + destination;
+    }
+
+    /** @return the high-cardinality batch size, set only for operations on other than one message */
+    static KeyValues batchCount(int count) {
+        return count == 1 ? KeyValues.empty() : KeyValues.of(BATCH_COUNT_KEY, Integer.toString(count));
     }
 
     /** @return the destination of a route: {@code namespace/taskQueue}, or {@code *} for none */

@@ -2,13 +2,17 @@ package dev.durablestore.api.observation;
 
 import dev.durablestore.api.OutboxRow;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * The text form of a row's trace context (O59): the propagation fields a tracer injected when the
- * row was staged, one {@code name=value} per line, names in the order they were injected. A field
- * whose name or value holds a line break, or whose name holds {@code =}, cannot be stored and is
- * left out; so is everything past {@link OutboxRow#MAX_TRACE_CONTEXT} characters.
+ * row was staged, one {@code name=value} per line, names in the order they were injected. Only
+ * trace propagation fields are kept (W3C {@code traceparent} and {@code tracestate}, B3's
+ * {@code b3} and {@code X-B3-*}): baggage and other remote fields may carry personal or
+ * caller-controlled data and are not stored. A field whose name or value holds a line break, or
+ * whose name holds {@code =}, cannot be stored and is left out; so is everything past
+ * {@link OutboxRow#MAX_TRACE_CONTEXT} characters.
  */
 final class TraceCarrier {
 
@@ -24,8 +28,7 @@ final class TraceCarrier {
         for (Map.Entry<String, String> field : fields.entrySet()) {
             String name = field.getKey();
             String value = field.getValue();
-            if (name == null || value == null || name.isEmpty() || name.indexOf('=') >= 0 || breaks(name)
-                    || breaks(value)) {
+            if (name == null || value == null || !traceField(name) || breaks(value)) {
                 continue;
             }
             int length = text.length() + (text.length() == 0 ? 0 : 1) + name.length() + 1 + value.length();
@@ -56,6 +59,12 @@ final class TraceCarrier {
             }
         }
         return fields;
+    }
+
+    /** @return true for a field of the trace context itself (not baggage) */
+    static boolean traceField(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return n.equals("traceparent") || n.equals("tracestate") || n.equals("b3") || n.startsWith("x-b3-");
     }
 
     private static boolean breaks(String s) {

@@ -70,7 +70,7 @@ class ObservedStoreTest {
 
         TestObservationRegistryAssert.assertThat(registry)
                 .hasObservationWithNameEqualTo(StoreObservations.STAGE).that()
-                .hasContextualNameEqualTo("create orders/payments")
+                .hasContextualNameEqualTo("appendOutboxBatch orders/payments")
                 .hasLowCardinalityKeyValue(StoreObservations.SYSTEM_KEY, StoreObservations.SYSTEM)
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "create")
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_NAME_KEY, "appendOutboxBatch")
@@ -79,7 +79,7 @@ class ObservedStoreTest {
                 .hasBeenStopped();
         TestObservationRegistryAssert.assertThat(registry)
                 .hasObservationWithNameEqualTo(StoreObservations.CLAIM).that()
-                .hasContextualNameEqualTo("receive *")
+                .hasContextualNameEqualTo("claim")
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "receive")
                 .hasHighCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY, "2")
                 .hasBeenStopped();

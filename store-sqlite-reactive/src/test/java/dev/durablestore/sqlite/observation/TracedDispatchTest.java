@@ -6,6 +6,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.observation.ObservedStore;
 import dev.durablestore.api.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
@@ -20,6 +21,7 @@ import io.micrometer.tracing.otel.bridge.OtelBaggageManager;
 import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
 import io.micrometer.tracing.otel.bridge.OtelPropagator;
 import io.micrometer.tracing.otel.bridge.OtelTracer;
+import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
@@ -128,13 +130,13 @@ class TracedDispatchTest {
         // then staging is a child of the request, and the dispatch a child of the staging span
         Map<String, SpanData> byName = spans.getFinishedSpanItems().stream()
                 .collect(Collectors.toMap(SpanData::getName, Function.identity(), (a, b) -> a));
-        assertThat(byName).containsKeys("http.request", "create orders/payments", "receive *", "poller",
-                "process orders/payments", "settle orders/payments");
+        assertThat(byName).containsKeys("http.request", "appendOutboxBatch orders/payments", "claim", "poller",
+                "dispatch orders/payments", "complete orders/payments");
         SpanData http = byName.get("http.request");
-        SpanData create = byName.get("create orders/payments");
-        SpanData process = byName.get("process orders/payments");
-        SpanData settle = byName.get("settle orders/payments");
-        SpanData receive = byName.get("receive *");
+        SpanData create = byName.get("appendOutboxBatch orders/payments");
+        SpanData process = byName.get("dispatch orders/payments");
+        SpanData settle = byName.get("complete orders/payments");
+        SpanData receive = byName.get("claim");
 
         assertThat(claimed.traceContext()).contains("traceparent=00-" + create.getTraceId() + "-" + create.getSpanId());
         assertThat(create.getTraceId()).isEqualTo(http.getTraceId());
@@ -144,8 +146,37 @@ class TracedDispatchTest {
         assertThat(settle.getParentSpanId()).isEqualTo(process.getSpanId());
         assertThat(handlerSpan.get()).isEqualTo(process.getSpanId());
         assertThat(receive.getTraceId()).isEqualTo(byName.get("poller").getTraceId()).isNotEqualTo(http.getTraceId());
+        assertThat(List.of(create.getKind(), receive.getKind(), process.getKind(), settle.getKind()))
+                .containsExactly(SpanKind.PRODUCER, SpanKind.CLIENT, SpanKind.CONSUMER, SpanKind.CLIENT);
         assertThat(create.getAttributes().asMap().toString()).contains("messaging.operation.type=create",
                 "messaging.system=durable_store", "messaging.destination.name=orders/payments");
+    }
+
+    @Test
+    @DisplayName("given a step that stages a row inside a trace, the row carries the step span's context")
+    void aStepStagesItsRowsInItsOwnSpan() {
+        WorkflowId w = WorkflowId.random();
+        OutboxRow first = OutboxRow.pending(w, 0, "charge", Payload.json("{}"), Instant.EPOCH);
+        sqlite.appendOutboxBatch(List.of(first)).block();
+        OutboxRow claimed = sqlite.claim(1).block().get(0);
+        OutboxRow next = OutboxRow.pending(w, 1, "ship", Payload.json("{}"), Instant.EPOCH);
+
+        Observation request = Observation.start("http.request", registry);
+        store.commitStep(WorkflowStep.builder(w, 0).stage(next).complete(claimed).build())
+                .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, request))
+                .block();
+        request.stop();
+
+        SpanData step = spans.getFinishedSpanItems().stream().filter(span -> span.getName().startsWith("commitStep"))
+                .findFirst().orElseThrow();
+        assertThat(step.getParentSpanId()).isEqualTo(byName().get("http.request").getSpanId());
+        assertThat(sqlite.claim(1).block().get(0).traceContext())
+                .startsWith("traceparent=00-" + step.getTraceId() + "-" + step.getSpanId() + "-");
+    }
+
+    private Map<String, SpanData> byName() {
+        return spans.getFinishedSpanItems().stream()
+                .collect(Collectors.toMap(SpanData::getName, Function.identity(), (a, b) -> a));
     }
 
     /** The Reactor context key under which Spring and Reactor keep the current observation. */
