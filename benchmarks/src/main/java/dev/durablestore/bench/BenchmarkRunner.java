@@ -7,6 +7,7 @@ import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
 import dev.durablestore.bench.workload.OutboxRoundTrip;
 import dev.durablestore.bench.workload.RangeRead;
+import dev.durablestore.bench.workload.StagingVsDbScheduler;
 import dev.durablestore.bench.workload.StepThroughput;
 import dev.durablestore.bench.workload.WakeLatency;
 import java.io.IOException;
@@ -57,7 +58,8 @@ public final class BenchmarkRunner {
      */
     static List<Workload> workloads() {
         return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
-                new RangeRead(), new ClaimStreamMemory(), new StepThroughput(), new PostgresComparison());
+                new RangeRead(), new ClaimStreamMemory(), new StepThroughput(),
+                new StagingVsDbScheduler(), new PostgresComparison());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {
