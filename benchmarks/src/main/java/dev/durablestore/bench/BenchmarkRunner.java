@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6, P8, P9, PG) against a raw-JDBC baseline run in
- * the same process, prints a table and one {@code RESULT} line per target, and writes
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, PG) against a baseline
+ * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
  */

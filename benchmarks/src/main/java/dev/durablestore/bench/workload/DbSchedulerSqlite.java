@@ -226,7 +226,8 @@ final class DbSchedulerSqlite {
         sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
         sqlite.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
         sqlite.setBusyTimeout(10_000);
-        sqlite.setPragma(SQLiteConfig.Pragma.WAL_AUTOCHECKPOINT, Integer.toString(RawDb.Settings.STORE.checkpointPages()));
+        sqlite.setPragma(SQLiteConfig.Pragma.WAL_AUTOCHECKPOINT,
+                Integer.toString(RawDb.Settings.STORE.checkpointPages()));
         sqlite.setCacheSize(-RawDb.Settings.STORE.cacheKib());
         sqlite.setTempStore(SQLiteConfig.TempStore.MEMORY);
         SQLiteDataSource source = new SQLiteDataSource(sqlite);
