@@ -51,8 +51,8 @@ public final class StepThroughput implements Workload {
             "steps/s", "raw, claim 64 + one step transaction", Comparison.AT_LEAST, 0.8);
     static final Target CHAIN_VS_RAW = Target.ratio("P8-fanout5-vs-raw",
             "workflow steps/s, FULL, 5-activity fan-out (each step stages the next activity, the 5th completes "
-                    + "the workflow): store vs the same raw JDBC loop", "steps/s", "raw, claim 64 + one step transaction",
-            Comparison.AT_LEAST, 0.8);
+                    + "the workflow): store vs the same raw JDBC loop", "steps/s",
+            "raw, claim 64 + one step transaction", Comparison.AT_LEAST, 0.8);
 
     private final RawStepLoop raw = new RawStepLoop(new RawRows(EventCodec.create()));
 
