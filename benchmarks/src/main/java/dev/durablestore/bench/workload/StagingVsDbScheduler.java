@@ -115,8 +115,8 @@ public final class StagingVsDbScheduler implements Workload {
             ctx.log(String.format("P9   staging: db-scheduler %.0f rows/s (%.0f/s with ids i1…iN), store "
                     + "appendOutboxBatch %.0f/s (%.2f×), appendWithOutbox %.0f/s (%.2f×; %.1f appends per commit, "
                     + "%.0f µs per transaction, writer busy %.0f%%), raw in its shape %.0f/s, raw row inserts of "
-                    + "5,000 per transaction %.0f/s (as one JDBC batch %.0f/s); drain: db-scheduler %.0f executions/s, store %.0f "
-                    + "rows/s (after appendWithOutbox), %.0f rows/s (after appendOutboxBatch)",
+                    + "5,000 per transaction %.0f/s (as one JDBC batch %.0f/s); drain: db-scheduler %.0f "
+                    + "executions/s, store %.0f rows/s (after appendWithOutbox), %.0f rows/s (after appendOutboxBatch)",
                     peer[0], peer[2], batch[0], batch[0] / peer[0], fanOut[0], fanOut[0] / peer[0], fanOut[2],
                     fanOut[3], fanOut[4] * 100, shaped, rawRows, rawJdbcBatch, peer[1], fanOut[1], batch[1]));
             perCommit.add(fanOut[2]);
