@@ -78,6 +78,8 @@ public final class StepThroughput implements Workload {
         List<Double> stepsPerCommit = new ArrayList<>();
         List<Double> busy = new ArrayList<>();
         List<Double> chainPerCommit = new ArrayList<>();
+        List<Double> stepsPerTransaction = new ArrayList<>();
+        List<Double> txnMicros = new ArrayList<>();
 
         ctx.log("P8 warm-up");
         storeSteps(ctx, Math.max(2_000, single / 5), 1, new CommitCounter());
@@ -101,6 +103,8 @@ public final class StepThroughput implements Workload {
             double writerBusy = commits.writerBusy((long) (single / store1 * 1e9));
             double perClaim = commits.rowsPerClaim();
             double perCommit = commits.commandsPerCommit();
+            stepsPerTransaction.add((double) single / commits.batches());
+            txnMicros.add(commits.microsPerTransaction());
             CommitCounter chainCommits = new CommitCounter();
             double store5;
             double raw5;
@@ -154,6 +158,10 @@ public final class StepThroughput implements Workload {
                 .figure("store: rows per claim during the steps, 1 activity", stepsPerClaim, "")
                 .figure("store: commands per group commit during the steps, 1 activity (claims and steps)",
                         stepsPerCommit, "")
+                .figure("store: steps per transaction, 1 activity (steps ÷ group commits, claims included; the raw "
+                        + "loop: " + CONCURRENCY / 2 + ", " + CONCURRENCY + " steps per claim and step transaction)",
+                        stepsPerTransaction, "")
+                .figure("store: mean BEGIN…COMMIT time per group commit during the steps, 1 activity", txnMicros, "µs")
                 .figure("store: writer busy inside transactions during the steps, 1 activity (share of wall time)",
                         busy, "")
                 .figure("store: commands per group commit during the steps, " + CHAIN + " activities",
