@@ -7,6 +7,8 @@ import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
 import dev.durablestore.bench.workload.OutboxRoundTrip;
 import dev.durablestore.bench.workload.RangeRead;
+import dev.durablestore.bench.workload.StagingVsDbScheduler;
+import dev.durablestore.bench.workload.StepThroughput;
 import dev.durablestore.bench.workload.WakeLatency;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6) against a raw-JDBC baseline run in
- * the same process, prints a table and one {@code RESULT} line per target, and writes
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, PG) against a baseline
+ * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
  */
@@ -56,7 +58,8 @@ public final class BenchmarkRunner {
      */
     static List<Workload> workloads() {
         return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
-                new RangeRead(), new ClaimStreamMemory(), new PostgresComparison());
+                new RangeRead(), new ClaimStreamMemory(), new StepThroughput(),
+                new StagingVsDbScheduler(), new PostgresComparison());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {

@@ -7,10 +7,12 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.event.ActivityCompleted;
 import dev.durablestore.api.event.ActivityScheduled;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
+import dev.durablestore.api.event.WorkflowCompleted;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
@@ -29,6 +31,7 @@ public final class Fixtures {
     public static final String ACTIVITY = "bench-activity";
 
     private static final Payload START_INPUT = Payload.json("{\"order\":42,\"customer\":\"c-1001\"}");
+    private static final Payload RESULT = Payload.json("{\"ok\":true,\"id\":\"r-7\"}");
     private static final PackageVersion VERSION = new PackageVersion("v1");
 
     private Fixtures() {}
@@ -88,6 +91,39 @@ public final class Fixtures {
     public static Event scheduled(WorkflowId workflow, long seq, Instant now) {
         return new ActivityScheduled(new EventEnvelope(seq, now, workflow), new ActivityId(seq), ACTIVITY,
                 input(seq), "default", null);
+    }
+
+    /**
+     * @param workflow the workflow
+     * @param seq the event's position
+     * @param activity the activity's position in the workflow (1, 2, …): its id, and its row's ordinal
+     * @param now the record time
+     * @return the {@code ActivityScheduled} event of that activity
+     */
+    public static Event activityScheduled(WorkflowId workflow, long seq, long activity, Instant now) {
+        return new ActivityScheduled(new EventEnvelope(seq, now, workflow), new ActivityId(activity), ACTIVITY,
+                input(activity), "default", null);
+    }
+
+    /**
+     * @param workflow the workflow
+     * @param seq the event's position
+     * @param activity the activity's position in the workflow
+     * @param now the record time
+     * @return an {@code ActivityCompleted} event of that activity (its outcome, first attempt)
+     */
+    public static Event activityCompleted(WorkflowId workflow, long seq, long activity, Instant now) {
+        return new ActivityCompleted(new EventEnvelope(seq, now, workflow), new ActivityId(activity), RESULT, 1);
+    }
+
+    /**
+     * @param workflow the workflow
+     * @param seq the event's position
+     * @param now the record time
+     * @return its last event: a {@code WorkflowCompleted}
+     */
+    public static Event workflowCompleted(WorkflowId workflow, long seq, Instant now) {
+        return new WorkflowCompleted(new EventEnvelope(seq, now, workflow), RESULT);
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.durablestore.bench;
 
 import java.util.List;
 
-/** One group of targets (P1…P6): measures the store and its baseline over every run. */
+/** One group of targets (P1…P9, PG): measures the store and its baseline over every run. */
 public interface Workload {
 
     /** @return the target group id, e.g. {@code P1} */

@@ -42,10 +42,26 @@ public final class RawOutboxLoop {
      * @throws SQLException on failure
      */
     public void stage(RawDb db, List<WorkflowId> workflows, int fanOut, Instant now) throws SQLException {
+        stage(db, workflows, fanOut, now, 1000);
+    }
+
+    /**
+     * Stages as {@link #stage(RawDb, List, int, Instant)} does, {@code perTransaction} workflows per
+     * transaction.
+     *
+     * @param db a connection to a file with the schema
+     * @param workflows the workflows
+     * @param fanOut rows per workflow
+     * @param now the record and visibility time
+     * @param perTransaction workflows per transaction
+     * @throws SQLException on failure
+     */
+    public void stage(RawDb db, List<WorkflowId> workflows, int fanOut, Instant now, int perTransaction)
+            throws SQLException {
         try (PreparedStatement event = db.connection().prepareStatement(RawSql.INSERT_EVENT);
                 PreparedStatement row = db.connection().prepareStatement(RawSql.INSERT_OR_IGNORE_ROW)) {
             for (int i = 0; i < workflows.size(); i++) {
-                if (i % 1000 == 0) {
+                if (i % perTransaction == 0) {
                     db.begin();
                 }
                 WorkflowId w = workflows.get(i);
@@ -56,10 +72,47 @@ public final class RawOutboxLoop {
                     rows.bindRow(row, r, 0L);
                     row.executeUpdate();
                 }
-                if ((i + 1) % 1000 == 0 || i == workflows.size() - 1) {
+                if ((i + 1) % perTransaction == 0 || i == workflows.size() - 1) {
                     db.commit();
                 }
             }
+        }
+    }
+
+    /**
+     * Inserts rows with the store's row insert ({@link RawSql#INSERT_OR_IGNORE_ROW}),
+     * {@code perTransaction} per transaction: one {@code executeUpdate} per row, or the rows of a
+     * transaction as one JDBC batch ({@code addBatch}, then {@code executeBatch}).
+     *
+     * @param db a connection to a file with the schema
+     * @param staged the rows, built beforehand
+     * @param perTransaction rows per transaction
+     * @param jdbcBatch whether each transaction's rows go as one JDBC batch
+     * @return elapsed nanoseconds
+     * @throws SQLException on failure
+     */
+    public long insertRows(RawDb db, List<OutboxRow> staged, int perTransaction, boolean jdbcBatch)
+            throws SQLException {
+        try (PreparedStatement row = db.connection().prepareStatement(RawSql.INSERT_OR_IGNORE_ROW)) {
+            long began = System.nanoTime();
+            for (int i = 0; i < staged.size(); i++) {
+                if (i % perTransaction == 0) {
+                    db.begin();
+                }
+                rows.bindRow(row, staged.get(i), 0L);
+                if (jdbcBatch) {
+                    row.addBatch();
+                } else {
+                    row.executeUpdate();
+                }
+                if ((i + 1) % perTransaction == 0 || i == staged.size() - 1) {
+                    if (jdbcBatch) {
+                        row.executeBatch();
+                    }
+                    db.commit();
+                }
+            }
+            return System.nanoTime() - began;
         }
     }
 

@@ -99,6 +99,25 @@ public final class RawSchema {
         execute(c, INDEXES);
     }
 
+    /**
+     * Adds the outbox's {@code claim_token} column (W5), which the store adds last by migration and
+     * the fenced loops need, unless the table has it already.
+     *
+     * @param c a connection
+     * @throws SQLException on failure
+     */
+    public static void addClaimToken(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            try (java.sql.ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('outbox') "
+                    + "WHERE name = 'claim_token'")) {
+                if (rs.next()) {
+                    return;
+                }
+            }
+            s.execute("ALTER TABLE outbox ADD COLUMN claim_token INTEGER");
+        }
+    }
+
     private static void execute(Connection c, List<String> statements) throws SQLException {
         try (Statement s = c.createStatement()) {
             for (String sql : statements) {

@@ -45,5 +45,18 @@ public final class RawSql {
     public static final String COMPLETE_MANY = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
             + "WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND status IN ('pending', 'claimed')";
 
+    /**
+     * The store's batch claim as it is now, writing a claim token (W5) and returning it last:
+     * claimed_at, token, now, limit.
+     */
+    public static final String CLAIM_BATCH_FENCED = "UPDATE outbox SET status = 'claimed', claimed_at = ?, "
+            + "claim_token = ? WHERE dispatch_key IN (SELECT dispatch_key FROM outbox WHERE status = 'pending' "
+            + "AND visible_after <= ? ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + COLUMNS
+            + ", claim_token";
+
+    /** The store's fenced settle (W6, {@code FencedSettles}): status, settled_at, key, claim token. */
+    public static final String SETTLE_FENCED = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ? "
+            + "WHERE dispatch_key = ? AND status = 'claimed' AND claim_token = ?";
+
     private RawSql() {}
 }
