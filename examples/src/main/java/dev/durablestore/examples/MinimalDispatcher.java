@@ -17,6 +17,13 @@ import reactor.core.publisher.Mono;
  * whose activities are staged as outbox rows, claim them with backpressure, run each, settle it
  * ({@code complete}, or {@code retry} with exponential backoff), keep a lease reaper beside it,
  * and stop cleanly. Run it with {@code ./examples/run.sh MinimalDispatcher [database-file]}.
+ *
+ * <p>The settles are fenced: {@code complete(row)} and {@code retry(row, …)} take the row as its
+ * claim returned it and change it only while that claim is current. If the lease reaper re-armed
+ * the row meanwhile (this dispatcher looked dead) and another claim took it, they fail with
+ * {@link StaleClaimException} and change nothing: the row is its new owner's, so it is dropped
+ * here. To record an activity's outcome in the history and settle its row in one transaction, use
+ * {@link ReactiveStore#commitStep} (the demo's {@code Dispatcher} does, one step per claimed row).
  */
 public final class MinimalDispatcher {
 
@@ -49,9 +56,11 @@ public final class MinimalDispatcher {
             try {
                 store.claimStream(ClaimStreamOptions.defaults().maxBatch(4))
                         .flatMap(row -> greet(row)
-                                .then(store.complete(row.dispatchKey())).thenReturn(true)
-                                .onErrorResume(e -> store.retry(row.dispatchKey(), row.attempt() + 1, // backoff
+                                .then(store.complete(row)).thenReturn(true) // fenced by the row's claim
+                                .onErrorResume(StaleClaimException.class, e -> Mono.just(false)) // not ours now
+                                .onErrorResume(e -> store.retry(row, row.attempt() + 1, // backoff
                                         Instant.now().plusMillis(100L << Math.min(row.attempt(), 10)))
+                                        .onErrorResume(StaleClaimException.class, stale -> Mono.empty())
                                         .thenReturn(false)), 4)
                         .filter(completed -> completed)
                         .take(activities)

@@ -75,8 +75,7 @@ public final class DemoRun {
                     Duration.ofSeconds(1));
             progress.start();
             long dispatchStart = System.nanoTime();
-            Dispatcher dispatcher = new Dispatcher(store, new HistoryRecorder(store, stats), FaultPlan.of(options),
-                    stats, options);
+            Dispatcher dispatcher = new Dispatcher(store, FaultPlan.of(options), stats, options);
             Disposable dispatching = dispatcher.start();
             boolean drained;
             Workload.StageResult staged;

@@ -28,6 +28,7 @@ public final class DemoStats {
     private final LongAdder workflowsFailed = new LongAdder();
     private final LongAdder conflicts = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final LongAdder stale = new LongAdder();
     private final AtomicLong reaped = new AtomicLong();
     private final AtomicLong inHand = new AtomicLong();
     private final Samples stageToClaim = new Samples();
@@ -79,6 +80,10 @@ public final class DemoStats {
 
     void onError() {
         errors.increment();
+    }
+
+    void onStale() {
+        stale.increment();
     }
 
     void onReaped(int rows) {
@@ -161,7 +166,7 @@ public final class DemoStats {
         return workflowsFailed.sum();
     }
 
-    /** @return history appends that met a sequence conflict and were redone */
+    /** @return steps that met a sequence conflict and were planned and committed again */
     public long conflicts() {
         return conflicts.sum();
     }
@@ -169,6 +174,11 @@ public final class DemoStats {
     /** @return unexpected errors while handling a row (the row was retried) */
     public long errors() {
         return errors.sum();
+    }
+
+    /** @return deliveries whose claim was taken over before their step committed (dropped, nothing written) */
+    public long stale() {
+        return stale.sum();
     }
 
     /** @return rows re-armed by the lease reaper (and the start-up sweep) */

@@ -15,7 +15,7 @@ import java.util.Set;
  * What the dispatcher needs to know of one workflow's history: its head, the activities it
  * scheduled, which completed, which were dead-lettered, which failed attempts are recorded, and
  * whether the workflow has ended. Built from the stored events and kept current as events are
- * appended. Not thread-safe: one {@link HistoryRecorder} mailbox owns it at a time.
+ * appended. Not thread-safe: the step in flight of one {@link WorkflowSteps} lane owns it.
  */
 final class HistoryState {
 

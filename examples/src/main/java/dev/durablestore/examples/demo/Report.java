@@ -54,11 +54,11 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
                 perSecond, stats.settled(), dispatchSeconds,
                 dispatchSeconds > 0 ? stats.deliveries() / dispatchSeconds : 0));
         line(out, "deliveries", f("%,d: %,d completed, %,d retried, %,d dead-lettered, %,d redelivered "
-                        + "(outcome already in history), %,d errors",
+                        + "(outcome already in history), %,d stale claims dropped, %,d errors",
                 stats.deliveries(), stats.completed(), stats.retried(), stats.deadLettered(), stats.redelivered(),
-                stats.errors()));
+                stats.stale(), stats.errors()));
         line(out, "history", f("%,d events; %,d workflows ended by this run (%,d completed, %,d failed); "
-                        + "%,d append conflicts redone",
+                        + "%,d step conflicts redone",
                 verification.events(), stats.workflowsCompleted() + stats.workflowsFailed(),
                 stats.workflowsCompleted(), stats.workflowsFailed(), stats.conflicts()));
         line(out, "lease reaper", f("%,d rows re-armed while running", stats.reaped()));
@@ -67,7 +67,7 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         latency(out, "stage -> claim", stats.stageToClaimMicros());
         latency(out, "claim -> complete", stats.claimToCompleteMicros());
         out.println("  (stage -> claim: first delivery of each row staged by this run, including the wait while");
-        out.println("   staging outpaces dispatch; claim -> complete: work, history append and row completion)");
+        out.println("   staging outpaces dispatch; claim -> complete: work and the step recording the outcome and settling the row)");
         out.println();
         StringBuilder rows = new StringBuilder();
         for (OutboxStatus s : OutboxStatus.values()) {
