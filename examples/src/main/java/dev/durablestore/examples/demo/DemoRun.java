@@ -86,7 +86,9 @@ public final class DemoRun {
                         .block();
                 stagedAt = System.nanoTime();
                 drained = awaitDrained(store, stats, dispatcher);
-                drainedAt = System.nanoTime();
+                // the drain is seen by polling; it happened when the last row was settled
+                long lastSettled = stats.lastSettledNanos();
+                drainedAt = drained && lastSettled != 0 ? Math.max(stagedAt, lastSettled) : System.nanoTime();
             } finally {
                 dispatching.dispose();
                 reaper.dispose();

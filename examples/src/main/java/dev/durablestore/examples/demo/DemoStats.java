@@ -31,6 +31,7 @@ public final class DemoStats {
     private final LongAdder stale = new LongAdder();
     private final AtomicLong reaped = new AtomicLong();
     private final AtomicLong inHand = new AtomicLong();
+    private final AtomicLong lastSettledNanos = new AtomicLong();
     private final Samples stageToClaim = new Samples();
     private final Set<WorkflowId> stagedHere = ConcurrentHashMap.newKeySet();
     private final Samples claimToComplete = new Samples();
@@ -56,6 +57,11 @@ public final class DemoStats {
 
     void onCompleted() {
         completed.increment();
+    }
+
+    void onSettled() {
+        long now = System.nanoTime();
+        lastSettledNanos.accumulateAndGet(now, (a, b) -> a == 0 ? b : Math.max(a, b));
     }
 
     void onRetried() {
@@ -124,6 +130,14 @@ public final class DemoStats {
     /** @return rows handed to the dispatcher (retries and redeliveries included) */
     public long deliveries() {
         return deliveries.sum();
+    }
+
+    /**
+     * @return the {@link System#nanoTime()} at which the last row this run settled (done or failed)
+     *     was reported settled, or 0 when none was
+     */
+    public long lastSettledNanos() {
+        return lastSettledNanos.get();
     }
 
     /** @return rows the dispatcher holds right now */

@@ -5,6 +5,7 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StaleClaimException;
+import dev.durablestore.api.WorkflowStep.Settlement;
 import dev.durablestore.examples.demo.WorkflowSteps.Settled;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,6 +122,9 @@ public final class Dispatcher {
                 case RETRY -> stats.onRetried();
                 default -> stats.onDeadLettered();
             }
+        }
+        if (settled.settlement() != Settlement.RETRY) {
+            stats.onSettled();
         }
         if (settled.ended() != WorkflowSteps.Ended.NO) {
             stats.onWorkflowEnded(settled.ended() == WorkflowSteps.Ended.FAILED);

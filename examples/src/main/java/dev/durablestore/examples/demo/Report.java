@@ -15,7 +15,7 @@ import java.util.Locale;
  * @param staged what staging did
  * @param rearmedAtStart rows a previous run left claimed, re-armed before dispatching
  * @param stagingSeconds time to stage
- * @param dispatchSeconds time from the dispatcher's start until every row was settled
+ * @param dispatchSeconds time from the dispatcher's start until the last row was settled
  * @param totalSeconds wall time of the whole run, verification included
  * @param drained false when the run stopped before every row was settled (stall or stream failure)
  * @param verification the verdict
@@ -47,7 +47,7 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         if (rearmedAtStart > 0) {
             line(out, "resumed", f("%,d rows left claimed by an earlier run were re-armed", rearmedAtStart));
         }
-        line(out, "wall time", f("%.2f s total: staging %.2f s, dispatch until drained %.2f s",
+        line(out, "wall time", f("%.2f s total: staging %.2f s, dispatch until the last row settled %.2f s",
                 totalSeconds, stagingSeconds, dispatchSeconds));
         double perSecond = dispatchSeconds > 0 ? stats.settled() / dispatchSeconds : 0;
         line(out, "throughput", f("%,.0f rows/s settled (%,d rows in %.2f s; %,.0f deliveries/s incl. retries)",

@@ -36,23 +36,29 @@ import reactor.core.publisher.MonoSink;
  * One transaction: there is no moment at which the history holds an outcome whose row is still
  * claimed, or a settled row whose outcome is missing.
  *
- * <p><b>One step at a time per workflow.</b> A step names the head it extends and fails with
+ * <p><b>The steps of one workflow, in order.</b> A step names the head it extends and fails with
  * {@link SequenceConflictException} when the head moved (W3). The activities of one workflow are
- * staged together, claimed together and finish at about the same time, so steps built for them
- * independently would meet at one head: one commits, the others re-read the head and try again,
- * and k outcomes cost up to k(k+1)/2 steps. So each workflow has a <em>lane</em>: while a step of
- * the workflow is in flight, its later outcomes wait, and then go together as the next step (a step
- * may settle several rows of its workflow, W8). Two steps per burst instead of k(k+1)/2. The lane
- * keeps the workflow's {@link HistoryState}, read from the history once, so a step needs no read;
- * it is forgotten when the lane is idle and the workflow has ended. The lane's state is guarded by
- * the lane map itself: every change happens inside {@link ConcurrentHashMap#compute} on the
- * workflow's key, and a lane with a step in flight is never removed.
+ * staged together, claimed together and finish at about the same time; steps built for them
+ * independently from the stored head would meet at one head: one commits, the others re-read the
+ * head and try again, and k outcomes cost up to k(k+1)/2 steps. Waiting for each step to commit
+ * before planning the next would cost a commit per outcome. So each workflow has a <em>lane</em>
+ * that keeps the workflow's {@link HistoryState} as it will be once its steps in flight have
+ * committed (read from the history once), plans each arriving outcome against it and submits the
+ * step at once, at the head the steps before it will leave. The store runs commands in the order
+ * they were submitted, so the steps of one workflow commit in order, often in one transaction.
+ * Outcomes that arrive while the history is being read go together in one step (a step may
+ * settle several rows of its workflow, W8). A lane's state changes only under its monitor, and
+ * its steps are submitted under it, in the order they were planned; a lane is forgotten when
+ * nothing of it waits or is in flight and its workflow has ended.
  *
- * <p><b>When a step fails.</b> {@link SequenceConflictException} (another writer moved the head):
- * re-read the history and plan the outcomes again. {@link StaleClaimException} (the lease reaper
- * re-armed a row, so another claim owns it now): nothing was written; that outcome is dropped,
- * failing its caller with the exception, and the rest are committed without it. Any other error
- * fails every outcome of the step; the dispatcher returns their rows to pending.
+ * <p><b>When a step fails</b> it writes nothing, so the lane's predicted state is wrong and the
+ * steps planned after it fail their guard too if it had events: the lane plans nothing more until every step in
+ * flight is answered, then reads the history again and plans what is left.
+ * {@link SequenceConflictException} (a step before failed, or another writer moved the head): the
+ * outcomes are planned again. {@link StaleClaimException} (the lease reaper re-armed a row and
+ * another claim owns it now): that outcome is dropped, failing its caller with the exception, and
+ * the others of its step are planned again without it. Any other error fails the outcomes of the
+ * step; the dispatcher returns their rows to pending.
  *
  * <p><b>Redelivery.</b> Planning consults the history, so a row delivered again whose outcome the
  * history already holds (an activity already completed or dead-lettered, a failed attempt already
@@ -60,7 +66,8 @@ import reactor.core.publisher.MonoSink;
  * A store written by this class never needs it (the step settles the row with its outcome), but a
  * file written by a dispatcher that recorded outcomes and settled rows separately may.
  *
- * <p>Nothing here blocks; everything is driven by store signals.
+ * <p>Nothing here blocks: a lane's monitor is held only to plan a step and hand it to the store,
+ * and everything else is driven by store signals.
  */
 public final class WorkflowSteps {
 
@@ -116,15 +123,34 @@ public final class WorkflowSteps {
         return Mono.create(sink -> enqueue(new Pending(claimed, outcome, sink)));
     }
 
-    private record Pending(OutboxRow row, Outcome outcome, MonoSink<Settled> sink) {}
+    private static final class Pending {
+        final OutboxRow row;
+        final Outcome outcome;
+        final MonoSink<Settled> sink;
+        int conflicts;
 
-    /** One workflow's queue of outcomes; {@link #busy} and {@link #waiting} change only inside {@code compute}. */
+        Pending(OutboxRow row, Outcome outcome, MonoSink<Settled> sink) {
+            this.row = row;
+            this.outcome = outcome;
+            this.sink = sink;
+        }
+    }
+
+    /** One workflow's outcomes and the state its steps are planned on; guarded by its own monitor. */
     private static final class Lane {
         final WorkflowId id;
+        /** Outcomes not yet in a step, in arrival order. */
         final List<Pending> waiting = new ArrayList<>();
-        boolean busy;
-        /** Read and written only by the lane's step in flight. */
-        volatile HistoryState state;
+        /** The history as it will be once every step in flight has committed; null until read. */
+        HistoryState predicted;
+        /** Steps submitted and not yet answered. */
+        int inFlight;
+        /** A history read is in flight. */
+        boolean loading;
+        /** A step failed, so {@link #predicted} is wrong: plan nothing until the steps in flight are answered. */
+        boolean broken;
+        /** Forgotten: no longer in the map; an outcome that finds it so takes a new lane. */
+        boolean removed;
 
         Lane(WorkflowId id) {
             this.id = id;
@@ -132,104 +158,165 @@ public final class WorkflowSteps {
     }
 
     private void enqueue(Pending p) {
-        Lane[] start = new Lane[1];
-        lanes.compute(p.row().workflowId(), (id, lane) -> {
-            Lane l = lane != null ? lane : new Lane(id);
-            l.waiting.add(p);
-            if (!l.busy) {
-                l.busy = true;
-                start[0] = l;
+        while (true) {
+            Lane lane = lanes.computeIfAbsent(p.row.workflowId(), Lane::new);
+            synchronized (lane) {
+                if (lane.removed) {
+                    continue;
+                }
+                lane.waiting.add(p);
             }
-            return l;
-        });
-        if (start[0] != null) {
-            next(start[0]);
+            pump(lane);
+            return;
         }
     }
 
     /**
-     * Starts the lane's next step with every waiting outcome (one per row: a row delivered again
-     * while its earlier delivery waits goes in the step after), or marks the lane idle, and forgets
-     * it when its workflow has ended or its state is unknown.
+     * Moves the lane on: reads the history when the state is unknown, or plans every waiting
+     * outcome (one per row: a row delivered again while its earlier delivery waits goes in the
+     * step after) as one step at the predicted head and submits it at once, or forgets the lane
+     * when nothing waits, nothing is in flight and its workflow has ended. Steps are submitted
+     * under the lane's monitor, so they reach the store in the order they were planned.
      */
-    private void next(Lane lane) {
-        List<Pending> batch = new ArrayList<>();
-        lanes.compute(lane.id, (id, same) -> {
-            Set<String> keys = new HashSet<>();
-            for (Iterator<Pending> it = lane.waiting.iterator(); it.hasNext(); ) {
-                Pending p = it.next();
-                if (keys.add(p.row().dispatchKey())) {
-                    batch.add(p);
-                    it.remove();
+    private void pump(Lane lane) {
+        Runnable after = null;
+        synchronized (lane) {
+            if (lane.removed) {
+                return;
+            }
+            if (lane.broken && lane.inFlight == 0) {
+                lane.broken = false;
+                lane.predicted = null; // read it again
+            }
+            if (lane.waiting.isEmpty()) {
+                if (lane.inFlight == 0 && !lane.loading && (lane.predicted == null || lane.predicted.ended)) {
+                    lane.removed = true;
+                    lanes.remove(lane.id, lane);
+                }
+                return;
+            }
+            if (lane.broken || lane.loading) {
+                return;
+            }
+            if (lane.predicted == null) {
+                lane.loading = true;
+                after = () -> load(lane);
+            } else {
+                List<Pending> batch = new ArrayList<>();
+                Set<String> keys = new HashSet<>();
+                for (Iterator<Pending> it = lane.waiting.iterator(); it.hasNext(); ) {
+                    Pending p = it.next();
+                    if (keys.add(p.row.dispatchKey())) {
+                        batch.add(p);
+                        it.remove();
+                    }
+                }
+                Plan plan;
+                try {
+                    plan = plan(lane.id, lane.predicted, batch);
+                } catch (RuntimeException e) {
+                    plan = null;
+                    after = () -> {
+                        batch.forEach(p -> p.sink.error(e));
+                        pump(lane);
+                    };
+                }
+                if (plan != null && plan.step() == null) {
+                    Plan nothing = plan;
+                    after = () -> {
+                        nothing.signal();
+                        pump(lane);
+                    };
+                } else if (plan != null) {
+                    Plan submitted = plan;
+                    lane.predicted = plan.next();
+                    lane.inFlight++;
+                    store.commitStep(plan.step())
+                            .subscribe(null, e -> failed(lane, submitted, e), () -> committed(lane, submitted));
                 }
             }
-            if (!batch.isEmpty()) {
-                return lane;
+        }
+        if (after != null) {
+            after.run();
+        }
+    }
+
+    private void load(Lane lane) {
+        store.readHistory(lane.id).collectList().map(HistoryState::of).subscribe(s -> {
+            synchronized (lane) {
+                lane.predicted = s;
+                lane.loading = false;
             }
-            lane.busy = false;
-            HistoryState s = lane.state;
-            return s == null || s.ended ? null : lane;
+            pump(lane);
+        }, e -> {
+            List<Pending> failed;
+            synchronized (lane) {
+                lane.loading = false;
+                failed = new ArrayList<>(lane.waiting);
+                lane.waiting.clear();
+            }
+            failed.forEach(p -> p.sink.error(e));
+            pump(lane);
         });
-        if (!batch.isEmpty()) {
-            step(lane, batch, 0).subscribe(null, e -> next(lane), () -> next(lane));
-        }
     }
 
-    /** Plans and commits one step; signals every outcome of the batch and never fails. */
-    private Mono<Void> step(Lane lane, List<Pending> batch, int conflicts) {
-        HistoryState cached = lane.state;
-        Mono<HistoryState> load = cached != null ? Mono.just(cached)
-                : store.readHistory(lane.id).collectList().map(HistoryState::of).doOnNext(s -> lane.state = s);
-        return load.<Void>flatMap(state -> {
-            Plan plan = plan(lane.id, state, batch);
-            Mono<Void> write = plan.step() == null ? Mono.empty() : store.commitStep(plan.step());
-            return write.then(Mono.<Void>fromRunnable(() -> {
-                if (plan.step() != null) {
-                    plan.step().events().forEach(state::accept);
-                }
-                plan.signal();
-            }));
-        }).onErrorResume(e -> recover(lane, batch, conflicts, e));
+    private void committed(Lane lane, Plan plan) {
+        synchronized (lane) {
+            lane.inFlight--;
+        }
+        plan.signal();
+        pump(lane);
     }
 
-    private Mono<Void> recover(Lane lane, List<Pending> batch, int conflicts, Throwable e) {
-        if (e instanceof StaleClaimException stale) {
-            // nothing was written and the cached state still holds; the row is its new owner's
-            List<Pending> rest = new ArrayList<>();
-            for (Pending p : batch) {
-                if (p.row().dispatchKey().equals(stale.dispatchKey()) && p.row().claimToken() == stale.claimToken()) {
-                    p.sink().error(e);
-                } else {
-                    rest.add(p);
-                }
-            }
-            if (rest.size() < batch.size()) {
-                return rest.isEmpty() ? Mono.empty() : step(lane, rest, conflicts);
+    /**
+     * A step failed and wrote nothing, so the steps planned after it may fail too (their guard
+     * expects its events) and the predicted state is wrong: the lane plans nothing more until every
+     * step in flight is answered, then reads the history again and plans what is left.
+     */
+    private void failed(Lane lane, Plan plan, Throwable e) {
+        List<Pending> again = new ArrayList<>();
+        List<Pending> fail = new ArrayList<>();
+        for (Pending p : plan.batch()) {
+            if (e instanceof StaleClaimException stale) {
+                boolean mine = p.row.dispatchKey().equals(stale.dispatchKey()) && p.row.claimToken() == stale.claimToken();
+                (mine ? fail : again).add(p);
+            } else if (e instanceof SequenceConflictException && p.conflicts++ < MAX_CONFLICT_RETRIES) {
+                again.add(p);
+            } else {
+                fail.add(p);
             }
         }
-        lane.state = null;
-        if (e instanceof SequenceConflictException && conflicts < MAX_CONFLICT_RETRIES) {
+        if (e instanceof StaleClaimException && fail.isEmpty()) {
+            fail.addAll(again); // not a claim of this step: do not plan it again
+            again.clear();
+        }
+        if (e instanceof SequenceConflictException) {
             stats.onConflict();
-            return step(lane, batch, conflicts + 1);
         }
-        batch.forEach(p -> p.sink().error(e));
-        return Mono.empty();
+        synchronized (lane) {
+            lane.inFlight--;
+            lane.broken = true;
+            lane.waiting.addAll(0, again);
+        }
+        fail.forEach(p -> p.sink.error(e));
+        pump(lane);
     }
 
     /**
      * A planned step and what to tell each outcome once it commits.
      *
      * @param step the step, or null when no outcome of the batch can be recorded
+     * @param next the history once the step has committed
      * @param batch the outcomes
      * @param results for each outcome, its {@link Settled} or the error to fail it with
      */
-    private record Plan(WorkflowStep step, List<Pending> batch, List<Object> results) {
+    private record Plan(WorkflowStep step, HistoryState next, List<Pending> batch, List<Object> results) {
         void signal() {
             for (int i = 0; i < batch.size(); i++) {
                 if (results.get(i) instanceof Settled s) {
-                    batch.get(i).sink().success(s);
+                    batch.get(i).sink.success(s);
                 } else {
-                    batch.get(i).sink().error((Throwable) results.get(i));
+                    batch.get(i).sink.error((Throwable) results.get(i));
                 }
             }
         }
@@ -246,8 +333,8 @@ public final class WorkflowSteps {
         List<Object> results = new ArrayList<>(batch.size());
         int last = -1;
         for (Pending p : batch) {
-            Outcome o = p.outcome();
-            OutboxRow row = p.row();
+            Outcome o = p.outcome;
+            OutboxRow row = p.row;
             long a = o.activity().position();
             EventEnvelope env = new EventEnvelope(s.head + events.size() + 1, now, id);
             Settlement settlement;
@@ -286,7 +373,7 @@ public final class WorkflowSteps {
             results.add(new Settled(settlement, fresh, Ended.NO));
         }
         if (last < 0) {
-            return new Plan(null, batch, results);
+            return new Plan(null, s, batch, results);
         }
         if (!s.ended && settledAll(s.scheduled, completed, dead)) {
             EventEnvelope env = new EventEnvelope(s.head + events.size() + 1, now, id);
@@ -298,7 +385,10 @@ public final class WorkflowSteps {
             Settled r = (Settled) results.get(last);
             results.set(last, new Settled(r.settlement(), r.fresh(), failed ? Ended.FAILED : Ended.COMPLETED));
         }
-        return new Plan(step.append(events).build(), batch, results);
+        WorkflowStep built = step.append(events).build();
+        HistoryState next = s.copy();
+        events.forEach(next::accept);
+        return new Plan(built, next, batch, results);
     }
 
     private static boolean settledAll(Set<Long> scheduled, Set<Long> completed, Set<Long> dead) {
