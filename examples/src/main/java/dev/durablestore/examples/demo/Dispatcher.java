@@ -19,9 +19,13 @@ import reactor.core.publisher.Mono;
  * The reactive dispatcher: subscribes to the outbox claim stream, runs each claimed activity and
  * commits its outcome as one workflow step.
  *
- * <p>{@code flatMap(handle, concurrency)} is the demand bound: it requests {@code concurrency} rows
- * and asks for more only as handled rows finish, and the claim stream claims only what was
- * requested, so at most {@code concurrency} rows are claimed and not yet settled at any time.
+ * <p>Two stages, each a {@code flatMap} with {@code concurrency} as its bound: at most
+ * {@code concurrency} activities run at once, and at most {@code concurrency} outcomes are being
+ * committed. A row's activity slot is free as soon as its work is done, so the next row is claimed
+ * while the outcome is committed, and an activity slot does not wait out a commit; when the second
+ * stage is full, finished activities wait for it and no more rows are claimed. The claim stream
+ * claims only what was requested, so at most {@code 2 × concurrency} rows are claimed and not yet
+ * settled at any time.
  *
  * <p>Each row: simulated work (a non-blocking {@link Mono#delay}), an outcome chosen by the
  * {@link FaultPlan}, then one {@link ReactiveStore#commitStep step} built by {@link WorkflowSteps}:
@@ -74,7 +78,8 @@ public final class Dispatcher {
                 .maxBatch(concurrency)
                 .pollInterval(Duration.ofMillis(250));
         return store.claimStream(options)
-                .flatMap(this::handle, concurrency)
+                .flatMap(this::work, concurrency)
+                .flatMap(this::record, concurrency)
                 .subscribe(null, e -> {
                     failure.set(e);
                     log.error("the claim stream failed", e);
@@ -86,13 +91,20 @@ public final class Dispatcher {
         return failure.get();
     }
 
-    private Mono<Void> handle(OutboxRow row) {
+    /** A row whose activity ran, with what the attempt did. */
+    private record Attempted(OutboxRow row, Outcome outcome) {}
+
+    private Mono<Attempted> work(OutboxRow row) {
         stats.onDelivered();
         if (row.attempt() == 0 && row.claimedAt() != null && stats.stagedByThisRun(row.workflowId())) {
             stats.recordStageToClaim(micros(row.visibleAfter(), row.claimedAt()));
         }
-        return Mono.delay(work)
-                .then(Mono.defer(() -> steps.commit(row, outcome(row))))
+        return Mono.delay(work).map(tick -> new Attempted(row, outcome(row)));
+    }
+
+    private Mono<Void> record(Attempted attempted) {
+        OutboxRow row = attempted.row();
+        return steps.commit(row, attempted.outcome())
                 .doOnNext(settled -> count(row, settled))
                 .then()
                 .onErrorResume(e -> onError(row, e))
