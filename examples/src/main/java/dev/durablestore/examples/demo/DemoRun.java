@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * One run of the demo, start to finish, on the calling thread.
@@ -120,7 +121,8 @@ public final class DemoRun {
         AtomicLong lastMove = new AtomicLong(System.nanoTime());
         Boolean drained = Flux.interval(DRAIN_POLL)
                 .onBackpressureDrop()
-                .concatMap(tick -> store.countInflight(Workload.NAMESPACE), 1)
+                // while the dispatcher holds rows it is not drained: count live rows only when it holds none
+                .concatMap(tick -> stats.inHand() > 0 ? Mono.just(-1L) : store.countInflight(Workload.NAMESPACE), 1)
                 .<Boolean>handle((live, sink) -> {
                     long now = System.nanoTime();
                     long mark = stats.deliveries() + stats.settled() + stats.retried();
@@ -132,7 +134,7 @@ public final class DemoRun {
                     } else if (dispatcher.failure() != null) {
                         sink.next(false);
                     } else if (now - lastMove.get() > STALL_TIMEOUT.toNanos()) {
-                        log.warn("no progress for {} with {} live rows; giving up", STALL_TIMEOUT, live);
+                        log.warn("no progress for {} with {} rows in hand; giving up", STALL_TIMEOUT, stats.inHand());
                         sink.next(false);
                     }
                 })
