@@ -11,12 +11,24 @@ import java.util.ArrayList;
 import java.util.List;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * The smallest complete outbox dispatcher, meant to be copied: open a store, start a workflow
- * whose activities are staged as outbox rows, claim them with backpressure, run each, settle it
- * ({@code complete}, or {@code retry} with exponential backoff), keep a lease reaper beside it,
- * and stop cleanly. Run it with {@code ./examples/run.sh MinimalDispatcher [database-file]}.
+ * whose activities are staged as outbox rows, claim them with backpressure, run each, record its
+ * outcome and settle its row in one step ({@code complete}, or {@code retryAfter} with exponential
+ * backoff), keep a lease reaper beside it, and stop cleanly. Run it with
+ * {@code ./examples/run.sh MinimalDispatcher [database-file]}.
+ *
+ * <p>Each outcome is one {@link ReactiveStore#commitStep step}: the {@code ActivityCompleted} or
+ * {@code ActivityFailed} event under the workflow's head and the settle of the claimed row, in one
+ * transaction. The settle is fenced by the row's claim: if the lease reaper re-armed the row
+ * meanwhile (this dispatcher looked dead) and another claim took it, the step fails with
+ * {@link StaleClaimException} and writes nothing; the row is its new owner's, so it is dropped
+ * here. Four activities of the one workflow run at once, so their steps race for the head: the
+ * loser fails with {@link SequenceConflictException}, reads the head again and retries the step
+ * (not the activity). That is enough for a few rows of a workflow at a time; the demo's
+ * {@code WorkflowSteps} queues a workflow's outcomes and commits them together instead.
  */
 public final class MinimalDispatcher {
 
@@ -48,11 +60,8 @@ public final class MinimalDispatcher {
             //    take(n) cancels the stream once n rows completed: claiming stops at once.
             try {
                 store.claimStream(ClaimStreamOptions.defaults().maxBatch(4))
-                        .flatMap(row -> greet(row)
-                                .then(store.complete(row.dispatchKey())).thenReturn(true)
-                                .onErrorResume(e -> store.retry(row.dispatchKey(), row.attempt() + 1, // backoff
-                                        Instant.now().plusMillis(100L << Math.min(row.attempt(), 10)))
-                                        .thenReturn(false)), 4)
+                        .flatMap(row -> greet(row).thenReturn(true).onErrorReturn(false)
+                                .flatMap(ok -> recordOutcome(store, row, ok).thenReturn(ok)), 4)
                         .filter(completed -> completed)
                         .take(activities)
                         .blockLast(Duration.ofSeconds(30));
@@ -61,6 +70,27 @@ public final class MinimalDispatcher {
             }
             System.out.println("workflow " + w + ": all " + activities + " activities completed");
         } // 4. close() lets queued writes finish, then releases the file and the store's threads.
+    }
+
+    /** One step: the outcome event and the row's settle, fenced by its claim, in one transaction. */
+    private static Mono<Void> recordOutcome(ReactiveStore store, OutboxRow row, boolean ok) {
+        WorkflowId w = row.workflowId();
+        ActivityId activity = new ActivityId(row.ordinal());
+        int attempt = row.attempt() + 1; // row.attempt() counts earlier dispatches
+        return store.readHead(w).flatMap(head -> {
+            EventEnvelope env = new EventEnvelope(head + 1, Instant.now(), w);
+            WorkflowStep.Builder step = WorkflowStep.builder(w, head);
+            if (ok) {
+                step.append(new ActivityCompleted(env, activity, Payload.json("{}"), attempt)).complete(row);
+            } else { // back to pending after an exponential backoff, on the store's clock
+                step.append(new ActivityFailed(env, activity,
+                                new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null), attempt))
+                        .retryAfter(row, attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10)));
+            }
+            return store.commitStep(step.build());
+        })
+                .retryWhen(Retry.max(16).filter(SequenceConflictException.class::isInstance)) // head moved: re-read
+                .onErrorResume(StaleClaimException.class, e -> Mono.empty()); // claimed again by another: not ours
     }
 
     /** The fake activity: 20 ms of non-blocking "work"; even rows fail their first attempt. */

@@ -12,6 +12,7 @@ import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.ActivityScheduled;
 import dev.durablestore.api.event.Event;
@@ -132,8 +133,12 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
     /**
      * An endless stream of dispatches for one subscriber, one row at a time: a row is claimed only
      * when the previous one has been emitted and completed, so a slow subscriber never holds more
-     * than one claimed row. Each row is emitted, then completed ({@code complete}) before the next
-     * claim. When the subscriber cancels (the client disconnects) while a row's completion is still
+     * than one claimed row. Each row is emitted, then completed before the next claim, with the
+     * fenced {@code complete(row)}: it marks the row done only while the claim that returned it is
+     * current. If the lease reaper re-armed the row meanwhile (the client held it longer than the
+     * lease) and another stream claimed it again, the complete fails with
+     * {@link StaleClaimException} and changes nothing: the row is the other stream's now, and this
+     * stream goes on with its next claim. When the subscriber cancels (the client disconnects) while a row's completion is still
      * queued, that row stays claimed and the lease reaper re-arms it after the lease: delivery is
      * at-least-once, and a client may see a row again. When the application shuts down, every
      * stream ends (so graceful shutdown need not wait for them).
@@ -145,7 +150,9 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
         ClaimStreamOptions options = ClaimStreamOptions.defaults().scope(scope).maxBatch(1);
         return store.claimStream(options)
                 .concatMap(row -> Mono.just(dispatchView(row))
-                        .concatWith(store.complete(row.dispatchKey()).then(Mono.empty())), 0)
+                        .concatWith(store.complete(row)
+                                .onErrorResume(StaleClaimException.class, e -> Mono.empty())
+                                .then(Mono.empty())), 0)
                 .takeUntilOther(closing.asMono());
     }
 

@@ -22,7 +22,8 @@ import java.util.Set;
  * @param poisonRate probability that an activity always fails (and is dead-lettered)
  * @param maxAttempts attempts before a failing activity is dead-lettered
  * @param backoffMs first retry delay; doubled on each further attempt
- * @param concurrency activities in flight at once (the claim stream's demand bound)
+ * @param concurrency activities in flight at once, and outcomes being committed at once (the
+ *     {@link Dispatcher}'s two stages)
  * @param seed seed of the deterministic failure choice
  * @param help true when {@code --help} was asked for
  */

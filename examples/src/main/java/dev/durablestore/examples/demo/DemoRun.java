@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * One run of the demo, start to finish, on the calling thread.
@@ -75,8 +76,7 @@ public final class DemoRun {
                     Duration.ofSeconds(1));
             progress.start();
             long dispatchStart = System.nanoTime();
-            Dispatcher dispatcher = new Dispatcher(store, new HistoryRecorder(store, stats), FaultPlan.of(options),
-                    stats, options);
+            Dispatcher dispatcher = new Dispatcher(store, FaultPlan.of(options), stats, options);
             Disposable dispatching = dispatcher.start();
             boolean drained;
             Workload.StageResult staged;
@@ -87,7 +87,9 @@ public final class DemoRun {
                         .block();
                 stagedAt = System.nanoTime();
                 drained = awaitDrained(store, stats, dispatcher);
-                drainedAt = System.nanoTime();
+                // the drain is seen by polling; it happened when the last row was settled
+                long lastSettled = stats.lastSettledNanos();
+                drainedAt = drained && lastSettled != 0 ? Math.max(stagedAt, lastSettled) : System.nanoTime();
             } finally {
                 dispatching.dispose();
                 reaper.dispose();
@@ -119,7 +121,8 @@ public final class DemoRun {
         AtomicLong lastMove = new AtomicLong(System.nanoTime());
         Boolean drained = Flux.interval(DRAIN_POLL)
                 .onBackpressureDrop()
-                .concatMap(tick -> store.countInflight(Workload.NAMESPACE), 1)
+                // while the dispatcher holds rows it is not drained: count live rows only when it holds none
+                .concatMap(tick -> stats.inHand() > 0 ? Mono.just(-1L) : store.countInflight(Workload.NAMESPACE), 1)
                 .<Boolean>handle((live, sink) -> {
                     long now = System.nanoTime();
                     long mark = stats.deliveries() + stats.settled() + stats.retried();
@@ -131,7 +134,7 @@ public final class DemoRun {
                     } else if (dispatcher.failure() != null) {
                         sink.next(false);
                     } else if (now - lastMove.get() > STALL_TIMEOUT.toNanos()) {
-                        log.warn("no progress for {} with {} live rows; giving up", STALL_TIMEOUT, live);
+                        log.warn("no progress for {} with {} rows in hand; giving up", STALL_TIMEOUT, stats.inHand());
                         sink.next(false);
                     }
                 })

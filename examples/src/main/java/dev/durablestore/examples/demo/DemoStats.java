@@ -28,8 +28,10 @@ public final class DemoStats {
     private final LongAdder workflowsFailed = new LongAdder();
     private final LongAdder conflicts = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final LongAdder stale = new LongAdder();
     private final AtomicLong reaped = new AtomicLong();
     private final AtomicLong inHand = new AtomicLong();
+    private final AtomicLong lastSettledNanos = new AtomicLong();
     private final Samples stageToClaim = new Samples();
     private final Set<WorkflowId> stagedHere = ConcurrentHashMap.newKeySet();
     private final Samples claimToComplete = new Samples();
@@ -57,6 +59,11 @@ public final class DemoStats {
         completed.increment();
     }
 
+    void onSettled() {
+        long now = System.nanoTime();
+        lastSettledNanos.accumulateAndGet(now, (a, b) -> a == 0 ? b : Math.max(a, b));
+    }
+
     void onRetried() {
         retried.increment();
     }
@@ -79,6 +86,10 @@ public final class DemoStats {
 
     void onError() {
         errors.increment();
+    }
+
+    void onStale() {
+        stale.increment();
     }
 
     void onReaped(int rows) {
@@ -121,6 +132,14 @@ public final class DemoStats {
         return deliveries.sum();
     }
 
+    /**
+     * @return the {@link System#nanoTime()} at which the last row this run settled (done or failed)
+     *     was reported settled, or 0 when none was
+     */
+    public long lastSettledNanos() {
+        return lastSettledNanos.get();
+    }
+
     /** @return rows the dispatcher holds right now */
     public long inHand() {
         return inHand.get();
@@ -161,7 +180,7 @@ public final class DemoStats {
         return workflowsFailed.sum();
     }
 
-    /** @return history appends that met a sequence conflict and were redone */
+    /** @return steps that met a sequence conflict and were planned and committed again */
     public long conflicts() {
         return conflicts.sum();
     }
@@ -169,6 +188,11 @@ public final class DemoStats {
     /** @return unexpected errors while handling a row (the row was retried) */
     public long errors() {
         return errors.sum();
+    }
+
+    /** @return deliveries whose claim was taken over before their step committed (dropped, nothing written) */
+    public long stale() {
+        return stale.sum();
     }
 
     /** @return rows re-armed by the lease reaper (and the start-up sweep) */

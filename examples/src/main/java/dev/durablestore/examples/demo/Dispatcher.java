@@ -3,9 +3,10 @@ package dev.durablestore.examples.demo;
 import dev.durablestore.api.ActivityId;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.OutboxStore;
-import dev.durablestore.examples.demo.HistoryRecorder.Outcome;
-import dev.durablestore.examples.demo.HistoryRecorder.Recorded;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StaleClaimException;
+import dev.durablestore.api.WorkflowStep.Settlement;
+import dev.durablestore.examples.demo.WorkflowSteps.Settled;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,49 +16,55 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * The reactive dispatcher: subscribes to the outbox claim stream and runs each claimed activity.
+ * The reactive dispatcher: subscribes to the outbox claim stream, runs each claimed activity and
+ * commits its outcome as one workflow step.
  *
- * <p>{@code flatMap(handle, concurrency)} is the demand bound: it requests {@code concurrency} rows
- * and asks for more only as handled rows finish, and the claim stream claims only what was
- * requested, so at most {@code concurrency} rows are claimed and not yet settled at any time.
+ * <p>Two stages, each a {@code flatMap} with {@code concurrency} as its bound: at most
+ * {@code concurrency} activities run at once, and at most {@code concurrency} outcomes are being
+ * committed. A row's activity slot is free as soon as its work is done, so the next row is claimed
+ * while the outcome is committed, and an activity slot does not wait out a commit; when the second
+ * stage is full, finished activities wait for it and no more rows are claimed. The claim stream
+ * claims only what was requested, so at most {@code 2 × concurrency} rows are claimed and not yet
+ * settled at any time.
  *
  * <p>Each row: simulated work (a non-blocking {@link Mono#delay}), an outcome chosen by the
- * {@link FaultPlan}, the outcome recorded in the workflow's history by the {@link HistoryRecorder},
- * and only then the row settled — {@code complete}, {@code retry} with exponential backoff, or
- * {@code fail} (dead-letter) — as the history's verdict says. History first, row second: a crash
- * in between leaves the row claimed, the lease reaper re-arms it, and the redelivery finds its
- * outcome already in the history and only settles the row (at-least-once, never counted twice).
+ * {@link FaultPlan}, then one {@link ReactiveStore#commitStep step} built by {@link WorkflowSteps}:
+ * the outcome event, the row settled as the outcome says ({@code complete}, {@code retryAfter} with
+ * exponential backoff, or {@code fail} to dead-letter it) and fenced by the row's claim, and the
+ * workflow's end when this was its last open activity. All of it commits or none of it: a crash
+ * before the commit leaves the row claimed with no outcome recorded, the lease reaper re-arms it
+ * and the activity runs again (at-least-once), never recorded twice.
+ *
+ * <p>Fencing: if the row's claim was taken away meanwhile (the lease reaper re-armed it because
+ * this dispatcher looked dead, and another claim now owns it), the step fails with
+ * {@link StaleClaimException} and writes nothing; the dispatcher drops the row and leaves it to its
+ * new owner. Any other failure returns the row to pending, fenced as well, after a second.
  */
 public final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
-    private static final long MAX_BACKOFF_MS = 60_000;
     private static final Duration ERROR_BACKOFF = Duration.ofSeconds(1);
 
-    private final OutboxStore outbox;
-    private final HistoryRecorder recorder;
+    private final ReactiveStore store;
+    private final WorkflowSteps steps;
     private final FaultPlan plan;
     private final DemoStats stats;
     private final Duration work;
-    private final long backoffMs;
     private final int concurrency;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     /**
-     * @param outbox the outbox to claim from
-     * @param recorder records outcomes in the histories
+     * @param store the store to claim from and commit steps to
      * @param plan decides which attempts fail
      * @param stats receives counts and latencies
      * @param options work time, backoff and concurrency
      */
-    public Dispatcher(OutboxStore outbox, HistoryRecorder recorder, FaultPlan plan, DemoStats stats,
-            DemoOptions options) {
-        this.outbox = outbox;
-        this.recorder = recorder;
+    public Dispatcher(ReactiveStore store, FaultPlan plan, DemoStats stats, DemoOptions options) {
+        this.store = store;
+        this.steps = new WorkflowSteps(store, stats, options.backoffMs());
         this.plan = plan;
         this.stats = stats;
         this.work = Duration.ofMillis(options.workMs());
-        this.backoffMs = options.backoffMs();
         this.concurrency = options.concurrency();
     }
 
@@ -70,8 +77,9 @@ public final class Dispatcher {
         ClaimStreamOptions options = ClaimStreamOptions.defaults()
                 .maxBatch(concurrency)
                 .pollInterval(Duration.ofMillis(250));
-        return outbox.claimStream(options)
-                .flatMap(this::handle, concurrency)
+        return store.claimStream(options)
+                .flatMap(this::work, concurrency)
+                .flatMap(this::record, concurrency)
                 .subscribe(null, e -> {
                     failure.set(e);
                     log.error("the claim stream failed", e);
@@ -83,68 +91,67 @@ public final class Dispatcher {
         return failure.get();
     }
 
-    private Mono<Void> handle(OutboxRow row) {
+    /** A row whose activity ran, with what the attempt did. */
+    private record Attempted(OutboxRow row, Outcome outcome) {}
+
+    private Mono<Attempted> work(OutboxRow row) {
         stats.onDelivered();
         if (row.attempt() == 0 && row.claimedAt() != null && stats.stagedByThisRun(row.workflowId())) {
             stats.recordStageToClaim(micros(row.visibleAfter(), row.claimedAt()));
         }
-        String key = row.dispatchKey();
-        int attempt = row.attempt() + 1; // row.attempt() counts earlier dispatches; activities count from 1
-        ActivityId activity = Workload.activityId(row.ordinal());
-        return Mono.delay(work)
-                .then(Mono.defer(() -> {
-                    boolean failed = plan.fails(key, attempt);
-                    Outcome outcome = new Outcome(activity, attempt, !failed, failed && plan.isLastAttempt(attempt),
-                            !failed ? null : plan.isPoison(key) ? "poison activity" : "transient failure");
-                    return recorder.record(row.workflowId(), outcome);
-                }))
-                .flatMap(recorded -> settle(row, recorded))
+        return Mono.delay(work).map(tick -> new Attempted(row, outcome(row)));
+    }
+
+    private Mono<Void> record(Attempted attempted) {
+        OutboxRow row = attempted.row();
+        return steps.commit(row, attempted.outcome())
+                .doOnNext(settled -> count(row, settled))
+                .then()
                 .onErrorResume(e -> onError(row, e))
                 .doFinally(signal -> stats.onReleased());
     }
 
-    private Mono<Void> settle(OutboxRow row, Recorded recorded) {
+    private Outcome outcome(OutboxRow row) {
         String key = row.dispatchKey();
-        Mono<Void> settled = switch (recorded.settle()) {
-            case COMPLETE -> outbox.complete(key).doOnSuccess(v -> {
-                if (recorded.fresh()) {
+        int attempt = row.attempt() + 1; // row.attempt() counts earlier dispatches; activities count from 1
+        ActivityId activity = Workload.activityId(row.ordinal());
+        boolean failed = plan.fails(key, attempt);
+        return new Outcome(activity, attempt, !failed, failed && plan.isLastAttempt(attempt),
+                !failed ? null : plan.isPoison(key) ? "poison activity" : "transient failure");
+    }
+
+    private void count(OutboxRow row, Settled settled) {
+        if (!settled.fresh()) {
+            stats.onRedelivered();
+        } else {
+            switch (settled.settlement()) {
+                case COMPLETE -> {
                     stats.onCompleted();
                     if (row.claimedAt() != null) {
                         stats.recordClaimToComplete(micros(row.claimedAt(), Instant.now()));
                     }
                 }
-            });
-            case RETRY -> outbox.retry(key, row.attempt() + 1, Instant.now().plusMillis(backoffMillis(row.attempt())))
-                    .doOnSuccess(v -> {
-                        if (recorded.fresh()) {
-                            stats.onRetried();
-                        }
-                    });
-            case FAIL -> outbox.fail(key).doOnSuccess(v -> {
-                if (recorded.fresh()) {
-                    stats.onDeadLettered();
-                }
-            });
-        };
-        return settled.doOnSuccess(v -> {
-            if (!recorded.fresh()) {
-                stats.onRedelivered();
+                case RETRY -> stats.onRetried();
+                default -> stats.onDeadLettered();
             }
-            if (recorded.ended() != HistoryRecorder.Ended.NO) {
-                stats.onWorkflowEnded(recorded.ended() == HistoryRecorder.Ended.FAILED);
-            }
-        });
-    }
-
-    /** Exponential backoff: {@code backoffMs * 2^dispatches}, capped at a minute. */
-    private long backoffMillis(int dispatches) {
-        return Math.min(MAX_BACKOFF_MS, backoffMs << Math.min(dispatches, 20));
+        }
+        if (settled.settlement() != Settlement.RETRY) {
+            stats.onSettled();
+        }
+        if (settled.ended() != WorkflowSteps.Ended.NO) {
+            stats.onWorkflowEnded(settled.ended() == WorkflowSteps.Ended.FAILED);
+        }
     }
 
     private Mono<Void> onError(OutboxRow row, Throwable e) {
+        if (e instanceof StaleClaimException) {
+            stats.onStale();
+            log.info("the claim of {} was taken over; its new owner settles it", row.dispatchKey());
+            return Mono.empty();
+        }
         stats.onError();
         log.warn("dispatch of {} failed; returning it to pending in {}", row.dispatchKey(), ERROR_BACKOFF, e);
-        return outbox.retry(row.dispatchKey(), row.attempt(), Instant.now().plus(ERROR_BACKOFF))
+        return store.retry(row, row.attempt(), Instant.now().plus(ERROR_BACKOFF))
                 .onErrorResume(again -> {
                     log.warn("could not return {} to pending; the lease reaper will", row.dispatchKey(), again);
                     return Mono.empty();

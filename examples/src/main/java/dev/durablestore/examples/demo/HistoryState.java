@@ -15,7 +15,7 @@ import java.util.Set;
  * What the dispatcher needs to know of one workflow's history: its head, the activities it
  * scheduled, which completed, which were dead-lettered, which failed attempts are recorded, and
  * whether the workflow has ended. Built from the stored events and kept current as events are
- * appended. Not thread-safe: one {@link HistoryRecorder} mailbox owns it at a time.
+ * appended. Not thread-safe: a {@link WorkflowSteps} lane changes it only under its lock.
  */
 final class HistoryState {
 
@@ -30,6 +30,18 @@ final class HistoryState {
         HistoryState s = new HistoryState();
         events.forEach(s::accept);
         return s;
+    }
+
+    /** @return an independent copy */
+    HistoryState copy() {
+        HistoryState c = new HistoryState();
+        c.head = head;
+        c.ended = ended;
+        c.scheduled.addAll(scheduled);
+        c.completed.addAll(completed);
+        c.deadLettered.addAll(deadLettered);
+        c.failedAttempts.addAll(failedAttempts);
+        return c;
     }
 
     /** A set key for (activity, attempt); attempts stay far below 2^20. */

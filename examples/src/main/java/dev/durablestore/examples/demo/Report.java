@@ -15,7 +15,7 @@ import java.util.Locale;
  * @param staged what staging did
  * @param rearmedAtStart rows a previous run left claimed, re-armed before dispatching
  * @param stagingSeconds time to stage
- * @param dispatchSeconds time from the dispatcher's start until every row was settled
+ * @param dispatchSeconds time from the dispatcher's start until the last row was settled
  * @param totalSeconds wall time of the whole run, verification included
  * @param drained false when the run stopped before every row was settled (stall or stream failure)
  * @param verification the verdict
@@ -47,18 +47,18 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         if (rearmedAtStart > 0) {
             line(out, "resumed", f("%,d rows left claimed by an earlier run were re-armed", rearmedAtStart));
         }
-        line(out, "wall time", f("%.2f s total: staging %.2f s, dispatch until drained %.2f s",
+        line(out, "wall time", f("%.2f s total: staging %.2f s, dispatch until the last row settled %.2f s",
                 totalSeconds, stagingSeconds, dispatchSeconds));
         double perSecond = dispatchSeconds > 0 ? stats.settled() / dispatchSeconds : 0;
         line(out, "throughput", f("%,.0f rows/s settled (%,d rows in %.2f s; %,.0f deliveries/s incl. retries)",
                 perSecond, stats.settled(), dispatchSeconds,
                 dispatchSeconds > 0 ? stats.deliveries() / dispatchSeconds : 0));
         line(out, "deliveries", f("%,d: %,d completed, %,d retried, %,d dead-lettered, %,d redelivered "
-                        + "(outcome already in history), %,d errors",
+                        + "(outcome already in history), %,d stale claims dropped, %,d errors",
                 stats.deliveries(), stats.completed(), stats.retried(), stats.deadLettered(), stats.redelivered(),
-                stats.errors()));
+                stats.stale(), stats.errors()));
         line(out, "history", f("%,d events; %,d workflows ended by this run (%,d completed, %,d failed); "
-                        + "%,d append conflicts redone",
+                        + "%,d step conflicts redone",
                 verification.events(), stats.workflowsCompleted() + stats.workflowsFailed(),
                 stats.workflowsCompleted(), stats.workflowsFailed(), stats.conflicts()));
         line(out, "lease reaper", f("%,d rows re-armed while running", stats.reaped()));
@@ -67,7 +67,7 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         latency(out, "stage -> claim", stats.stageToClaimMicros());
         latency(out, "claim -> complete", stats.claimToCompleteMicros());
         out.println("  (stage -> claim: first delivery of each row staged by this run, including the wait while");
-        out.println("   staging outpaces dispatch; claim -> complete: work, history append and row completion)");
+        out.println("   staging outpaces dispatch; claim -> complete: work and the step recording the outcome and settling the row)");
         out.println();
         StringBuilder rows = new StringBuilder();
         for (OutboxStatus s : OutboxStatus.values()) {
