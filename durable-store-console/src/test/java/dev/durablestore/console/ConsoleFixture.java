@@ -34,20 +34,20 @@ final class ConsoleFixture implements AutoCloseable {
     static final int FAILED_BULK = 12;
     static final int STUCK = 3;
 
-    /** A clock tests move instead of sleeping. */
+    /** The system clock shifted by an offset that tests move instead of sleeping. */
     static final class MovableClock extends Clock {
-        private volatile Instant now;
+        private volatile Duration offset;
 
         MovableClock(Instant start) {
-            this.now = start;
+            this.offset = Duration.between(Instant.now(), start);
         }
 
         void advance(Duration d) {
-            now = now.plus(d);
+            offset = offset.plus(d);
         }
 
         @Override public Instant instant() {
-            return now;
+            return Instant.now().plus(offset);
         }
 
         @Override public ZoneId getZone() {
