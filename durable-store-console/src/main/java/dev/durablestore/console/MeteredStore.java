@@ -308,6 +308,10 @@ final class MeteredStore implements ReactiveStore {
         store.close();
     }
 
+    ReactiveStore delegate() {
+        return store;
+    }
+
     @Override
     public String toString() {
         return "MeteredStore[" + store + "]";

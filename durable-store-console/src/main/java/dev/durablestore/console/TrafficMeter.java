@@ -37,6 +37,15 @@ public final class TrafficMeter {
         return new MeteredStore(store, this);
     }
 
+    /**
+     * @param store a store, metered or not
+     * @return the store a meter wraps, or {@code store} itself when it is not metered (to name the
+     *     backend, e.g. in a health report)
+     */
+    public static ReactiveStore unwrap(ReactiveStore store) {
+        return store instanceof MeteredStore metered ? metered.delegate() : store;
+    }
+
     void staged(int rows) {
         staged.add(rows);
     }

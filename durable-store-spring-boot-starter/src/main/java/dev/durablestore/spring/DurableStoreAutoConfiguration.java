@@ -209,7 +209,8 @@ public class DurableStoreAutoConfiguration {
         @Bean
             @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
         DurableStoreHealthIndicator durableStoreHealthIndicator(ReactiveStore store) {
-            return new DurableStoreHealthIndicator(store, store.getClass().getSimpleName());
+            // the backend's name, not the console's TrafficMeter around it
+            return new DurableStoreHealthIndicator(store, TrafficMeter.unwrap(store).getClass().getSimpleName());
         }
     }
 
