@@ -12,6 +12,7 @@
 #   curl localhost:8080/workflows/<id>            the summary
 #   curl localhost:8080/workflows/<id>/history    the events
 #   curl -N localhost:8080/dispatches             claims rows as server-sent events (Ctrl-C to stop)
+#   http://localhost:8080/ops/durable-store/       the operator console (read-only)
 #
 # DURABLESTORE_BUILD_DIR names the build output folder of every module (default: target).
 set -euo pipefail

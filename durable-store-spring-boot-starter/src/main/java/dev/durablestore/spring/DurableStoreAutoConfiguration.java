@@ -5,12 +5,16 @@ import dev.durablestore.api.MicrometerStoreMetrics;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.observation.ObservedStore;
+import dev.durablestore.api.observation.StoreObservations;
+import dev.durablestore.console.ConsoleAuthorizer;
+import dev.durablestore.console.ConsoleOptions;
+import dev.durablestore.console.DurableConsole;
+import dev.durablestore.console.TrafficMeter;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
-import dev.durablestore.api.observation.ObservedStore;
-import dev.durablestore.api.observation.StoreObservations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
@@ -28,6 +32,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.SmartLifecycle;
@@ -35,6 +40,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
  * Auto-configuration of durable-store for Spring Boot 3.5: the {@link ReactiveStore} (embedded
@@ -171,6 +178,53 @@ public class DurableStoreAutoConfiguration {
         }
     }
 
+    /**
+     * The operator console ({@code durablestore.console.enabled=true}, in a reactive web application):
+     * a {@link TrafficMeter} around the store for live rates and the console's routes under
+     * {@code durablestore.console.path}, on the application's own server. The lease is the reaper's.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RouterFunction.class, DurableConsole.class})
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".console", name = "enabled")
+    static class Console {
+
+        @Bean
+        static TrafficMeter durableStoreTrafficMeter() {
+            return new TrafficMeter();
+        }
+
+        @Bean
+        static BeanPostProcessor durableStoreTrafficMeterWrapper(ObjectProvider<TrafficMeter> meter) {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    return bean instanceof ReactiveStore store ? meter.getObject().wrap(store) : bean;
+                }
+            };
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "durableStoreConsole")
+        RouterFunction<ServerResponse> durableStoreConsole(ReactiveStore store, DurableStoreProperties properties,
+                TrafficMeter meter, ObjectProvider<ConsoleAuthorizer> authorizer, ObjectProvider<Clock> clock) {
+            DurableStoreProperties.Console c = properties.getConsole();
+            ConsoleOptions options = ConsoleOptions.defaults().withReadOnly(c.isReadOnly()).withPreviews(c.isPreviews())
+                    .withPreviewBytes(c.getPreviewBytes()).withLease(properties.getReaper().getLease())
+                    .withCountCap(c.getCountCap()).withCountTtl(c.getCountTtl()).withMaxBulk(c.getMaxBulk());
+            ConsoleAuthorizer hook = authorizer.getIfUnique();
+            if (!c.isReadOnly() && hook == null) {
+                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".console.read-only",
+                        "is false, but the application has no single ConsoleAuthorizer bean: declare one to decide "
+                                + "who may redrive, release and cancel");
+            }
+            log.info("mounting the durable-store console at {} ({})", c.getPath(),
+                    c.isReadOnly() ? "read-only" : "actions through the application's ConsoleAuthorizer");
+            return DurableConsole.builder(store).options(options).authorizer(hook).meter(meter)
+                    .clock(clock(clock)).build().router(c.getPath());
+        }
+    }
+
     /** The store's Actuator health ({@code management.health.durableStore.enabled}). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({ReactiveHealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
@@ -180,7 +234,16 @@ public class DurableStoreAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
         DurableStoreHealthIndicator durableStoreHealthIndicator(ReactiveStore store) {
-            ReactiveStore backend = store instanceof ObservedStore observed ? observed.delegate() : store;
+            // the backend's name, not the wrappers around it (observations, the console's TrafficMeter)
+            ReactiveStore backend = store;
+            while (true) {
+                ReactiveStore inner = backend instanceof ObservedStore observed ? observed.delegate()
+                        : TrafficMeter.unwrap(backend);
+                if (inner == backend) {
+                    break;
+                }
+                backend = inner;
+            }
             return new DurableStoreHealthIndicator(store, backend.getClass().getSimpleName());
         }
     }

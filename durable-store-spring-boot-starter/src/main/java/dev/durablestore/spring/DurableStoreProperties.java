@@ -59,6 +59,7 @@ public class DurableStoreProperties implements Validator {
     private final Dispatcher dispatcher = new Dispatcher();
     private final Metrics metrics = new Metrics();
     private final Observations observations = new Observations();
+    private final Console console = new Console();
 
     /** @return which storage engine backs the store */
     public Backend getBackend() {
@@ -98,6 +99,11 @@ public class DurableStoreProperties implements Validator {
     /** @return the observation (tracing) settings */
     public Observations getObservations() {
         return observations;
+    }
+
+    /** @return the operator console's settings */
+    public Console getConsole() {
+        return console;
     }
 
     @Override
@@ -143,6 +149,14 @@ public class DurableStoreProperties implements Validator {
         if (p.metrics.storeName == null || p.metrics.storeName.isBlank()) {
             reject(errors, "metrics.storeName", "metrics.store-name", "must not be blank");
         }
+        if (p.console.path == null || !p.console.path.matches("(/[A-Za-z0-9._-]+)+")) {
+            reject(errors, "console.path", "console.path",
+                    "must look like /ops/durable-store (no trailing slash), was " + p.console.path);
+        }
+        range(errors, "console.previewBytes", "console.preview-bytes", p.console.previewBytes, 16, 65_536);
+        range(errors, "console.countCap", "console.count-cap", p.console.countCap, 1, 10_000_000);
+        duration(errors, "console.countTtl", "console.count-ttl", p.console.countTtl, true);
+        range(errors, "console.maxBulk", "console.max-bulk", p.console.maxBulk, 1, 10_000);
     }
 
     private static void required(Errors errors, String field, String property, Object value) {
@@ -517,6 +531,102 @@ public class DurableStoreProperties implements Validator {
          */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+    }
+
+    /** The operator console ({@code durable-store-console}), mounted in a WebFlux application. */
+    public static class Console {
+
+        private boolean enabled;
+        private String path = "/durable-store";
+        private boolean readOnly = true;
+        private boolean previews = true;
+        private int previewBytes = 2048;
+        private int countCap = 100_000;
+        private Duration countTtl = Duration.ofSeconds(2);
+        private int maxBulk = 1000;
+
+        /** @return whether the console is mounted */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether the console is mounted (WebFlux applications only); {@code false} by default */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return where the console is mounted */
+        public String getPath() {
+            return path;
+        }
+
+        /** @param path where the console is mounted, on the application's own port; {@code /durable-store} by default */
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        /** @return whether the console offers and accepts no action */
+        public boolean isReadOnly() {
+            return readOnly;
+        }
+
+        /**
+         * @param readOnly false to enable redrive, release and cancel, each then allowed or refused by the
+         *     application's {@code ConsoleAuthorizer} bean (required); {@code true} by default
+         */
+        public void setReadOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+        }
+
+        /** @return whether payloads are previewed */
+        public boolean isPreviews() {
+            return previews;
+        }
+
+        /** @param previews false to show only payload sizes, never their content; {@code true} by default */
+        public void setPreviews(boolean previews) {
+            this.previews = previews;
+        }
+
+        /** @return the most bytes of a payload previewed */
+        public int getPreviewBytes() {
+            return previewBytes;
+        }
+
+        /** @param previewBytes the most bytes of a payload previewed, 16 to 65536; 2048 by default */
+        public void setPreviewBytes(int previewBytes) {
+            this.previewBytes = previewBytes;
+        }
+
+        /** @return the most rows counted per status by one overview count */
+        public int getCountCap() {
+            return countCap;
+        }
+
+        /** @param countCap the most rows counted per status by one overview count; 100000 by default */
+        public void setCountCap(int countCap) {
+            this.countCap = countCap;
+        }
+
+        /** @return how long overview counts are reused */
+        public Duration getCountTtl() {
+            return countTtl;
+        }
+
+        /** @param countTtl how long overview counts are reused; 2 s by default */
+        public void setCountTtl(Duration countTtl) {
+            this.countTtl = countTtl;
+        }
+
+        /** @return the most rows one bulk action touches */
+        public int getMaxBulk() {
+            return maxBulk;
+        }
+
+        /** @param maxBulk the most rows one bulk action touches, 1 to 10000; 1000 by default */
+        public void setMaxBulk(int maxBulk) {
+            this.maxBulk = maxBulk;
         }
     }
 }

@@ -334,6 +334,33 @@ public interface OutboxStore {
     Flux<ClaimScope> pendingRoutes();
 
     /**
+     * Lists stored rows matching every non-null field of the query, ordered by dispatch key
+     * (code-point order), at most {@code query.limit()} of them; read-only (O60). A page continues
+     * after {@link OutboxQuery#afterKey()}: passing the last key of a page lists the next one. A
+     * text filter that cannot be stored matches nothing (O33). Built for operator tools (dead
+     * letters, stuck claims, a workflow's rows), not for dispatch: a filter that matches few of many
+     * rows may read many.
+     *
+     * @param query the filter and page
+     * @return the rows, with their claim tokens, so a listed claimed row can be settled fenced;
+     *     fails with {@link InvalidArgumentException} naming {@code query} when it is null
+     */
+    Flux<OutboxRow> listOutbox(OutboxQuery query);
+
+    /**
+     * Counts rows per route and status, reading at most {@code cap} rows of each status, so the
+     * cost is bounded however large the outbox grows (O61). A status of which {@code cap} rows were
+     * found is reported in {@link OutboxCounts#capped()} and its counts are lower bounds. Read-only.
+     *
+     * @param dueBy pending rows visible at or before it count as due
+     * @param claimedBefore claimed rows claimed strictly before it count as stale
+     * @param cap the most rows read per status, 1 to {@value OutboxQuery#MAX_COUNT_CAP}
+     * @return the counts; fails with {@link InvalidArgumentException} naming {@code dueBy},
+     *     {@code claimedBefore} or {@code cap}
+     */
+    Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap);
+
+    /**
      * @param dispatchKey the row
      * @return its status, attempt and visibility, or empty when the key is not stored, as for a key
      *     that cannot be stored (O50)

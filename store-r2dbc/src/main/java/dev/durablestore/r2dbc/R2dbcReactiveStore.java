@@ -4,6 +4,8 @@ import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
@@ -311,6 +313,16 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     @Override
     public Flux<ClaimScope> pendingRoutes() {
         return backend.pendingRoutes();
+    }
+
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return backend.listOutbox(query);
+    }
+
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return backend.countByRoute(dueBy, claimedBefore, cap);
     }
 
     @Override

@@ -4,6 +4,8 @@ import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
@@ -377,6 +379,16 @@ public final class SqliteReactiveStore implements ReactiveStore {
     @Override
     public Flux<ClaimScope> pendingRoutes() {
         return reads.pendingRoutes();
+    }
+
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return reads.listOutbox(query);
+    }
+
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return reads.countByRoute(dueBy, claimedBefore, cap);
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.durablestore.api.observation;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
@@ -424,6 +426,16 @@ public final class ObservedStore implements ReactiveStore {
     @Override
     public Flux<ClaimScope> pendingRoutes() {
         return store.pendingRoutes();
+    }
+
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return store.listOutbox(query);
+    }
+
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return store.countByRoute(dueBy, claimedBefore, cap);
     }
 
     @Override

@@ -5,12 +5,15 @@ import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.OutboxListingSql;
 import dev.durablestore.api.spi.StoredText;
 import java.time.Clock;
 import java.time.Instant;
@@ -139,6 +142,44 @@ final class OutboxReads {
                         return routes;
                     }));
         }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O60. */
+    Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return Mono.defer(() -> {
+            requireNonNull(query, "query");
+            if (query.limit() == 0 || query.matchesNothing()) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "$" + i,
+                    db.dialect().postgres() ? " COLLATE \"C\"" : "");
+            return db.read("listOutbox", c -> Sql.query(c, st.sql(), OutboxRows::stored, st.args().toArray())
+                    .collectList()
+                    .map(rows::decodeAll));
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O61. */
+    Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return Mono.defer(() -> {
+            long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
+            return db.read("countByRoute", c -> Flux.fromArray(OutboxStatus.values())
+                    .concatMap(status -> {
+                        Object[] args = status == OutboxStatus.PENDING ? new Object[] {bounds[0], (long) cap}
+                                : status == OutboxStatus.CLAIMED ? new Object[] {bounds[1], (long) cap}
+                                : new Object[] {(long) cap};
+                        return Sql.query(c, OutboxListingSql.countSql(status, i -> "$" + i),
+                                row -> new OutboxListingSql.CountRow(status, Sql.textAt(row, 0), Sql.textAt(row, 1),
+                                        Sql.textAt(row, 2), number(row, 3), number(row, 4)), args);
+                    })
+                    .collectList()
+                    .map(found -> OutboxListingSql.fold(found, cap)));
+        });
+    }
+
+    private static long number(io.r2dbc.spi.Row row, int index) {
+        Object v = row.get(index);
+        return v == null ? 0L : ((Number) v).longValue();
     }
 
     /** O50. */

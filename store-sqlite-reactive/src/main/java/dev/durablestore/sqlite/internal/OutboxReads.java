@@ -6,12 +6,15 @@ import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.OutboxListingSql;
 import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -196,6 +199,62 @@ public final class OutboxReads {
                 }
             });
         });
+    }
+
+    /** O60. @param query filter and page @return the rows */
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return Mono.defer(() -> {
+            requireNonNull(query, "query");
+            if (query.limit() == 0 || query.matchesNothing()) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "?", "");
+            return readers.read("listOutbox", c -> {
+                PreparedStatement ps = c.prepare(st.sql());
+                bind(ps, st.args());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rows.decodeAll(rs);
+                }
+            });
+        }).flatMapMany(Flux::fromIterable);
+    }
+
+    /** O61. @param dueBy due bound @param claimedBefore stale bound @param cap cap @return counts */
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return Mono.defer(() -> {
+            long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
+            return readers.read("countByRoute", c -> {
+                List<OutboxListingSql.CountRow> found = new ArrayList<>();
+                for (OutboxStatus status : OutboxStatus.values()) {
+                    PreparedStatement ps = c.prepare(OutboxListingSql.countSql(status, i -> "?"));
+                    int i = 1;
+                    if (status == OutboxStatus.PENDING) {
+                        ps.setLong(i++, bounds[0]);
+                    } else if (status == OutboxStatus.CLAIMED) {
+                        ps.setLong(i++, bounds[1]);
+                    }
+                    ps.setLong(i, cap);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            found.add(new OutboxListingSql.CountRow(status, rs.getString(1), rs.getString(2),
+                                    rs.getString(3), rs.getLong(4), rs.getLong(5)));
+                        }
+                    }
+                }
+                return OutboxListingSql.fold(found, cap);
+            });
+        });
+    }
+
+    private static void bind(PreparedStatement ps, List<Object> args) throws SQLException {
+        for (int i = 0; i < args.size(); i++) {
+            Object a = args.get(i);
+            if (a instanceof Long l) {
+                ps.setLong(i + 1, l);
+            } else {
+                ps.setString(i + 1, (String) a);
+            }
+        }
     }
 
     private long now() {

@@ -1,0 +1,117 @@
+package dev.durablestore.console;
+
+import dev.durablestore.api.ReactiveStore;
+import java.time.Clock;
+import java.util.Objects;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The operator console of a durable-store: a {@link RouterFunction} the host's WebFlux application
+ * mounts under a path of its choice, so it is served by the application's own server and port.
+ * Pages are plain HTML, CSS and JavaScript from this jar (no build step, nothing fetched from the
+ * internet); they read a JSON API under {@code <path>/api}.
+ *
+ * <pre>{@code
+ * @Bean
+ * RouterFunction<ServerResponse> console(ReactiveStore store) {
+ *     return DurableConsole.builder(store).build().router("/ops/durable-store");
+ * }
+ * }</pre>
+ *
+ * <p>It is read-only unless {@link ConsoleOptions#readOnly()} is false, and then every action also
+ * needs the host's {@link ConsoleAuthorizer} to allow it and a valid CSRF token (see the README's
+ * console section for the endpoints and the security model).
+ */
+public final class DurableConsole {
+
+    private final ReactiveStore store;
+    private final ConsoleOptions options;
+    private final ConsoleAuthorizer authorizer;
+    private final TrafficMeter meter;
+    private final Clock clock;
+
+    private DurableConsole(Builder b) {
+        this.store = b.store;
+        this.options = b.options;
+        this.authorizer = b.authorizer;
+        this.meter = b.meter;
+        this.clock = b.clock;
+    }
+
+    /**
+     * @param store the store to show and act on
+     * @return a builder with {@link ConsoleOptions#defaults()}
+     */
+    public static Builder builder(ReactiveStore store) {
+        return new Builder(store);
+    }
+
+    /** @return the options the console runs with */
+    public ConsoleOptions options() {
+        return options;
+    }
+
+    /**
+     * @param path where to mount it, e.g. {@code /ops/console}: starts with {@code /}, no trailing
+     *     {@code /}, letters, digits and {@code -_./} only
+     * @return the routes: the pages under {@code path/}, the API under {@code path/api}
+     */
+    public RouterFunction<ServerResponse> router(String path) {
+        Objects.requireNonNull(path, "path");
+        if (!path.matches("(/[A-Za-z0-9._-]+)+")) {
+            throw new IllegalArgumentException("path must look like /ops/console (no trailing slash), was '" + path
+                    + "'");
+        }
+        return new ConsoleHandlers(store, options, authorizer, meter, clock, path).routes();
+    }
+
+    /** Builds a {@link DurableConsole}. */
+    public static final class Builder {
+        private final ReactiveStore store;
+        private ConsoleOptions options = ConsoleOptions.defaults();
+        private ConsoleAuthorizer authorizer;
+        private TrafficMeter meter;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(ReactiveStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** @param value the options @return this builder */
+        public Builder options(ConsoleOptions value) {
+            this.options = Objects.requireNonNull(value, "options");
+            return this;
+        }
+
+        /** @param value the host's decision on each action; required unless read-only @return this builder */
+        public Builder authorizer(ConsoleAuthorizer value) {
+            this.authorizer = value;
+            return this;
+        }
+
+        /** @param value the meter wrapping the application's store, for live rates; none shows no rates @return this builder */
+        public Builder meter(TrafficMeter value) {
+            this.meter = value;
+            return this;
+        }
+
+        /** @param value the clock ages and due times are measured with @return this builder */
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        /**
+         * @return the console
+         * @throws IllegalStateException when actions are enabled without an authorizer
+         */
+        public DurableConsole build() {
+            if (!options.readOnly() && authorizer == null) {
+                throw new IllegalStateException("a console with actions needs a ConsoleAuthorizer: the host decides "
+                        + "who may redrive, release and cancel");
+            }
+            return new DurableConsole(this);
+        }
+    }
+}

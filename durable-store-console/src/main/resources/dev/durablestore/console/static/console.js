@@ -1,0 +1,336 @@
+// durable-store console: plain JavaScript, no build step, no third-party code. Every value from the
+// server is written with textContent, never as HTML.
+(function () {
+  'use strict';
+  const API = new URL('api/', window.location.href.split('#')[0]).pathname;
+  let session = null;
+  let rates = null;
+  let overviewTimer = null;
+
+  // ------------------------------------------------------------------ helpers
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') e.className = v;
+      else if (k === 'text') e.textContent = v;
+      else if (k.startsWith('on')) e.addEventListener(k.substring(2), v);
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of children) {
+      if (c === null || c === undefined) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+  const fmt = (n) => (n === null || n === undefined) ? '' : Number(n).toLocaleString('en-US');
+  function age(ms) {
+    if (ms === null || ms === undefined) return '';
+    const s = Math.floor(ms / 1000);
+    if (s < 120) return s + 's';
+    if (s < 7200) return Math.floor(s / 60) + 'm';
+    if (s < 172800) return Math.floor(s / 3600) + 'h';
+    return Math.floor(s / 86400) + 'd';
+  }
+  function cookie(name) {
+    const m = document.cookie.match(new RegExp('(?:^|; )' + name + '=([^;]*)'));
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+  async function get(path) {
+    const r = await fetch(API + path, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    const body = await r.json().catch(() => ({ message: r.statusText }));
+    if (!r.ok) throw new Error(body.message || r.statusText);
+    return body;
+  }
+  async function post(path, payload) {
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json',
+      'X-Console-CSRF': session.csrfToken || '' };
+    const springXsrf = cookie('XSRF-TOKEN'); // Spring Security's own CSRF token, when the host uses it
+    if (springXsrf) headers['X-XSRF-TOKEN'] = springXsrf;
+    const r = await fetch(API + path, { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify(payload) });
+    const body = await r.json().catch(() => ({ message: r.statusText }));
+    if (!r.ok) throw new Error(body.message || r.statusText);
+    return body;
+  }
+  function flash(text, error) {
+    const f = document.getElementById('flash');
+    f.textContent = text;
+    f.className = error ? 'error' : '';
+    f.hidden = false;
+  }
+  function confirmDialog(text) {
+    return new Promise((resolve) => {
+      const box = document.getElementById('confirm');
+      document.getElementById('confirm-text').textContent = text;
+      box.hidden = false;
+      const ok = document.getElementById('confirm-ok');
+      const cancel = document.getElementById('confirm-cancel');
+      const done = (v) => { box.hidden = true; ok.onclick = null; cancel.onclick = null; resolve(v); };
+      ok.onclick = () => done(true);
+      cancel.onclick = () => done(false);
+    });
+  }
+  const can = (action) => session && !session.readOnly && (session.actions || []).includes(action);
+  function view(...children) {
+    const v = document.getElementById('view');
+    v.replaceChildren(...children);
+    return v;
+  }
+  function statusBadge(s) { return el('span', { class: 'status ' + s, text: s }); }
+  function preview(text, truncated) {
+    if (text === undefined) return el('span', { class: 'muted', text: session.previews ? '' : 'hidden' });
+    return el('pre', { class: 'preview', text: text + (truncated ? ' …' : '') });
+  }
+
+  // ------------------------------------------------------------------ overview
+  function startRates() {
+    if (rates || !session.rates) return;
+    rates = new EventSource(API + 'rates');
+    rates.addEventListener('rates', (e) => {
+      const d = JSON.parse(e.data);
+      for (const k of ['staged', 'claimed', 'settled']) {
+        const node = document.getElementById('rate-' + k);
+        if (node) node.textContent = d.available ? d[k].toFixed(1) : 'n/a';
+      }
+    });
+  }
+  async function overview() {
+    const cards = el('div', { class: 'cards' },
+      ...['staged', 'claimed', 'settled'].map((k) => el('div', { class: 'card' },
+        el('div', { class: 'v', id: 'rate-' + k, text: session.rates ? '…' : 'n/a' }),
+        el('div', { class: 'l', text: k + ' / s' }))));
+    const holder = el('div', { id: 'overview-table' }, el('p', { class: 'muted', text: 'Counting…' }));
+    view(el('h2', { text: 'Outbox by route' }), cards, holder,
+      el('p', { class: 'muted', id: 'counted-at' }));
+    startRates();
+    const draw = async () => {
+      try {
+        const o = await get('overview');
+        const cols = [['pending', 'Pending'], ['due', 'Due'], ['claimed', 'Claimed'], ['staleClaimed', 'Claimed > lease'],
+          ['done', 'Done'], ['failed', 'Failed'], ['cancelled', 'Cancelled']];
+        const capped = new Set(o.capped);
+        const isCapped = (k) => capped.has(k === 'due' ? 'pending' : k === 'staleClaimed' ? 'claimed' : k);
+        const cell = (k, v) => el('td', { class: 'num c-' + k }, (isCapped(k) ? '≥ ' : '') + fmt(v));
+        const table = el('table', { id: 'routes' },
+          el('thead', {}, el('tr', {}, el('th', { text: 'Namespace' }), el('th', { text: 'Task queue' }), el('th', { text: 'Node' }),
+            ...cols.map(([, l]) => el('th', { class: 'num', text: l })))),
+          el('tbody', {}, ...o.routes.map((r) => el('tr', { 'data-route': r.namespace + '/' + r.taskQueue + '/' + (r.node || '') },
+            el('td', { text: r.namespace }), el('td', { text: r.taskQueue }), el('td', { class: r.node ? '' : 'muted', text: r.node || 'any' }),
+            ...cols.map(([k]) => cell(k, r[k])))),
+          el('tr', { class: 'total', id: 'totals' }, el('td', { text: 'All routes' }), el('td'), el('td'),
+            ...cols.map(([k]) => cell(k, o.totals[k])))));
+        document.getElementById('overview-table')?.replaceChildren(table);
+        const at = document.getElementById('counted-at');
+        if (at) {
+          at.textContent = 'Counted at ' + o.countedAt + ' (' + o.countMillis + ' ms, cached ' + age(o.ageMillis)
+            + '); at most ' + fmt(o.cap) + ' rows counted per status' + (o.capped.length ? ', capped: ' + o.capped.join(', ') : '')
+            + '. Lease ' + o.lease + '.';
+        }
+      } catch (e) {
+        flash('Overview failed: ' + e.message, true);
+      }
+    };
+    await draw();
+    overviewTimer = setInterval(draw, Math.max(1000, session.countTtlMillis));
+  }
+
+  // ------------------------------------------------------------------ row lists (dead letters, stuck claims)
+  function rowList(kind) {
+    const dead = kind === 'dead';
+    const fixed = dead ? { status: 'failed' } : { status: 'claimed' };
+    const fields = [['namespace', 'Namespace'], ['taskQueue', 'Task queue'], ['node', 'Node'], ['activityType', 'Activity type'],
+      ['workflowId', 'Workflow id'], ['olderThan', 'Older than']];
+    const form = el('form', { class: 'filters', id: 'filter-form' },
+      ...fields.map(([n, l]) => el('label', {}, l, el('input', { name: n, id: 'f-' + n, size: n === 'workflowId' ? 36 : 12,
+        placeholder: n === 'olderThan' ? (dead ? '10m, 2h, 1d' : 'lease') : '' }))),
+      el('button', { class: 'primary', type: 'submit', id: 'btn-apply', text: 'Apply' }));
+    if (!dead) form.querySelector('#f-olderThan').value = 'lease';
+    const toolbar = el('div', { class: 'toolbar' });
+    const table = el('div', { id: 'rows-table' });
+    const pager = el('div', { class: 'toolbar' });
+    view(el('h2', { text: dead ? 'Dead letters (failed rows)' : 'Stuck claims (claimed longer than the lease)' }),
+      form, toolbar, table, pager);
+    let cursor = null;
+    let stack = [];
+    const filter = () => {
+      const f = Object.assign({}, fixed);
+      for (const [n] of fields) {
+        const v = form.elements[n].value.trim();
+        if (v) f[n] = v;
+      }
+      return f;
+    };
+    const qs = (f, extra) => new URLSearchParams(Object.assign({}, f, extra || {})).toString();
+    const selected = () => [...table.querySelectorAll('input.select:checked')].map((c) => c.dataset.key);
+
+    async function act(action, body, what) {
+      try {
+        const r = await post('actions/' + action, body);
+        flash(action + ': ' + r.changed + ' row(s) changed, ' + r.skipped + ' skipped (' + what + ')');
+        load(null);
+      } catch (e) {
+        flash(action + ' refused: ' + e.message, true);
+      }
+    }
+    async function byFilter(action, verb) {
+      const f = filter();
+      try {
+        const c = await get('rows/count?' + qs(f));
+        if (c.count === 0) { flash('No rows match the filter.', true); return; }
+        const n = (c.capped ? 'the first ' : '') + fmt(c.count);
+        if (await confirmDialog(verb + ' ' + n + ' row(s) matching the filter?' + (c.capped ? ' (at most ' + fmt(c.maxBulk) + ' per action)' : ''))) {
+          delete f.status;
+          await act(action, { filter: f, confirm: true }, 'by filter');
+        }
+      } catch (e) {
+        flash('Count failed: ' + e.message, true);
+      }
+    }
+    const buttons = [];
+    if (dead && can('redrive')) {
+      buttons.push(el('button', { id: 'btn-redrive-selected', text: 'Redrive selected', onclick: async () => {
+        const keys = selected();
+        if (keys.length && await confirmDialog('Redrive ' + keys.length + ' selected row(s)?')) act('redrive', { keys }, 'selected');
+      } }));
+      buttons.push(el('button', { id: 'btn-redrive-filter', class: 'danger', text: 'Redrive all matching…', onclick: () => byFilter('redrive', 'Redrive') }));
+    }
+    if (!dead && can('release')) {
+      buttons.push(el('button', { id: 'btn-release-selected', text: 'Release selected', onclick: async () => {
+        const keys = selected();
+        if (keys.length && await confirmDialog('Release ' + keys.length + ' selected claim(s) back to pending?')) act('release', { keys }, 'selected');
+      } }));
+      buttons.push(el('button', { id: 'btn-release-filter', class: 'danger', text: 'Release all matching…', onclick: () => byFilter('release', 'Release') }));
+    }
+    if (!dead && can('cancel')) {
+      buttons.push(el('button', { id: 'btn-cancel-selected', text: 'Cancel selected', onclick: async () => {
+        const keys = selected();
+        if (keys.length && await confirmDialog('Cancel ' + keys.length + ' selected row(s)? They will not run.')) act('cancel', { keys }, 'selected');
+      } }));
+      buttons.push(el('button', { id: 'btn-cancel-filter', class: 'danger', text: 'Cancel all matching…', onclick: () => byFilter('cancel', 'Cancel') }));
+    }
+    if (!buttons.length) buttons.push(el('span', { class: 'muted', id: 'no-actions', text: 'Read-only: no actions.' }));
+    toolbar.replaceChildren(...buttons);
+
+    async function load(after) {
+      try {
+        const page = await get('rows?' + qs(filter(), after ? { after } : {}));
+        const showSelect = buttons.some((b) => b.tagName === 'BUTTON');
+        const all = showSelect ? el('input', { type: 'checkbox', id: 'select-all', onchange: (e) => {
+          table.querySelectorAll('input.select').forEach((c) => { c.checked = e.target.checked; });
+        } }) : null;
+        const t = el('table', { id: 'rows' },
+          el('thead', {}, el('tr', {}, showSelect ? el('th', {}, all) : null, el('th', { text: 'Dispatch key' }), el('th', { text: 'Workflow' }),
+            el('th', { text: 'Route' }), el('th', { text: 'Activity' }), el('th', { class: 'num', text: 'Attempt' }),
+            el('th', { text: dead ? 'Visible after' : 'Claimed' }), el('th', { text: 'Input' }))),
+          el('tbody', {}, ...page.rows.map((r) => el('tr', { 'data-key': r.dispatchKey },
+            showSelect ? el('td', {}, el('input', { type: 'checkbox', class: 'select', 'data-key': r.dispatchKey })) : null,
+            el('td', {}, el('code', { text: r.dispatchKey })),
+            el('td', {}, el('a', { href: '#/workflow/' + r.workflowId, text: r.workflowId.substring(0, 8) + '…' })),
+            el('td', { text: r.namespace + '/' + r.taskQueue + (r.node ? '@' + r.node : '') }),
+            el('td', { text: r.activityType }), el('td', { class: 'num', text: r.attempt }),
+            el('td', { text: dead ? r.visibleAfter : (r.claimedAt + ' (' + age(r.claimAgeMillis) + ' ago)') }),
+            el('td', {}, preview(r.input, r.inputTruncated), el('div', { class: 'muted', text: fmt(r.inputBytes) + ' bytes' }))))));
+        table.replaceChildren(page.rows.length ? t : el('p', { class: 'muted', id: 'no-rows', text: 'No rows match.' }));
+        pager.replaceChildren(
+          el('button', { id: 'btn-prev', text: '‹ Previous', disabled: stack.length === 0, onclick: () => { load(stack.pop() || null); } }),
+          el('button', { id: 'btn-next', text: 'Next ›', disabled: !page.next, onclick: () => { stack.push(after); load(page.next); } }));
+        cursor = after;
+      } catch (e) {
+        table.replaceChildren(el('p', { class: 'bad', id: 'rows-error', text: e.message }));
+      }
+    }
+    form.addEventListener('submit', (e) => { e.preventDefault(); stack = []; load(null); });
+    load(null);
+    return cursor;
+  }
+
+  // ------------------------------------------------------------------ workflow view
+  function workflow(id) {
+    const input = el('input', { id: 'wf-id', size: 40, placeholder: 'workflow id (UUID)', value: id || '' });
+    const form = el('form', { class: 'filters', id: 'wf-form', onsubmit: (e) => {
+      e.preventDefault();
+      window.location.hash = '#/workflow/' + input.value.trim();
+    } }, el('label', {}, 'Workflow id', input), el('button', { class: 'primary', type: 'submit', text: 'Show' }));
+    const body = el('div', { id: 'wf-body' });
+    view(el('h2', { text: 'Workflow' }), form, body);
+    if (!id) return;
+    (async () => {
+      try {
+        const w = await get('workflows/' + encodeURIComponent(id));
+        const s = w.summary;
+        const kv = el('div', { class: 'kv', id: 'wf-summary' });
+        const add = (k, v) => kv.append(el('div', { text: k }), el('div', {}, v === null || v === undefined ? '' : v));
+        add('Workflow id', el('code', { text: w.workflowId }));
+        add('Type', s ? s.workflowType : '(no start event)');
+        add('Status', s ? statusBadge(s.status) : '');
+        add('Started', s ? s.startedAt : '');
+        add('Ended', s ? s.endedAt : '');
+        add('Parent', s && s.parent ? el('a', { href: '#/workflow/' + s.parent, text: s.parent }) : '');
+        if (s && s.failureReason) add('Failure', (s.failedStep ? s.failedStep + ': ' : '') + s.failureReason);
+        add('History head', String(w.head));
+        add('Outbox', Object.entries(w.outboxStates).filter(([, n]) => n > 0).map(([k, n]) => k + ' ' + n).join(', ') || 'no rows');
+        const actions = el('div', { class: 'toolbar', id: 'wf-actions' });
+        const wfAct = async (action, verb) => {
+          if (!await confirmDialog(verb + ' the rows of workflow ' + w.workflowId + '?')) return;
+          try {
+            const r = await post('actions/' + action, { workflowId: w.workflowId });
+            flash(action + ': ' + r.changed + ' row(s) changed');
+            workflow(id);
+          } catch (e) { flash(action + ' refused: ' + e.message, true); }
+        };
+        if (can('redrive') && w.outboxStates.failed > 0) actions.append(el('button', { id: 'wf-redrive', text: 'Redrive failed rows', onclick: () => wfAct('redrive', 'Redrive the failed') }));
+        if (can('cancel') && (w.outboxStates.pending + w.outboxStates.claimed) > 0) actions.append(el('button', { id: 'wf-cancel', class: 'danger', text: 'Cancel live rows', onclick: () => wfAct('cancel', 'Cancel the live') }));
+        const runs = el('table', { id: 'wf-runs' }, el('thead', {}, el('tr', {}, el('th', { text: 'Run' }), el('th', { text: 'Parent run' }),
+          el('th', { text: 'Status' }), el('th', { text: 'Started' }), el('th', { text: 'Closed' }))),
+          el('tbody', {}, ...w.runChain.map((r) => el('tr', {}, el('td', {}, el('code', { text: r.runId })), el('td', { text: r.parentRunId || '' }),
+            el('td', {}, statusBadge(r.status)), el('td', { text: r.startedAt }), el('td', { text: r.closedAt || '' })))));
+        const outbox = el('table', { id: 'wf-outbox' }, el('thead', {}, el('tr', {}, el('th', { text: 'Dispatch key' }), el('th', { text: 'Activity' }),
+          el('th', { text: 'Status' }), el('th', { class: 'num', text: 'Attempt' }), el('th', { text: 'Route' }), el('th', { text: 'Input' }))),
+          el('tbody', {}, ...w.outbox.map((r) => el('tr', { 'data-key': r.dispatchKey }, el('td', {}, el('code', { text: r.dispatchKey })),
+            el('td', { text: r.activityType }), el('td', {}, statusBadge(r.status)), el('td', { class: 'num', text: r.attempt }),
+            el('td', { text: r.namespace + '/' + r.taskQueue }), el('td', {}, preview(r.input, r.inputTruncated))))));
+        const timeline = el('ol', { class: 'timeline', id: 'wf-history' });
+        const more = el('div', { class: 'toolbar' });
+        body.replaceChildren(kv, actions, el('h3', { text: 'Run chain' }), runs, el('h3', { text: 'Outbox rows' }),
+          w.outbox.length ? outbox : el('p', { class: 'muted', text: 'No outbox rows.' }), el('h3', { text: 'History' }), timeline, more);
+        const loadHistory = async (from) => {
+          const h = await get('workflows/' + encodeURIComponent(id) + '/history?from=' + from);
+          for (const e of h.events) {
+            timeline.append(el('li', { 'data-seq': e.seq }, el('strong', { text: '#' + e.seq + ' ' + e.kind }), ' ',
+              el('span', { class: 'muted', text: e.recordedAt + ' · ' + fmt(e.bytes) + ' bytes' }), preview(e.preview, e.previewTruncated)));
+          }
+          more.replaceChildren(h.next ? el('button', { id: 'wf-more', text: 'More history', onclick: () => loadHistory(h.next) }) : '');
+        };
+        if (w.head > 0) await loadHistory(1);
+      } catch (e) {
+        body.replaceChildren(el('p', { class: 'bad', id: 'wf-error', text: e.message }));
+      }
+    })();
+  }
+
+  // ------------------------------------------------------------------ routing
+  function route() {
+    if (overviewTimer) { clearInterval(overviewTimer); overviewTimer = null; }
+    const hash = window.location.hash || '#/overview';
+    const [, page, arg] = hash.match(/^#\/([a-z]+)\/?(.*)$/) || [null, 'overview', ''];
+    document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active', a.id === 'nav-' + page));
+    document.getElementById('flash').hidden = true;
+    if (page === 'dead' || page === 'stuck') rowList(page);
+    else if (page === 'workflow') workflow(decodeURIComponent(arg || ''));
+    else overview();
+  }
+  async function start() {
+    try {
+      session = await get('session');
+    } catch (e) {
+      view(el('p', { class: 'bad', text: 'The console API did not answer: ' + e.message }));
+      return;
+    }
+    const mode = document.getElementById('mode');
+    mode.textContent = session.readOnly ? 'read-only' : 'actions enabled';
+    mode.className = 'mode' + (session.readOnly ? '' : ' actions');
+    window.addEventListener('hashchange', route);
+    route();
+  }
+  start();
+})();

@@ -1,0 +1,257 @@
+package dev.durablestore.console;
+
+import static dev.durablestore.console.ConsoleFixture.TIMEOUT;
+import static dev.durablestore.console.ConsoleFixture.WF;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.WorkflowId;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The console in headless Chromium against a real SQLite store with live traffic, served by a real
+ * Netty server: numbers checked against the database file, a bulk redrive moving rows, a read-only
+ * console offering and accepting no action. Saves a screenshot of each page in
+ * {@code target/screenshots}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsoleBrowserTest {
+
+    @TempDir
+    static Path dir;
+
+    private static ConsoleFixture fixture;
+    private static ConsoleServer server;
+    private static ChromeDriver browser;
+    private static Disposable traffic;
+    private static final Path SHOTS = Path.of("target", "screenshots");
+
+    @BeforeAll
+    static void start() throws Exception {
+        TrafficMeter meter = new TrafficMeter();
+        fixture = new ConsoleFixture(dir, meter, true);
+        ConsoleOptions options = ConsoleOptions.defaults().withCountTtl(Duration.ofMillis(500));
+        DurableConsole actions = DurableConsole.builder(fixture.store).options(options.withReadOnly(false))
+                .authorizer((action, request) -> Mono.just(true)).meter(meter).clock(fixture.clock).build();
+        DurableConsole readOnly = DurableConsole.builder(fixture.store).options(options).meter(meter)
+                .clock(fixture.clock).build();
+        server = new ConsoleServer(actions.router("/ops/console").and(readOnly.router("/ro")));
+        traffic = traffic();
+        browser = ChromiumSupport.start(Files.createDirectories(dir.resolve("profile")));
+        Files.createDirectories(SHOTS);
+    }
+
+    /** Live traffic on its own route: rows staged, claimed and completed all the time. */
+    private static Disposable traffic() {
+        ClaimScope live = ClaimScope.of("traffic", "live");
+        long[] n = {0};
+        return Flux.interval(Duration.ofMillis(100)).onBackpressureDrop()
+                .concatMap(tick -> {
+                    List<OutboxRow> rows = new ArrayList<>();
+                    for (int i = 0; i < 5; i++) {
+                        WorkflowId w = WorkflowId.random();
+                        rows.add(OutboxRow.pending(w, n[0]++, "ping", Payload.json("{\"tick\":" + tick + "}"),
+                                fixture.clock.instant()).withRoute("traffic", "live", null));
+                    }
+                    return fixture.store.appendOutboxBatch(rows)
+                            .then(fixture.store.claimScoped(live, 4))
+                            .flatMap(claimed -> fixture.store.complete(claimed.stream().map(OutboxRow::dispatchKey).toList()))
+                            .onErrorResume(e -> Mono.empty());
+                })
+                .subscribe();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (traffic != null) {
+            traffic.dispose();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    private static WebDriverWait waiting() {
+        return new WebDriverWait(browser, Duration.ofSeconds(15));
+    }
+
+    private static void open(String path) {
+        browser.get(server.url(path));
+    }
+
+    private static void screenshot(String name) throws Exception {
+        Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
+        Files.copy(shot, SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Counts in the database file itself, not through the store. */
+    private static long db(String where, Object... args) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("console.db"));
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox WHERE " + where)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        }
+    }
+
+    private static String cell(String route, String column) {
+        return browser.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column)).getText();
+    }
+
+    private static long number(String text) {
+        return Long.parseLong(text.replace(",", "").replace("≥", "").trim());
+    }
+
+    @Test
+    @Order(1)
+    void the_overview_shows_the_databases_counts_and_live_rates() throws Exception {
+        open("/ops/console/");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#routes")));
+        assertThat(browser.findElement(By.id("mode")).getText()).isEqualTo("actions enabled");
+        for (String[] check : new String[][] {{"billing/payments/", "failed", "billing", "failed"},
+                {"orders/checkout/", "pending", "orders", "pending"}, {"orders/checkout/", "done", "orders", "done"},
+                {"shipping/labels/", "claimed", "shipping", "claimed"}}) {
+            assertThat(number(cell(check[0], check[1]))).as(check[0] + check[1])
+                    .isEqualTo(db("namespace = ? AND status = ?", check[2], check[3]));
+        }
+        assertThat(number(cell("shipping/labels/", "staleClaimed"))).isEqualTo(ConsoleFixture.STUCK);
+        // the rates come from the server-sent events of the live traffic
+        waiting().until(d -> {
+            String staged = d.findElement(By.id("rate-staged")).getText();
+            return !staged.equals("…") && !staged.equals("n/a") && Double.parseDouble(staged) > 0;
+        });
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-route='traffic/live/']")));
+        screenshot("overview");
+    }
+
+    @Test
+    @Order(2)
+    void the_workflow_view_shows_summary_history_and_rows() throws Exception {
+        open("/ops/console/#/workflow/" + WF);
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#wf-history li")));
+        assertThat(browser.findElement(By.id("wf-summary")).getText()).contains("checkout").contains("RUNNING");
+        assertThat(browser.findElements(By.cssSelector("#wf-history li"))).hasSize(2);
+        assertThat(browser.findElements(By.cssSelector("#wf-outbox tbody tr"))).hasSize(3);
+        assertThat(browser.findElement(By.cssSelector("#wf-history li[data-seq='2']")).getText()).contains("SignalReceived")
+                .contains("…");
+        screenshot("workflow");
+        // an unknown id shows a clear message
+        open("/ops/console/#/workflow/99999999-9999-4999-8999-999999999999");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("wf-error")));
+        assertThat(browser.findElement(By.id("wf-error")).getText()).contains("no workflow");
+    }
+
+    @Test
+    @Order(3)
+    void stuck_claims_are_listed_and_one_is_released() throws Exception {
+        open("/ops/console/#/stuck");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
+        assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).hasSize(ConsoleFixture.STUCK);
+        screenshot("stuck-claims");
+        String key = fixture.stuckKeys.get(0);
+        browser.findElement(By.cssSelector("input.select[data-key='" + key + "']")).click();
+        browser.findElement(By.id("btn-release-selected")).click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-ok"))).click();
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "1 row(s) changed"));
+        assertThat(db("dispatch_key = ? AND status = 'pending'", key)).isEqualTo(1);
+        waiting().until(d -> d.findElements(By.cssSelector("table#rows tbody tr")).size() == ConsoleFixture.STUCK - 1);
+    }
+
+    @Test
+    @Order(4)
+    void a_read_only_console_offers_and_accepts_no_action() throws Exception {
+        long failed = db("status = 'failed'");
+        open("/ro/#/dead");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
+        assertThat(browser.findElement(By.id("mode")).getText()).isEqualTo("read-only");
+        assertThat(browser.findElement(By.id("no-actions")).getText()).contains("Read-only");
+        assertThat(browser.findElements(By.cssSelector("button[id^='btn-redrive'], button[id^='btn-cancel'], "
+                + "button[id^='btn-release'], input.select"))).isEmpty();
+        screenshot("read-only");
+        // the API behind it refuses an action even when the page is bypassed
+        @SuppressWarnings("unchecked")
+        Map<String, Object> answer = (Map<String, Object>) browser.executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                        + "fetch('/ro/api/actions/redrive', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+                        + " body: JSON.stringify({keys: [arguments[0]]})})"
+                        + ".then(r => r.json().then(b => done({status: r.status, error: b.error})));",
+                fixture.failedKeys.get(0));
+        assertThat(answer).containsEntry("status", 403L).containsEntry("error", "read-only");
+        assertThat(db("status = 'failed'")).isEqualTo(failed);
+    }
+
+    @Test
+    @Order(5)
+    void a_bulk_redrive_by_filter_moves_the_rows_it_counted() throws Exception {
+        long refunds = db("namespace = 'billing' AND activity_type = 'refund' AND status = 'failed'");
+        assertThat(refunds).isEqualTo(ConsoleFixture.FAILED_BULK / 2);
+        open("/ops/console/#/dead");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
+        assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).hasSize((int) db("status = 'failed'"));
+        WebElement ns = browser.findElement(By.id("f-namespace"));
+        ns.sendKeys("billing");
+        browser.findElement(By.id("f-activityType")).sendKeys("refund");
+        browser.findElement(By.id("btn-apply")).click();
+        waiting().until(d -> d.findElements(By.cssSelector("table#rows tbody tr")).size() == refunds);
+        browser.findElement(By.id("btn-redrive-filter")).click();
+        WebElement text = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-text")));
+        assertThat(text.getText()).contains("Redrive " + refunds + " row(s)");
+        screenshot("dead-letters");
+        browser.findElement(By.id("confirm-ok")).click();
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), refunds + " row(s) changed"));
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("no-rows")));
+        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'failed'")).isZero();
+        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'pending'")).isEqualTo(refunds);
+        assertThat(db("namespace = 'billing' AND activity_type = 'charge-card' AND status = 'failed'"))
+                .isEqualTo(ConsoleFixture.FAILED_BULK / 2);
+        // and the overview follows
+        open("/ops/console/");
+        waiting().until(d -> {
+            try {
+                return number(cell("billing/payments/", "failed")) == ConsoleFixture.FAILED_BULK / 2
+                        && number(cell("billing/payments/", "pending")) == refunds;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+        assertThat(fixture.store.rowState(fixture.failedKeys.get(1)).block(TIMEOUT).status().token()).isEqualTo("pending");
+    }
+}

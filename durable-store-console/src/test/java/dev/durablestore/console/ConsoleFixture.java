@@ -1,0 +1,128 @@
+package dev.durablestore.console;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.PackageVersion;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RunId;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.event.EventEnvelope;
+import dev.durablestore.api.event.SignalReceived;
+import dev.durablestore.api.event.WorkflowStarted;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A SQLite store with known contents: workflow {@link #WF} with a history and three rows (failed, pending,
+ * done); {@link #FAILED_BULK} dead letters on billing/payments; {@link #STUCK} claims older than the 5-minute lease
+ * on shipping/labels; one fresh claim there.
+ */
+final class ConsoleFixture implements AutoCloseable {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(20);
+    static final WorkflowId WF = WorkflowId.parse("11111111-1111-4111-8111-111111111111");
+    static final int FAILED_BULK = 12;
+    static final int STUCK = 3;
+
+    /** The system clock shifted by an offset that tests move instead of sleeping. */
+    static final class MovableClock extends Clock {
+        private volatile Duration offset;
+
+        MovableClock(Instant start) {
+            this.offset = Duration.between(Instant.now(), start);
+        }
+
+        void advance(Duration d) {
+            offset = offset.plus(d);
+        }
+
+        @Override public Instant instant() {
+            return Instant.now().plus(offset);
+        }
+
+        @Override public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    final MovableClock clock;
+    final ReactiveStore store;
+    final List<String> failedKeys = new ArrayList<>();
+    final List<String> stuckKeys = new ArrayList<>();
+
+    ConsoleFixture(Path dir, TrafficMeter meter, boolean systemClock) {
+        clock = new MovableClock(systemClock ? Instant.now().minus(Duration.ofMinutes(10)) : Instant.parse("2026-03-01T10:00:00Z"));
+        ReactiveStore raw = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("console.db")).withClock(clock));
+        store = meter == null ? raw : meter.wrap(raw);
+        seed();
+    }
+
+    private void seed() {
+        Instant t0 = clock.instant();
+        // the workflow: started, a signal with a large payload, three rows
+        String big = "{\"note\":\"" + "x".repeat(5000) + "\"}";
+        store.appendWithOutbox(WF, List.of(
+                new WorkflowStarted(new EventEnvelope(1, t0, WF), "checkout", Payload.json("{\"order\":42}"),
+                        RunId.parse("00000000-0000-4000-8000-0000000000aa"), null, new PackageVersion("v1")),
+                new SignalReceived(new EventEnvelope(2, t0.plusMillis(5), WF), "poke", Payload.json(big))), 0,
+                List.of(row(WF, 0, "orders", "checkout", "charge-card", t0),
+                        row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
+                        row(WF, 2, "orders", "checkout", "reserve-stock", t0))).block(TIMEOUT);
+        store.fail(OutboxRow.dispatchKey(WF, 0)).block(TIMEOUT);
+        store.complete(OutboxRow.dispatchKey(WF, 2)).block(TIMEOUT);
+        // dead letters
+        List<OutboxRow> bulk = new ArrayList<>();
+        for (int i = 0; i < FAILED_BULK; i++) {
+            WorkflowId w = WorkflowId.parse(String.format("22222222-2222-4222-8222-%012d", i));
+            bulk.add(row(w, 0, "billing", "payments", i % 2 == 0 ? "charge-card" : "refund", t0));
+            failedKeys.add(OutboxRow.dispatchKey(w, 0));
+        }
+        store.appendOutboxBatch(bulk).block(TIMEOUT);
+        store.fail(failedKeys).block(TIMEOUT);
+        // stuck claims: claimed now, then the clock moves past the lease
+        List<OutboxRow> stuck = new ArrayList<>();
+        for (int i = 0; i < STUCK; i++) {
+            WorkflowId w = WorkflowId.parse(String.format("33333333-3333-4333-8333-%012d", i));
+            stuck.add(row(w, 0, "shipping", "labels", "print-label", t0));
+            stuckKeys.add(OutboxRow.dispatchKey(w, 0));
+        }
+        store.appendOutboxBatch(stuck).block(TIMEOUT);
+        if (store.claimScoped(ClaimScope.of("shipping", "labels"), STUCK).block(TIMEOUT).size() != STUCK) {
+            throw new IllegalStateException("the stuck rows were not claimed");
+        }
+        clock.advance(Duration.ofMinutes(10));
+        WorkflowId fresh = WorkflowId.parse("44444444-4444-4444-8444-000000000000");
+        store.appendOutboxBatch(List.of(row(fresh, 0, "shipping", "labels", "print-label", clock.instant())))
+                .block(TIMEOUT);
+        store.claimScoped(ClaimScope.of("shipping", "labels"), 1).block(TIMEOUT);
+    }
+
+    static OutboxRow row(WorkflowId w, long ordinal, String ns, String queue, String activity, Instant visible) {
+        return new OutboxRow(OutboxRow.dispatchKey(w, ordinal), w, ordinal, null, ns, queue, null, activity,
+                Payload.json("{\"n\":" + ordinal + ",\"activity\":\"" + activity + "\"}"), OutboxStatus.PENDING, 0,
+                visible, null);
+    }
+
+    OutboxStatus status(String key) {
+        return store.rowState(key).block(TIMEOUT).status();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

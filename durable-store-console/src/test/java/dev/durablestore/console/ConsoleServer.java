@@ -1,0 +1,31 @@
+package dev.durablestore.console;
+
+import java.time.Duration;
+import org.springframework.http.server.reactive.HttpHandler;
+import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/** A real HTTP server on a free loopback port serving router functions, as a host application would. */
+final class ConsoleServer implements AutoCloseable {
+
+    private final DisposableServer server;
+
+    ConsoleServer(RouterFunction<ServerResponse> routes) {
+        HttpHandler handler = RouterFunctions.toHttpHandler(routes);
+        server = HttpServer.create().host("127.0.0.1").port(0).handle(new ReactorHttpHandlerAdapter(handler))
+                .bindNow(Duration.ofSeconds(20));
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow(Duration.ofSeconds(5));
+    }
+}
