@@ -8,6 +8,7 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.DisplayName;
@@ -44,7 +45,10 @@ class ShutdownOrderTest {
         OutboxDispatchHandler handler() {
             return row -> {
                 started.add(row.dispatchKey());
-                startedSignal.tryEmitNext(row.dispatchKey());
+                // handlers run concurrently on the parallel scheduler: a sink takes one emitter at a time
+                synchronized (startedSignal) {
+                    startedSignal.tryEmitNext(row.dispatchKey());
+                }
                 return row.activityType().equals("stuck") ? Mono.never() : Mono.empty();
             };
         }
@@ -68,7 +72,7 @@ class ShutdownOrderTest {
         }
         // every stuck row reached its handler
         StepVerifier.create(App.startedSignal.asFlux().filter(key -> stuck.stream().anyMatch(r -> r.dispatchKey().equals(key)))
-                .take(stuck.size())).expectNextCount(stuck.size()).verifyComplete();
+                .take(stuck.size())).expectNextCount(stuck.size()).expectComplete().verify(Duration.ofSeconds(20));
 
         context.close();
 
