@@ -36,6 +36,9 @@ public final class BlockHoundSession implements LauncherSessionListener {
         BlockHound.install(builder -> builder
                 // Test logging to the console is allowed.
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
+                // An idle pool worker taking its next task (or exiting once a disposed scheduler's
+                // queue is empty) waits on the queue's lock: the executor's own wait, not a task's.
+                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
                 // Netty 4.2's adaptive buffer allocator guards its magazines with a StampedLock that
                 // may park for a moment under contention: a memory-allocator lock, not I/O. Netty's
                 // own BlockHound integration does not list it yet, so it failed a connection at random.

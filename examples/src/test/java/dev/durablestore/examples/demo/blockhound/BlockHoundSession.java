@@ -38,6 +38,9 @@ public final class BlockHoundSession implements LauncherSessionListener {
                 .markAsBlocking("org.sqlite.core.NativeDB", "_open_utf8", "([BI)V")
                 // Warnings logged to the console are allowed.
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
+                // An idle pool worker taking its next task (or exiting once a disposed scheduler's
+                // queue is empty) waits on the queue's lock: the executor's own wait, not a task's.
+                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
                 .blockingMethodCallback(method -> {
                     VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
                     throw new BlockingOperationError(method);
