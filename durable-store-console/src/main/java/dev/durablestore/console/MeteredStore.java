@@ -1,28 +1,17 @@
 package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.ClaimStreamOptions;
-import dev.durablestore.api.OutboxCounts;
-import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
-import dev.durablestore.api.RunSummary;
-import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
-import dev.durablestore.api.UndecodableEvent;
-import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -30,12 +19,13 @@ import reactor.core.publisher.Mono;
  * through it, and passes every call on unchanged. Counts are of what callers asked and the store
  * acknowledged: a staged row skipped as a duplicate key counts too.
  */
-final class MeteredStore implements ReactiveStore {
+final class MeteredStore extends ForwardingReactiveStore {
 
     private final ReactiveStore store;
     private final TrafficMeter meter;
 
     MeteredStore(ReactiveStore store, TrafficMeter meter) {
+        super(store);
         this.store = store;
         this.meter = meter;
     }
@@ -141,179 +131,5 @@ final class MeteredStore implements ReactiveStore {
     @Override
     public Mono<Void> settleCancelled(OutboxRow claimed) {
         return store.settleCancelled(claimed).doOnSuccess(v -> meter.settled(1));
-    }
-
-    @Override
-    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
-        return store.append(workflowId, events, expectedSeq);
-    }
-
-    @Override
-    public Flux<Event> readHistory(WorkflowId workflowId) {
-        return store.readHistory(workflowId);
-    }
-
-    @Override
-    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
-        return store.readHistoryFrom(workflowId, fromSeq);
-    }
-
-    @Override
-    public Mono<Long> readHead(WorkflowId workflowId) {
-        return store.readHead(workflowId);
-    }
-
-    @Override
-    public Flux<WorkflowId> listWorkflowIds() {
-        return store.listWorkflowIds();
-    }
-
-    @Override
-    public Flux<WorkflowId> listActive() {
-        return store.listActive();
-    }
-
-    @Override
-    public Flux<WorkflowId> listPaused() {
-        return store.listPaused();
-    }
-
-    @Override
-    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
-        return store.query(filter);
-    }
-
-    @Override
-    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return store.readSummary(workflowId);
-    }
-
-    @Override
-    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
-        return store.readRunChain(workflowId);
-    }
-
-    @Override
-    public Mono<Void> validateStoredEvents() {
-        return store.validateStoredEvents();
-    }
-
-    @Override
-    public Flux<UndecodableEvent> findUndecodableEvents() {
-        return store.findUndecodableEvents();
-    }
-
-    @Override
-    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        return store.scheduleTimer(workflowId, timerId, fireAt);
-    }
-
-    @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return store.expiredTimers(asOf);
-    }
-
-    @Override
-    public Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return store.rearmPending(rows);
-    }
-
-    @Override
-    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return store.claimStream(options).doOnNext(row -> meter.claimed(1));
-    }
-
-    @Override
-    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return store.cancelWorkflowRows(workflowId).doOnNext(keys -> meter.settled(keys.size()));
-    }
-
-    @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return store.listStaleClaimed(olderThan, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return store.rearmStaleClaimed(olderThan, visibleAfter, limit);
-    }
-
-    @Override
-    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return store.heartbeat(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
-        return store.redrive(dispatchKey, resetAttempt);
-    }
-
-    @Override
-    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return store.redriveWorkflow(workflowId, resetAttempt);
-    }
-
-    @Override
-    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
-        return store.pruneSettled(settledBefore, batchSize);
-    }
-
-    @Override
-    public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return store.listUnsettledWorkflowIds();
-    }
-
-    @Override
-    public Mono<Long> countInflight(String namespace) {
-        return store.countInflight(namespace);
-    }
-
-    @Override
-    public Mono<Long> countClaimed(String namespace) {
-        return store.countClaimed(namespace);
-    }
-
-    @Override
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return store.countClaimedByNamespace(namespaces);
-    }
-
-    @Override
-    public Flux<ClaimScope> pendingRoutes() {
-        return store.pendingRoutes();
-    }
-
-    @Override
-    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
-        return store.listOutbox(query);
-    }
-
-    @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
-        return store.countByRoute(dueBy, claimedBefore, cap);
-    }
-
-    @Override
-    public Mono<OutboxRowState> rowState(String dispatchKey) {
-        return store.rowState(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> closeAsync() {
-        return store.closeAsync();
-    }
-
-    @Override
-    public void close() {
-        store.close();
-    }
-
-    ReactiveStore delegate() {
-        return store;
-    }
-
-    @Override
-    public String toString() {
-        return "MeteredStore[" + store + "]";
     }
 }

@@ -1,21 +1,12 @@
 package dev.durablestore.api.observation;
 
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.OutboxCounts;
-import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
-import dev.durablestore.api.RunSummary;
-import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
-import dev.durablestore.api.UndecodableEvent;
-import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
@@ -31,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -53,12 +43,13 @@ import reactor.core.publisher.Mono;
  * {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
  * unobserved. Without the wrapper the store observes nothing and costs nothing.
  */
-public final class ObservedStore implements ReactiveStore {
+public final class ObservedStore extends ForwardingReactiveStore {
 
     private final ReactiveStore store;
     private final ObservationRegistry registry;
 
     private ObservedStore(ReactiveStore store, ObservationRegistry registry) {
+        super(store);
         this.store = store;
         this.registry = registry;
     }
@@ -75,11 +66,6 @@ public final class ObservedStore implements ReactiveStore {
             return store;
         }
         return new ObservedStore(store, registry);
-    }
-
-    /** @return the store this one observes */
-    public ReactiveStore delegate() {
-        return store;
     }
 
     // staging: a producer observation whose injected context goes into the rows
@@ -284,177 +270,5 @@ public final class ObservedStore implements ReactiveStore {
     @Override
     public Mono<Void> settleCancelled(OutboxRow claimed) {
         return settlingRow("settleCancelled", claimed, store.settleCancelled(claimed));
-    }
-
-    // passed through unobserved
-
-    @Override
-    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
-        return store.append(workflowId, events, expectedSeq);
-    }
-
-    @Override
-    public Flux<Event> readHistory(WorkflowId workflowId) {
-        return store.readHistory(workflowId);
-    }
-
-    @Override
-    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
-        return store.readHistoryFrom(workflowId, fromSeq);
-    }
-
-    @Override
-    public Mono<Long> readHead(WorkflowId workflowId) {
-        return store.readHead(workflowId);
-    }
-
-    @Override
-    public Flux<WorkflowId> listWorkflowIds() {
-        return store.listWorkflowIds();
-    }
-
-    @Override
-    public Flux<WorkflowId> listActive() {
-        return store.listActive();
-    }
-
-    @Override
-    public Flux<WorkflowId> listPaused() {
-        return store.listPaused();
-    }
-
-    @Override
-    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
-        return store.query(filter);
-    }
-
-    @Override
-    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return store.readSummary(workflowId);
-    }
-
-    @Override
-    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
-        return store.readRunChain(workflowId);
-    }
-
-    @Override
-    public Mono<Void> validateStoredEvents() {
-        return store.validateStoredEvents();
-    }
-
-    @Override
-    public Flux<UndecodableEvent> findUndecodableEvents() {
-        return store.findUndecodableEvents();
-    }
-
-    @Override
-    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        return store.scheduleTimer(workflowId, timerId, fireAt);
-    }
-
-    @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return store.expiredTimers(asOf);
-    }
-
-    @Override
-    public Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return store.rearmPending(rows);
-    }
-
-    @Override
-    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return store.claimStream(options);
-    }
-
-    @Override
-    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return store.cancelWorkflowRows(workflowId);
-    }
-
-    @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return store.listStaleClaimed(olderThan, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return store.rearmStaleClaimed(olderThan, visibleAfter, limit);
-    }
-
-    @Override
-    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return store.heartbeat(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
-        return store.redrive(dispatchKey, resetAttempt);
-    }
-
-    @Override
-    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return store.redriveWorkflow(workflowId, resetAttempt);
-    }
-
-    @Override
-    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
-        return store.pruneSettled(settledBefore, batchSize);
-    }
-
-    @Override
-    public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return store.listUnsettledWorkflowIds();
-    }
-
-    @Override
-    public Mono<Long> countInflight(String namespace) {
-        return store.countInflight(namespace);
-    }
-
-    @Override
-    public Mono<Long> countClaimed(String namespace) {
-        return store.countClaimed(namespace);
-    }
-
-    @Override
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return store.countClaimedByNamespace(namespaces);
-    }
-
-    @Override
-    public Flux<ClaimScope> pendingRoutes() {
-        return store.pendingRoutes();
-    }
-
-    @Override
-    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
-        return store.listOutbox(query);
-    }
-
-    @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
-        return store.countByRoute(dueBy, claimedBefore, cap);
-    }
-
-    @Override
-    public Mono<OutboxRowState> rowState(String dispatchKey) {
-        return store.rowState(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> closeAsync() {
-        return store.closeAsync();
-    }
-
-    @Override
-    public void close() {
-        store.close();
-    }
-
-    @Override
-    public String toString() {
-        return "ObservedStore[" + store + "]";
     }
 }

@@ -1,0 +1,302 @@
+package dev.durablestore.api;
+
+import dev.durablestore.api.event.Event;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link ReactiveStore} that forwards every call to another one: the base of decorators that
+ * change a few operations (observations, metering, test doubles) and pass the rest through
+ * unchanged, as Guava's {@code Forwarding*} classes do. A subclass overrides what it decorates and
+ * calls {@link #delegate()} (or {@code super}) for the rest.
+ */
+public abstract class ForwardingReactiveStore implements ReactiveStore {
+
+    private final ReactiveStore delegate;
+
+    /** @param delegate the store every call is forwarded to */
+    protected ForwardingReactiveStore(ReactiveStore delegate) {
+        this.delegate = InvalidArgumentException.requireNonNull(delegate, "delegate");
+    }
+
+    /** @return the store every call is forwarded to */
+    public ReactiveStore delegate() {
+        return delegate;
+    }
+
+    @Override
+    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
+        return delegate.append(workflowId, events, expectedSeq);
+    }
+
+    @Override
+    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+        return delegate.appendWithOutbox(workflowId, events, expectedSeq, rows);
+    }
+
+    @Override
+    public Flux<Event> readHistory(WorkflowId workflowId) {
+        return delegate.readHistory(workflowId);
+    }
+
+    @Override
+    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return delegate.readHistoryFrom(workflowId, fromSeq);
+    }
+
+    @Override
+    public Mono<Long> readHead(WorkflowId workflowId) {
+        return delegate.readHead(workflowId);
+    }
+
+    @Override
+    public Flux<WorkflowId> listWorkflowIds() {
+        return delegate.listWorkflowIds();
+    }
+
+    @Override
+    public Flux<WorkflowId> listActive() {
+        return delegate.listActive();
+    }
+
+    @Override
+    public Flux<WorkflowId> listPaused() {
+        return delegate.listPaused();
+    }
+
+    @Override
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return delegate.query(filter);
+    }
+
+    @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return delegate.readSummary(workflowId);
+    }
+
+    @Override
+    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return delegate.readRunChain(workflowId);
+    }
+
+    @Override
+    public Mono<Void> validateStoredEvents() {
+        return delegate.validateStoredEvents();
+    }
+
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
+        return delegate.findUndecodableEvents();
+    }
+
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+        return delegate.scheduleTimer(workflowId, timerId, fireAt);
+    }
+
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
+        return delegate.expiredTimers(asOf);
+    }
+
+    @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+        return delegate.appendOutboxBatch(rows);
+    }
+
+    @Override
+    public Mono<Void> rearmPending(List<OutboxRow> rows) {
+        return delegate.rearmPending(rows);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(int limit) {
+        return delegate.claim(limit);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
+        return delegate.claimExcluding(limit, held);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
+        return delegate.claimScoped(scope, limit);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return delegate.claimScopedExcluding(scope, limit, held);
+    }
+
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return delegate.claimStream(options);
+    }
+
+    @Override
+    public Mono<Void> complete(String dispatchKey) {
+        return delegate.complete(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> complete(Collection<String> dispatchKeys) {
+        return delegate.complete(dispatchKeys);
+    }
+
+    @Override
+    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+        return delegate.retry(dispatchKey, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return delegate.retry(dispatchKeys, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return delegate.retryAfter(dispatchKey, nextAttempt, delay);
+    }
+
+    @Override
+    public Mono<Void> fail(String dispatchKey) {
+        return delegate.fail(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> fail(Collection<String> dispatchKeys) {
+        return delegate.fail(dispatchKeys);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(String dispatchKey) {
+        return delegate.settleCancelled(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return delegate.settleCancelled(dispatchKeys);
+    }
+
+    @Override
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return delegate.cancelWorkflowRows(workflowId);
+    }
+
+    @Override
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return delegate.listStaleClaimed(olderThan, limit);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return delegate.rearmStaleClaimed(olderThan, visibleAfter, limit);
+    }
+
+    @Override
+    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+        return delegate.heartbeat(dispatchKeys);
+    }
+
+    @Override
+    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+        return delegate.redrive(dispatchKey, resetAttempt);
+    }
+
+    @Override
+    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return delegate.redriveWorkflow(workflowId, resetAttempt);
+    }
+
+    @Override
+    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return delegate.pruneSettled(settledBefore, batchSize);
+    }
+
+    @Override
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return delegate.listUnsettledWorkflowIds();
+    }
+
+    @Override
+    public Mono<Long> countInflight(String namespace) {
+        return delegate.countInflight(namespace);
+    }
+
+    @Override
+    public Mono<Long> countClaimed(String namespace) {
+        return delegate.countClaimed(namespace);
+    }
+
+    @Override
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return delegate.countClaimedByNamespace(namespaces);
+    }
+
+    @Override
+    public Flux<ClaimScope> pendingRoutes() {
+        return delegate.pendingRoutes();
+    }
+
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return delegate.listOutbox(query);
+    }
+
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return delegate.countByRoute(dueBy, claimedBefore, cap);
+    }
+
+    @Override
+    public Mono<OutboxRowState> rowState(String dispatchKey) {
+        return delegate.rowState(dispatchKey);
+    }
+
+    @Override
+    public Mono<Void> complete(OutboxRow claimed) {
+        return delegate.complete(claimed);
+    }
+
+    @Override
+    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+        return delegate.retry(claimed, nextAttempt, visibleAfter);
+    }
+
+    @Override
+    public Mono<Void> fail(OutboxRow claimed) {
+        return delegate.fail(claimed);
+    }
+
+    @Override
+    public Mono<Void> settleCancelled(OutboxRow claimed) {
+        return delegate.settleCancelled(claimed);
+    }
+
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
+        return delegate.commitStep(step);
+    }
+
+    @Override
+    public Mono<Void> closeAsync() {
+        return delegate.closeAsync();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + delegate + "]";
+    }
+}
