@@ -1,11 +1,11 @@
 package dev.durablestore.spring;
 
+import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.MicrometerStoreMetrics;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.api.observation.ObservedStore;
 import dev.durablestore.api.observation.StoreObservations;
 import dev.durablestore.console.ConsoleAuthorizer;
 import dev.durablestore.console.ConsoleOptions;
@@ -234,15 +234,10 @@ public class DurableStoreAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "durableStoreHealthIndicator")
         DurableStoreHealthIndicator durableStoreHealthIndicator(ReactiveStore store) {
-            // the backend's name, not the wrappers around it (observations, the console's TrafficMeter)
+            // the backend's name, not the decorators around it (observations, the console's meter)
             ReactiveStore backend = store;
-            while (true) {
-                ReactiveStore inner = backend instanceof ObservedStore observed ? observed.delegate()
-                        : TrafficMeter.unwrap(backend);
-                if (inner == backend) {
-                    break;
-                }
-                backend = inner;
+            while (backend instanceof ForwardingReactiveStore decorator) {
+                backend = decorator.delegate();
             }
             return new DurableStoreHealthIndicator(store, backend.getClass().getSimpleName());
         }

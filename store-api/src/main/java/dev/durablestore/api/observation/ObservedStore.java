@@ -45,12 +45,10 @@ import reactor.core.publisher.Mono;
  */
 public final class ObservedStore extends ForwardingReactiveStore {
 
-    private final ReactiveStore store;
     private final ObservationRegistry registry;
 
     private ObservedStore(ReactiveStore store, ObservationRegistry registry) {
         super(store);
-        this.store = store;
         this.registry = registry;
     }
 
@@ -159,116 +157,116 @@ public final class ObservedStore extends ForwardingReactiveStore {
     public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq,
             List<OutboxRow> rows) {
         if (rows == null || rows.isEmpty()) {
-            return store.appendWithOutbox(workflowId, events, expectedSeq, rows);
+            return delegate().appendWithOutbox(workflowId, events, expectedSeq, rows);
         }
         return staging("appendWithOutbox", StoreObservations.STAGE, rows, workflowId, false,
-                traced -> store.appendWithOutbox(workflowId, events, expectedSeq, traced.apply(rows)));
+                traced -> delegate().appendWithOutbox(workflowId, events, expectedSeq, traced.apply(rows)));
     }
 
     @Override
     public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
         if (rows == null || rows.isEmpty()) {
-            return store.appendOutboxBatch(rows);
+            return delegate().appendOutboxBatch(rows);
         }
         return staging("appendOutboxBatch", StoreObservations.STAGE, rows, null, false,
-                traced -> store.appendOutboxBatch(traced.apply(rows)));
+                traced -> delegate().appendOutboxBatch(traced.apply(rows)));
     }
 
     @Override
     public Mono<Void> commitStep(WorkflowStep step) {
         if (step == null) {
-            return store.commitStep(null);
+            return delegate().commitStep(null);
         }
         return staging("commitStep", StoreObservations.STEP, step.rows(), step.workflowId(), !step.settles().isEmpty(),
                 traced -> {
                     List<OutboxRow> rows = traced.apply(step.rows());
                     // rebuilt only when a context was added to a staged row
-                    return store.commitStep(rows == step.rows() ? step : StepRows.replace(step, rows));
+                    return delegate().commitStep(rows == step.rows() ? step : StepRows.replace(step, rows));
                 });
     }
 
     @Override
     public Mono<List<OutboxRow>> claim(int limit) {
-        return claiming("claim", null, store.claim(limit));
+        return claiming("claim", null, delegate().claim(limit));
     }
 
     @Override
     public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return claiming("claimExcluding", null, store.claimExcluding(limit, held));
+        return claiming("claimExcluding", null, delegate().claimExcluding(limit, held));
     }
 
     @Override
     public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return claiming("claimScoped", scope, store.claimScoped(scope, limit));
+        return claiming("claimScoped", scope, delegate().claimScoped(scope, limit));
     }
 
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return claiming("claimScopedExcluding", scope, store.claimScopedExcluding(scope, limit, held));
+        return claiming("claimScopedExcluding", scope, delegate().claimScopedExcluding(scope, limit, held));
     }
 
     @Override
     public Mono<Void> complete(String dispatchKey) {
-        return settlingKey("complete", dispatchKey, store.complete(dispatchKey));
+        return settlingKey("complete", dispatchKey, delegate().complete(dispatchKey));
     }
 
     @Override
     public Mono<Void> complete(Collection<String> dispatchKeys) {
-        return settlingKeys("complete", dispatchKeys, store.complete(dispatchKeys));
+        return settlingKeys("complete", dispatchKeys, delegate().complete(dispatchKeys));
     }
 
     @Override
     public Mono<Void> complete(OutboxRow claimed) {
-        return settlingRow("complete", claimed, store.complete(claimed));
+        return settlingRow("complete", claimed, delegate().complete(claimed));
     }
 
     @Override
     public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
-        return settlingKey("retry", dispatchKey, store.retry(dispatchKey, nextAttempt, visibleAfter));
+        return settlingKey("retry", dispatchKey, delegate().retry(dispatchKey, nextAttempt, visibleAfter));
     }
 
     @Override
     public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return settlingKeys("retry", dispatchKeys, store.retry(dispatchKeys, nextAttempt, visibleAfter));
+        return settlingKeys("retry", dispatchKeys, delegate().retry(dispatchKeys, nextAttempt, visibleAfter));
     }
 
     @Override
     public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-        return settlingRow("retry", claimed, store.retry(claimed, nextAttempt, visibleAfter));
+        return settlingRow("retry", claimed, delegate().retry(claimed, nextAttempt, visibleAfter));
     }
 
     @Override
     public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
-        return settlingKey("retryAfter", dispatchKey, store.retryAfter(dispatchKey, nextAttempt, delay));
+        return settlingKey("retryAfter", dispatchKey, delegate().retryAfter(dispatchKey, nextAttempt, delay));
     }
 
     @Override
     public Mono<Void> fail(String dispatchKey) {
-        return settlingKey("fail", dispatchKey, store.fail(dispatchKey));
+        return settlingKey("fail", dispatchKey, delegate().fail(dispatchKey));
     }
 
     @Override
     public Mono<Void> fail(Collection<String> dispatchKeys) {
-        return settlingKeys("fail", dispatchKeys, store.fail(dispatchKeys));
+        return settlingKeys("fail", dispatchKeys, delegate().fail(dispatchKeys));
     }
 
     @Override
     public Mono<Void> fail(OutboxRow claimed) {
-        return settlingRow("fail", claimed, store.fail(claimed));
+        return settlingRow("fail", claimed, delegate().fail(claimed));
     }
 
     @Override
     public Mono<Void> settleCancelled(String dispatchKey) {
-        return settlingKey("settleCancelled", dispatchKey, store.settleCancelled(dispatchKey));
+        return settlingKey("settleCancelled", dispatchKey, delegate().settleCancelled(dispatchKey));
     }
 
     @Override
     public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return settlingKeys("settleCancelled", dispatchKeys, store.settleCancelled(dispatchKeys));
+        return settlingKeys("settleCancelled", dispatchKeys, delegate().settleCancelled(dispatchKeys));
     }
 
     @Override
     public Mono<Void> settleCancelled(OutboxRow claimed) {
-        return settlingRow("settleCancelled", claimed, store.settleCancelled(claimed));
+        return settlingRow("settleCancelled", claimed, delegate().settleCancelled(claimed));
     }
 }
