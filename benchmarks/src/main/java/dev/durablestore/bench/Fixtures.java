@@ -16,6 +16,7 @@ import dev.durablestore.api.event.WorkflowCompleted;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ public final class Fixtures {
      * @return the open store
      */
     public static SqliteReactiveStore openStore(Path db, String synchronous, StoreMetrics metrics) {
-        return SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(synchronous).withMetrics(metrics));
+        return SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.valueOf(synchronous)).withMetrics(metrics));
     }
 
     /**

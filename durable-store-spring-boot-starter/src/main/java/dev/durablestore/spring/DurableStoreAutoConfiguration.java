@@ -15,6 +15,7 @@ import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.r2dbc.spi.ConnectionFactory;
@@ -94,7 +95,7 @@ public class DurableStoreAutoConfiguration {
             DurableStoreProperties.Sqlite sqlite = properties.getSqlite();
             log.info("opening durable-store on the SQLite file {}", sqlite.getPath().toAbsolutePath());
             return SqliteReactiveStore.open(SqliteStoreConfig.of(sqlite.getPath())
-                    .withSynchronous(sqlite.getSynchronous().name())
+                    .withSynchronous(SqliteSynchronous.valueOf(sqlite.getSynchronous().name()))
                     .withBusyTimeout(sqlite.getBusyTimeout())
                     .withReaderPoolSize(sqlite.getReaderPoolSize())
                     .withMaxBatchCommands(sqlite.getMaxBatchCommands())

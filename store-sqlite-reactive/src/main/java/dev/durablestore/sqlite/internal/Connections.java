@@ -1,10 +1,11 @@
 package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.sqlite.SqliteJournalMode;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Locale;
 import java.util.Properties;
 import org.sqlite.SQLiteConfig;
 
@@ -18,14 +19,15 @@ public final class Connections {
 
     /**
      * @param path database file
-     * @param journalMode validated journal mode
-     * @param synchronous validated synchronous mode or {@code null}
+     * @param journalMode the journal mode
+     * @param synchronous the synchronous mode, or {@code null} for SQLite's default
      * @param busyTimeoutMillis busy timeout
      */
-    public Connections(Path path, String journalMode, String synchronous, int busyTimeoutMillis) {
+    public Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous,
+            int busyTimeoutMillis) {
         this.url = "jdbc:sqlite:" + path.toAbsolutePath();
-        this.journalMode = journalMode.toUpperCase(Locale.ROOT);
-        this.synchronous = synchronous == null ? null : synchronous.toUpperCase(Locale.ROOT);
+        this.journalMode = journalMode.name();
+        this.synchronous = synchronous == null ? null : synchronous.name();
         this.busyTimeoutMillis = busyTimeoutMillis;
     }
 

@@ -1,5 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.sqlite.SqliteJournalMode;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
@@ -59,7 +61,7 @@ class GroupedAppendTest {
 
     @BeforeEach
     void open() throws SQLException {
-        connections = new Connections(tmp.resolve("g.db"), "WAL", "NORMAL", 1_000);
+        connections = new Connections(tmp.resolve("g.db"), SqliteJournalMode.WAL, SqliteSynchronous.NORMAL, 1_000);
         DbConnection c = connections.openWriter(1_000, 2_000);
         Schema.apply(c);
         c.execute("BEGIN IMMEDIATE");

@@ -1,5 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.sqlite.SqliteJournalMode;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import reactor.core.scheduler.Scheduler;
@@ -14,7 +16,7 @@ record TestWriter(Writer writer, Scheduler emit) implements AutoCloseable {
      * @return the writer, taking commands
      */
     static TestWriter open(Path file, String name) {
-        DbConnection c = new Connections(file, "WAL", "NORMAL", 1_000).openWriter(1_000, 2_000);
+        DbConnection c = new Connections(file, SqliteJournalMode.WAL, SqliteSynchronous.NORMAL, 1_000).openWriter(1_000, 2_000);
         Scheduler emit = Schedulers.newSingle(name + "-emit");
         return new TestWriter(new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, name), emit);
     }

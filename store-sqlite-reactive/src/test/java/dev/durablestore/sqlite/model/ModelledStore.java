@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.model;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
@@ -55,7 +56,8 @@ final class ModelledStore implements AutoCloseable {
         // synchronous=OFF: a process crash is not what this test is about, and it keeps 1,000 sequences fast
         return SqliteReactiveStore.open(SqliteStoreConfig.of(file)
                 .withClock(clock)
-                .withSynchronous("OFF")
+                .withDurabilityWaived(true)
+                .withSynchronous(SqliteSynchronous.OFF)
                 .withReaderPoolSize(2));
     }
 

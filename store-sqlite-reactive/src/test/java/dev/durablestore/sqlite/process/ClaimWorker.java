@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.process;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
@@ -19,7 +20,7 @@ public final class ClaimWorker {
 
     public static void main(String[] args) throws java.io.IOException {
         Path db = Path.of(args[0]);
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous("NORMAL"))) {
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
             System.out.println("READY");
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
@@ -75,7 +76,7 @@ public final class ContentionWorker {
         long target = Long.parseLong(args[4]);
         int rows = Integer.parseInt(args[5]);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous("NORMAL"))) {
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
             print("READY");
             if (!"GO".equals(in.readLine())) {
                 return;

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,7 +67,7 @@ class CorruptDataTest {
     void open() {
         db = dir.resolve("corrupt.db");
         // synchronous=OFF: durability is not under test here, and it keeps the many small commits fast
-        store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous("OFF")
+        store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withDurabilityWaived(true).withSynchronous(SqliteSynchronous.OFF)
                 .withClock(Clock.fixed(NOW, ZoneOffset.UTC)));
     }
 

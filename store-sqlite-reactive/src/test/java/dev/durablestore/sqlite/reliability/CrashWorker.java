@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
@@ -57,7 +58,7 @@ public final class CrashWorker {
         String synchronous = args[1];
         int workflows = Integer.parseInt(args[2]);
         int appenders = Integer.parseInt(args[3]);
-        SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(synchronous));
+        SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.valueOf(synchronous)));
         // never closed: the parent kills this process with SIGKILL
 
         for (int a = 0; a < appenders; a++) {

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.sqlite.SqliteJournalMode;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -95,7 +96,7 @@ class FaultInjectionTest {
         // given an open store with acknowledged data
         Path db = tmp.resolve("ro-" + journalMode + ".db");
         Path wal = Path.of(db + "-wal");
-        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(journalMode);
+        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.valueOf(journalMode));
         List<Outcome> all = new ArrayList<>();
         try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {
             all.addAll(requireAcknowledged(attempt(store, 4, "before", 0)));
@@ -178,7 +179,7 @@ class FaultInjectionTest {
         // given an open store with acknowledged data
         Path dir = Files.createDirectories(tmp.resolve("removed-" + journalMode));
         Path db = dir.resolve("store.db");
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withJournalMode(journalMode))) {
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.valueOf(journalMode)))) {
             Outcome before = requireAcknowledged(attempt(store, 1, "before", 0)).get(0);
 
             // when the directory is removed
@@ -209,7 +210,7 @@ class FaultInjectionTest {
         // given an open store with acknowledged data
         Path dir = Files.createDirectories(tmp.resolve("unwritable-" + journalMode));
         Path db = dir.resolve("store.db");
-        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(journalMode);
+        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.valueOf(journalMode));
         List<Outcome> all = new ArrayList<>();
         try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {
             all.addAll(requireAcknowledged(attempt(store, 3, "before", 0)));
@@ -431,7 +432,7 @@ class FaultInjectionTest {
     void E15_X7_X8_a_commit_failing_with_busy_fails_the_batch_clearly_and_the_store_serves_again() throws Exception {
         // given a store in rollback-journal mode with a 200 ms busy timeout
         Path db = tmp.resolve("commit-busy.db");
-        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode("DELETE")
+        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.DELETE)
                 .withBusyTimeout(Duration.ofMillis(200));
         List<Outcome> all = new ArrayList<>();
         try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {

@@ -1,5 +1,7 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.sqlite.SqliteSynchronous;
+import dev.durablestore.sqlite.SqliteJournalMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -37,11 +39,13 @@ class SqliteBadInputCatalogueTest {
         SqliteStoreConfig base = SqliteStoreConfig.of(db);
         Map<String, Supplier<Object>> calls = new LinkedHashMap<>();
         calls.put("path", () -> SqliteStoreConfig.of(null));
-        for (String bad : List.of("", "WAL; DROP TABLE events", "wal mode", "WAL'", "journal-mode", "ÄÖ")) {
-            calls.put("journalMode|" + bad, () -> base.withJournalMode(bad));
-            calls.put("synchronous|" + bad, () -> base.withSynchronous(bad));
-        }
         calls.put("journalMode|null", () -> base.withJournalMode(null));
+        // modes that void the durability promise, without the waiver
+        calls.put("journalMode|MEMORY", () -> base.withJournalMode(SqliteJournalMode.MEMORY));
+        calls.put("journalMode|OFF", () -> base.withJournalMode(SqliteJournalMode.OFF));
+        calls.put("synchronous|OFF", () -> base.withSynchronous(SqliteSynchronous.OFF));
+        SqliteStoreConfig waived = base.withDurabilityWaived(true).withSynchronous(SqliteSynchronous.OFF);
+        calls.put("synchronous|waiver withdrawn", () -> waived.withDurabilityWaived(false));
         calls.put("busyTimeout|null", () -> base.withBusyTimeout(null));
         calls.put("busyTimeout|-1ms", () -> base.withBusyTimeout(Duration.ofMillis(-1)));
         calls.put("busyTimeout|huge", () -> base.withBusyTimeout(Duration.ofDays(365)));
@@ -60,6 +64,13 @@ class SqliteBadInputCatalogueTest {
         assertRejectedNaming(calls);
         // and the valid boundary values are accepted
         assertThat(base.withSynchronous(null).synchronous()).isNull();
+        assertThat(waived.synchronous()).isEqualTo(SqliteSynchronous.OFF);
+        assertThat(base.withDurabilityWaived(true).withJournalMode(SqliteJournalMode.MEMORY).journalMode())
+                .isEqualTo(SqliteJournalMode.MEMORY);
+        for (SqliteSynchronous safe : List.of(SqliteSynchronous.EXTRA, SqliteSynchronous.FULL,
+                SqliteSynchronous.NORMAL)) {
+            assertThat(base.withSynchronous(safe).synchronous()).isEqualTo(safe);
+        }
         assertThat(base.withBusyTimeout(Duration.ZERO).busyTimeout()).isZero();
         assertThat(base.withReaderPoolSize(1).withReaderPoolSize(64).readerPoolSize()).isEqualTo(64);
         assertThat(base.withMaxBatchCommands(1).withMaxBatchCommands(100_000).maxBatchCommands()).isEqualTo(100_000);
