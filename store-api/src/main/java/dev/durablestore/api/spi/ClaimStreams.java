@@ -273,10 +273,15 @@ public final class ClaimStreams {
             // grow between here and the moment the claim runs, so the limit read then is safe (O52).
             // The limit as of now, raised if the backend reads it later: a backend that answers
             // without reading it (nothing can match) still leaves the loop a limit to compare with.
-            IntSupplier limit = () -> claimLimit = (int) Math.min(demand.get(), options.maxBatch());
-            limit.getAsInt();
-            outbox.claimForStream(options.scope(), limit, held)
+            readClaimLimit();
+            outbox.claimForStream(options.scope(), this::readClaimLimit, held)
                     .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
+        }
+
+        /** @return the claim's limit now (what demand allows, at most a batch), remembered for the claim's result */
+        private int readClaimLimit() {
+            claimLimit = (int) Math.min(demand.get(), options.maxBatch());
+            return claimLimit;
         }
 
         /** The user's held workflows, checked: a null set or member would claim nothing forever. */
