@@ -189,8 +189,9 @@ public class DurableStoreAutoConfiguration {
          * Claim spans that link to their rows' staging contexts, when the application traces
          * (Micrometer Tracing with a bridge: a {@link Tracer} and a {@link Propagator} bean; Spring
          * Boot's no-op tracer comes without a propagator). Spring Boot puts it in the group of
-         * tracing handlers, where it must come before its sender handler, which would otherwise make
-         * the claims' spans.
+         * tracing handlers, where the first that supports an observation handles it: it is ordered
+         * before Spring Boot's own (receiver 1000, sender 2000, default last), of which the sender
+         * handler would otherwise make the claims' spans.
          */
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(name = {"io.micrometer.tracing.Tracer",
@@ -199,7 +200,7 @@ public class DurableStoreAutoConfiguration {
         static class ClaimLinks {
 
             @Bean
-            @Order(MicrometerTracingAutoConfiguration.SENDER_TRACING_OBSERVATION_HANDLER_ORDER - 100)
+            @Order(MicrometerTracingAutoConfiguration.RECEIVER_TRACING_OBSERVATION_HANDLER_ORDER - 100)
             @ConditionalOnMissingBean
             ClaimLinksObservationHandler durableStoreClaimLinks(Tracer tracer) {
                 return new ClaimLinksObservationHandler(tracer);

@@ -137,6 +137,7 @@ class ClaimLinksTest {
                     SpanData claim = finished.stream().filter(s -> s.getName().equals("claim")).findFirst()
                             .orElseThrow();
                     assertThat(staging).hasSize(2);
+                    assertThat(staging).noneMatch(span -> span.startsWith(claim.getTraceId()));
                     assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getTraceId() + "/"
                             + link.getSpanContext().getSpanId()).containsExactlyInAnyOrderElementsOf(staging);
                 });
