@@ -6,6 +6,7 @@ import dev.durablestore.api.MicrometerStoreMetrics;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.observation.ClaimLinksObservationHandler;
 import dev.durablestore.api.observation.StoreObservations;
 import dev.durablestore.console.ConsoleAuthorizer;
 import dev.durablestore.console.ConsoleOptions;
@@ -18,6 +19,8 @@ import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.SqliteSynchronous;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,6 +29,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration;
 import org.springframework.boot.actuate.health.ReactiveHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -40,6 +44,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -57,12 +62,15 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * system clock otherwise. It is closed when the context closes, after every lifecycle bean has
  * stopped and before the connection pool it uses. With {@code durablestore.observations.enabled=true}
  * every {@link ReactiveStore} bean is wrapped in an
- * {@link dev.durablestore.api.observation.ObservedStore}: inject it as {@code ReactiveStore}.
+ * {@link dev.durablestore.api.observation.ObservedStore}: inject it as {@code ReactiveStore}; when
+ * the application also traces (a Micrometer Tracing {@code Tracer} and {@code Propagator}), a
+ * {@link ClaimLinksObservationHandler} links each claim's span to its rows' staging contexts.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
+        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration"})
 @EnableConfigurationProperties(DurableStoreProperties.class)
 public class DurableStoreAutoConfiguration {
 
@@ -176,6 +184,28 @@ public class DurableStoreAutoConfiguration {
                 return DispatchObserver.NONE;
             }
             return (row, work) -> StoreObservations.dispatch(observations, row, work);
+        }
+
+        /**
+         * Claim spans that link to their rows' staging contexts, when the application traces
+         * (Micrometer Tracing with a bridge: a {@link Tracer} and a {@link Propagator} bean; Spring
+         * Boot's no-op tracer comes without a propagator). Spring Boot puts it in the group of
+         * tracing handlers, where the first that supports an observation handles it: it is ordered
+         * before Spring Boot's own (receiver 1000, sender 2000, default last), of which the sender
+         * handler would otherwise make the claims' spans.
+         */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = {"io.micrometer.tracing.Tracer",
+                "io.micrometer.tracing.handler.TracingObservationHandler"})
+        @ConditionalOnBean({Tracer.class, Propagator.class})
+        static class ClaimLinks {
+
+            @Bean
+            @Order(MicrometerTracingAutoConfiguration.RECEIVER_TRACING_OBSERVATION_HANDLER_ORDER - 100)
+            @ConditionalOnMissingBean
+            ClaimLinksObservationHandler durableStoreClaimLinks(Tracer tracer) {
+                return new ClaimLinksObservationHandler(tracer);
+            }
         }
     }
 

@@ -38,7 +38,9 @@ import reactor.core.publisher.Mono;
  * (where Spring WebFlux and {@code Hooks.enableAutomaticContextPropagation()} keep it), else of the
  * subscribing thread. A row staged with a trace context of its own keeps it. Only the trace
  * propagation fields ({@code traceparent}, {@code tracestate}, B3) are stored with a row, never
- * baggage, which may hold personal data. Claim streams are
+ * baggage, which may hold personal data. A claim is its own span in the claimer's trace, not a
+ * child of the rows' contexts; with {@link ClaimLinksObservationHandler} registered it links to
+ * each claimed row's context instead (the messaging conventions' batch receive). Claim streams are
  * passed through: the rows they hand out carry their contexts, and their dispatch is observed by
  * {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
  * unobserved. Without the wrapper the store observes nothing and costs nothing.
@@ -140,12 +142,14 @@ public final class ObservedStore extends ForwardingReactiveStore {
     private Mono<List<OutboxRow>> claiming(String operation, ClaimScope scope, Mono<List<OutboxRow>> claim) {
         String destination = StoreObservations.destination(scope);
         return StoreObservations.observe(registry, StoreObservations.CLAIM,
-                StoreObservations.spanName(operation, destination), ObservedStore::client, false,
+                StoreObservations.spanName(operation, destination), ClaimContext::new, false,
                 KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
                         KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
                 KeyValues.empty(),
                 (observation, context) -> claim.doOnNext(rows -> {
+                    // before the observation stops: ClaimLinksObservationHandler links to their contexts
+                    context.claimed(rows);
                     if (rows.size() != 1) {
                         observation.highCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY,
                                 Integer.toString(rows.size()));

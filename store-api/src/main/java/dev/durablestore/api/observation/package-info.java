@@ -5,5 +5,8 @@
  * {@link dev.durablestore.api.observation.StoreObservations#dispatch} observes a dispatcher's work
  * on a claimed row inside the trace that scheduled it. Needs {@code io.micrometer:micrometer-observation}
  * on the class path (an optional dependency of durable-store).
+ * {@link dev.durablestore.api.observation.ClaimLinksObservationHandler} links each claim's span to
+ * its rows' contexts; only it needs {@code io.micrometer:micrometer-tracing} (optional
+ * too, loaded only when an application registers the handler).
  */
 package dev.durablestore.api.observation;

@@ -42,4 +42,43 @@ class TraceCarrierTest {
         assertThat(TraceCarrier.decode(null)).isEmpty();
         assertThat(TraceCarrier.decode("not a field\n=no name")).isEmpty();
     }
+
+    @Test
+    void reads_the_staging_span_ids_from_w3c_and_b3_forms() {
+        String trace = "0af7651916cd43dd8448eb211c80319c";
+        String span = "b7ad6b7169203331";
+
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-01\ntracestate=a=b"))
+                .isEqualTo(new TraceCarrier.Ids(trace, span, true));
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-00"))
+                .isEqualTo(new TraceCarrier.Ids(trace, span, false));
+        assertThat(TraceCarrier.ids("traceparent=01-" + trace + "-" + span + "-01-future"))
+                .isEqualTo(new TraceCarrier.Ids(trace, span, true));
+        assertThat(TraceCarrier.ids("b3=" + trace + "-" + span + "-d")).isEqualTo(new TraceCarrier.Ids(trace, span, true));
+        assertThat(TraceCarrier.ids("b3=" + trace + "-" + span)).isEqualTo(new TraceCarrier.Ids(trace, span, null));
+        // a 64-bit B3 trace id is widened with leading zeros
+        assertThat(TraceCarrier.ids("X-B3-TraceId=8448eb211c80319c\nX-B3-SpanId=" + span + "\nX-B3-Sampled=0"))
+                .isEqualTo(new TraceCarrier.Ids("00000000000000008448eb211c80319c", span, false));
+    }
+
+    @Test
+    void malformed_or_missing_ids_are_none() {
+        String trace = "0af7651916cd43dd8448eb211c80319c";
+        String span = "b7ad6b7169203331";
+
+        assertThat(TraceCarrier.ids(null)).isNull();
+        assertThat(TraceCarrier.ids("tracestate=a=b")).isNull();
+        assertThat(TraceCarrier.ids("garbage")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=ff-" + trace + "-" + span + "-01")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-01-extra")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace.toUpperCase() + "-" + span + "-01")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + "0".repeat(32) + "-" + span + "-01")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + "0".repeat(16) + "-01")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-zz")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span)).isNull();
+        assertThat(TraceCarrier.ids("b3=1")).isNull();
+        assertThat(TraceCarrier.ids("b3=" + trace + "-" + span + "-x")).isNull();
+        assertThat(TraceCarrier.ids("b3=" + trace.substring(1) + "-" + span)).isNull();
+        assertThat(TraceCarrier.ids("X-B3-TraceId=" + trace)).isNull();
+    }
 }

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.observation.ClaimLinksObservationHandler;
 import dev.durablestore.api.observation.ObservedStore;
 import dev.durablestore.api.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
@@ -21,11 +23,14 @@ import io.micrometer.tracing.otel.bridge.OtelBaggageManager;
 import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
 import io.micrometer.tracing.otel.bridge.OtelPropagator;
 import io.micrometer.tracing.otel.bridge.OtelTracer;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.nio.file.Path;
@@ -34,6 +39,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -46,11 +52,13 @@ import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 
 /**
  * End to end with a real tracer (OpenTelemetry through Micrometer Tracing) and Reactor's automatic
  * context propagation: a row staged inside a request's trace is dispatched in that same trace, as
- * a child of the staging span, although it is claimed later by a poller in a trace of its own.
+ * a child of the staging span, although it is claimed later by a poller in a trace of its own; the
+ * poller's claim links to the staging span of each row it took.
  */
 class TracedDispatchTest {
 
@@ -85,7 +93,9 @@ class TracedDispatchTest {
         OtelPropagator propagator = new OtelPropagator(
                 ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
         registry = ObservationRegistry.create();
+        // the claims' handler first: it makes the span of a claim, the others every other span
         registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                new ClaimLinksObservationHandler(tracer),
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                 new DefaultTracingObservationHandler(tracer)));
@@ -172,6 +182,143 @@ class TracedDispatchTest {
         assertThat(step.getParentSpanId()).isEqualTo(byName().get("http.request").getSpanId());
         assertThat(sqlite.claim(1).block().get(0).traceContext())
                 .startsWith("traceparent=00-" + step.getTraceId() + "-" + step.getSpanId() + "-");
+    }
+
+    @Test
+    @DisplayName("given three rows staged in three traces, when a poller claims them in one batch, then the claim span is in the poller's trace and links to each staging span")
+    void aBatchClaimLinksToEachRowsStagingSpan() {
+        // given three rows, each staged inside a request of its own
+        for (int i = 0; i < 3; i++) {
+            stageInRequest("request-" + i, row("charge-" + i));
+        }
+        List<SpanData> staging = spansNamed("appendOutboxBatch orders/payments");
+        assertThat(staging).extracting(SpanData::getTraceId).doesNotHaveDuplicates().hasSize(3);
+
+        // when a poller claims the three in one batch
+        claimInPoller(3);
+
+        // then the claim is the poller's child, in no staging trace, with a link to each staging span
+        SpanData claim = spansNamed("claim").get(0);
+        SpanData poller = spansNamed("poller").get(0);
+        assertThat(claim.getTraceId()).isEqualTo(poller.getTraceId());
+        assertThat(claim.getParentSpanId()).isEqualTo(poller.getSpanId());
+        assertThat(staging).extracting(SpanData::getTraceId).doesNotContain(claim.getTraceId());
+        assertThat(staging).extracting(SpanData::getSpanId).doesNotContain(claim.getParentSpanId());
+        assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getTraceId() + "/"
+                        + link.getSpanContext().getSpanId())
+                .containsExactlyInAnyOrderElementsOf(staging.stream()
+                        .map(span -> span.getTraceId() + "/" + span.getSpanId()).toList());
+        assertThat(claim.getTotalRecordedLinks()).isEqualTo(3);
+        assertThat(claim.getKind()).isEqualTo(SpanKind.CLIENT);
+        assertThat(claim.getAttributes().asMap().toString()).contains("messaging.operation.type=receive",
+                "messaging.batch.message_count=3");
+        assertThat(claim.getStartEpochNanos()).isGreaterThanOrEqualTo(poller.getStartEpochNanos())
+                .isLessThanOrEqualTo(claim.getEndEpochNanos());
+        assertThat(claim.getLinks()).extracting(link -> link.getAttributes().get(
+                        AttributeKey.stringKey(StoreObservations.MESSAGE_ID_KEY)))
+                .doesNotContainNull().doesNotHaveDuplicates();
+    }
+
+    @Test
+    @DisplayName("given a row staged without a trace context, when it is claimed in a batch, then it adds no link")
+    void aRowWithoutAContextAddsNoLink() {
+        // given a row staged in a request and one staged on the unobserved store (no context)
+        stageInRequest("request", row("traced"));
+        StepVerifier.create(sqlite.appendOutboxBatch(List.of(row("untraced")))).verifyComplete();
+
+        // when a poller claims both
+        claimInPoller(2);
+
+        // then only the traced row is linked
+        SpanData create = spansNamed("appendOutboxBatch orders/payments").get(0);
+        assertThat(spansNamed("claim").get(0).getLinks()).extracting(LinkData::getSpanContext)
+                .extracting(link -> link.getTraceId() + "/" + link.getSpanId())
+                .containsExactly(create.getTraceId() + "/" + create.getSpanId());
+    }
+
+    @Test
+    @DisplayName("given rows whose stored trace contexts are malformed, when they are claimed in a batch, then the claim succeeds and they add no link")
+    void aMalformedContextAddsNoLinkAndDoesNotFailTheClaim() {
+        // given two rows with contexts no propagator reads, and a traced one
+        StepVerifier.create(sqlite.appendOutboxBatch(List.of(
+                row("bad-version").withTraceContext("traceparent=zz-" + "1".repeat(32) + "-" + "2".repeat(16) + "-01"),
+                row("zero-ids").withTraceContext("traceparent=00-" + "0".repeat(32) + "-" + "0".repeat(16) + "-01"),
+                row("not-a-field").withTraceContext("garbage"))))
+                .verifyComplete();
+        stageInRequest("request", row("traced"));
+
+        // when a poller claims all four
+        claimInPoller(4);
+
+        // then the claim ended normally with the one valid link
+        SpanData claim = spansNamed("claim").get(0);
+        assertThat(claim.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
+        assertThat(claim.getLinks()).hasSize(1);
+        assertThat(claim.getLinks().get(0).getSpanContext().getSpanId())
+                .isEqualTo(spansNamed("appendOutboxBatch orders/payments").get(0).getSpanId());
+    }
+
+    @Test
+    @DisplayName("given more rows than the link bound in one claim, then the claim span gets at most MAX_LINKS links")
+    void linksAreBounded() {
+        // given one staging of more rows than the bound (each carrying the staging span's context)
+        int rows = ClaimLinksObservationHandler.MAX_LINKS + 5;
+        stageInRequest("request", IntStream.range(0, rows).mapToObj(i -> row("r-" + i)).toArray(OutboxRow[]::new));
+
+        // when a poller claims them all
+        claimInPoller(rows);
+
+        // then the links stop at the bound
+        assertThat(spansNamed("claim").get(0).getTotalRecordedLinks())
+                .isEqualTo(ClaimLinksObservationHandler.MAX_LINKS);
+    }
+
+    @Test
+    @DisplayName("given a claim that fails, then its span records the error, in the poller's trace")
+    void aFailedClaimIsTracedWithItsError() {
+        // given a store that is closed
+        sqlite.close();
+
+        // when a poller claims
+        Observation poller = Observation.start("poller", registry);
+        StepVerifier.create(store.claim(10).contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
+                .expectError(StoreClosedException.class)
+                .verify(Duration.ofSeconds(10));
+        poller.stop();
+
+        // then the claim span is the poller's child, an error, without links
+        SpanData claim = spansNamed("claim").get(0);
+        assertThat(claim.getParentSpanId()).isEqualTo(spansNamed("poller").get(0).getSpanId());
+        assertThat(claim.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(claim.getLinks()).isEmpty();
+    }
+
+    private static OutboxRow row(String activity) {
+        return OutboxRow.pending(WorkflowId.random(), 0, activity, Payload.json("{}"), Instant.EPOCH)
+                .withRoute("orders", "payments", null);
+    }
+
+    /** Stages {@code rows} inside a request observation of its own (a trace of its own). */
+    private void stageInRequest(String name, OutboxRow... rows) {
+        Observation request = Observation.start(name, registry);
+        StepVerifier.create(store.appendOutboxBatch(List.of(rows))
+                        .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, request)))
+                .verifyComplete();
+        request.stop();
+    }
+
+    /** Claims inside a poller observation of its own, expecting {@code count} rows. */
+    private void claimInPoller(int count) {
+        Observation poller = Observation.start("poller", registry);
+        StepVerifier.create(store.claim(count + 10)
+                        .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
+                .assertNext(claimed -> assertThat(claimed).hasSize(count))
+                .verifyComplete();
+        poller.stop();
+    }
+
+    private List<SpanData> spansNamed(String name) {
+        return spans.getFinishedSpanItems().stream().filter(span -> span.getName().equals(name)).toList();
     }
 
     private Map<String, SpanData> byName() {
