@@ -13,11 +13,32 @@ import java.util.List;
  */
 final class ClaimContext extends SenderContext<Object> {
 
+    private final boolean polled;
+
     /** Set by the claim's subscriber thread, read by the handlers at stop (maybe on another thread). */
     private volatile List<OutboxRow> claimed = List.of();
 
+    /** The context of a claim a caller asked for. */
     ClaimContext() {
+        this(false);
+    }
+
+    private ClaimContext(boolean polled) {
         super((carrier, key, value) -> { }, Kind.CLIENT);
+        this.polled = polled;
+    }
+
+    /** @return the context of a claim a claim stream sent by itself (a poll, a wake-up) */
+    static ClaimContext polling() {
+        return new ClaimContext(true);
+    }
+
+    /**
+     * @return true for a claim a claim stream sent by itself: one that took nothing and did not
+     *     fail is not worth a span (an idle stream polls), though its timing still counts
+     */
+    boolean polled() {
+        return polled;
     }
 
     /** @param rows the rows the claim returned (kept, not copied) */

@@ -45,6 +45,9 @@ import org.slf4j.LoggerFactory;
  *       {@code Span} cannot add them later, and its OpenTelemetry bridge ignores
  *       {@code Span.addLink} on a started span). So while the claim runs, the claimer's span
  *       stays the current one.</li>
+ *   <li><b>A claim stream's empty poll makes no span</b>: an idle stream claims on every wake-up
+ *       and poll interval, and a span per empty poll would bury the claims that took rows. Such a
+ *       poll is still timed by the meter handlers.</li>
  *   <li>The stored contexts are read as the tracer injected them at staging: W3C
  *       {@code traceparent} or B3 (single or multiple headers), the only fields a row stores.</li>
  *   <li>Needs {@code io.micrometer:micrometer-tracing} with a bridge, an optional dependency of
@@ -128,6 +131,10 @@ public final class ClaimLinksObservationHandler implements TracingObservationHan
         if (pending == null) {
             return;
         }
+        ClaimContext claim = (ClaimContext) context;
+        if (claim.polled() && claim.claimed().isEmpty() && context.getError() == null) {
+            return; // an idle claim stream's poll: no span
+        }
         Span span;
         try {
             Span.Builder builder = tracer.spanBuilder()
@@ -135,7 +142,7 @@ public final class ClaimLinksObservationHandler implements TracingObservationHan
                     .kind(Span.Kind.CLIENT)
                     .startTimestamp(pending.startNanos, TimeUnit.NANOSECONDS);
             builder = pending.parent == null ? builder.setNoParent() : builder.setParent(pending.parent);
-            span = link(builder, ((ClaimContext) context).claimed()).start();
+            span = link(builder, claim.claimed()).start();
         } catch (RuntimeException e) {
             // a tracer that refuses a link costs the claim's span, never the claim
             log.debug("could not trace a claim", e);

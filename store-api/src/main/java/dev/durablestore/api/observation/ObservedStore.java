@@ -1,6 +1,7 @@
 package dev.durablestore.api.observation;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
@@ -8,6 +9,8 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.ClaimStreams;
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.ObservationRegistry;
@@ -22,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,9 +45,10 @@ import reactor.core.publisher.Mono;
  * propagation fields ({@code traceparent}, {@code tracestate}, B3) are stored with a row, never
  * baggage, which may hold personal data. A claim is its own span in the claimer's trace, not a
  * child of the rows' contexts; with {@link ClaimLinksObservationHandler} registered it links to
- * each claimed row's context instead (the messaging conventions' batch receive). Claim streams are
- * passed through: the rows they hand out carry their contexts, and their dispatch is observed by
- * {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
+ * each claimed row's context instead (the messaging conventions' batch receive). Each claim a
+ * claim stream sends is observed the same way, in the stream subscriber's trace (a poll that takes
+ * nothing makes no span with that handler); the rows a stream hands out carry their contexts, and
+ * their dispatch is observed by {@link StoreObservations#dispatch}. Reads, heartbeats, re-arms and the rest are passed through
  * unobserved. Without the wrapper the store observes nothing and costs nothing.
  */
 public final class ObservedStore extends ForwardingReactiveStore {
@@ -140,21 +146,49 @@ public final class ObservedStore extends ForwardingReactiveStore {
     }
 
     private Mono<List<OutboxRow>> claiming(String operation, ClaimScope scope, Mono<List<OutboxRow>> claim) {
+        return claiming(operation, scope, ClaimContext::new, claim, rows -> rows, rows -> null);
+    }
+
+    /**
+     * One claim of a claim stream. Its undecodable rows, reported in the batch rather than as an
+     * error, are the observation's error; an empty poll makes no span ({@link ClaimContext#polled()}).
+     */
+    private Mono<ClaimBatch> claimingForStream(ClaimScope scope, Mono<ClaimBatch> claim) {
+        return claiming("claimStream", scope, ClaimContext::polling, claim, ClaimBatch::rows, ClaimBatch::corrupt);
+    }
+
+    private <T> Mono<T> claiming(String operation, ClaimScope scope, Supplier<ClaimContext> newContext, Mono<T> claim,
+            Function<T, List<OutboxRow>> rowsOf, Function<T, Throwable> reportedError) {
         String destination = StoreObservations.destination(scope);
         return StoreObservations.observe(registry, StoreObservations.CLAIM,
-                StoreObservations.spanName(operation, destination), ClaimContext::new, false,
+                StoreObservations.spanName(operation, destination), newContext, false,
                 KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
                         KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
                 KeyValues.empty(),
-                (observation, context) -> claim.doOnNext(rows -> {
+                (observation, context) -> claim.doOnNext(result -> {
+                    List<OutboxRow> rows = rowsOf.apply(result);
                     // before the observation stops: ClaimLinksObservationHandler links to their contexts
                     context.claimed(rows);
                     if (rows.size() != 1) {
                         observation.highCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY,
                                 Integer.toString(rows.size()));
                     }
+                    Throwable error = reportedError.apply(result);
+                    if (error != null) {
+                        observation.error(error);
+                    }
                 }));
+    }
+
+    /**
+     * Observes each claim the stream sends as {@value StoreObservations#CLAIM} (operation
+     * {@code claimStream}), in the subscriber's trace; the rows it hands out carry their stored
+     * contexts for {@link StoreObservations#dispatch}.
+     */
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return ClaimStreams.observedBy(delegate().claimStream(options), this::claimingForStream);
     }
 
     @Override

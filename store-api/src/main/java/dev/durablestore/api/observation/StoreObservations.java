@@ -29,7 +29,8 @@ import reactor.core.publisher.Mono;
  *   <tr><td>{@value #STEP}</td><td>{@code settle} (or {@code create} for a step that settles
  *       nothing)</td><td>{@code commitStep}</td></tr>
  *   <tr><td>{@value #CLAIM}</td><td>{@code receive}</td><td>{@code claim} and its scoped and
- *       excluding forms: a span in the claimer's trace, linked to each claimed row's staging
+ *       excluding forms, and each claim of a {@code claimStream} (operation {@code claimStream}):
+ *       a span in the claimer's trace, linked to each claimed row's staging
  *       context by {@link ClaimLinksObservationHandler}</td></tr>
  *   <tr><td>{@value #DISPATCH}</td><td>{@code process}</td><td>{@link #dispatch}: a dispatcher's
  *       handling of one row, in the trace that staged it</td></tr>

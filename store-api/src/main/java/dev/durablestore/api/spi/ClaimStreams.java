@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +29,7 @@ import reactor.core.publisher.Sinks;
 import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 /**
  * The backpressured claim stream (O52): claims only against outstanding demand, at most
@@ -67,6 +69,33 @@ public final class ClaimStreams {
     }
 
     /**
+     * Wraps each claim a claim stream sends, for instrumentation. A store decorator installs one
+     * on the streams it hands out with {@link #observedBy}; each claim of such a stream then runs
+     * through it, in the stream's subscriber context (so an observation it starts has the
+     * subscriber's current observation as its parent).
+     */
+    @FunctionalInterface
+    public interface ClaimObserver {
+        /**
+         * @param scope the stream's route, or {@code null}
+         * @param claim one claim of the stream, not yet subscribed
+         * @return the claim as the stream should run it: the same signals, observed
+         */
+        Mono<ClaimBatch> observe(ClaimScope scope, Mono<ClaimBatch> claim);
+    }
+
+    /**
+     * @param stream a claim stream made by {@link #create}
+     * @param observer what each of its claims runs through
+     * @return the stream, its claims observed (a stream made elsewhere is returned unchanged in
+     *     behaviour: it never reads the observer)
+     */
+    public static Flux<OutboxRow> observedBy(Flux<OutboxRow> stream, ClaimObserver observer) {
+        Objects.requireNonNull(observer, "observer");
+        return stream.contextWrite(context -> context.put(ClaimObserver.class, observer));
+    }
+
+    /**
      * @param outbox where claims go
      * @param wakeups signalled by the backend after commits that may have made rows claimable
      * @param clock the store's clock
@@ -102,6 +131,8 @@ public final class ClaimStreams {
         private final ClaimStreamOptions options;
         private final Scheduler timers;
         private FluxSink<OutboxRow> sink;
+        /** What each claim runs through, from the subscriber's context, or {@code null}. */
+        private ClaimObserver observer;
         private final Wakeups wakeups;
         /** Rows claimed for the stream and not yet handed to the subscriber, by dispatch key. */
         private final Map<String, OutboxRow> undelivered = new ConcurrentHashMap<>();
@@ -141,6 +172,7 @@ public final class ClaimStreams {
          */
         void start(FluxSink<OutboxRow> sink) {
             this.sink = sink;
+            this.observer = sink.contextView().getOrDefault(ClaimObserver.class, null);
             sink.onDispose(this::stop);
             unregister = wakeups.register(this); // a store already closing ends the stream here
             checkSettled(); // ended before it was registered: checkSettled() found nothing to unregister
@@ -274,8 +306,18 @@ public final class ClaimStreams {
             // The limit as of now, raised if the backend reads it later: a backend that answers
             // without reading it (nothing can match) still leaves the loop a limit to compare with.
             readClaimLimit();
-            outbox.claimForStream(options.scope(), this::readClaimLimit, held)
+            claim(held)
                     .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
+        }
+
+        /** @return the next claim, through the observer (in the subscriber's context) when there is one */
+        private Mono<ClaimBatch> claim(Set<WorkflowId> held) {
+            Mono<ClaimBatch> claim = outbox.claimForStream(options.scope(), this::readClaimLimit, held);
+            if (observer == null) {
+                return claim;
+            }
+            ContextView subscriber = sink.contextView();
+            return Mono.defer(() -> observer.observe(options.scope(), claim)).contextWrite(subscriber);
         }
 
         /** @return the claim's limit now (what demand allows, at most a batch), remembered for the claim's result */

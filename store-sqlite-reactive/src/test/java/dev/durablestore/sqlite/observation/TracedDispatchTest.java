@@ -3,6 +3,11 @@ package dev.durablestore.sqlite.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
+import reactor.core.publisher.Flux;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreClosedException;
@@ -217,6 +222,60 @@ class TracedDispatchTest {
         assertThat(claim.getLinks()).extracting(link -> link.getAttributes().get(
                         AttributeKey.stringKey(StoreObservations.MESSAGE_ID_KEY)))
                 .doesNotContainNull().doesNotHaveDuplicates();
+    }
+
+    @Test
+    @DisplayName("given rows staged in three traces, when a claim stream in a poller's trace takes them in one claim, then that claim is a span in the poller's trace linked to each staging span, and an empty poll makes no span")
+    void aClaimStreamsClaimLinksToEachRowsStagingSpan() throws InterruptedException {
+        // given three rows, each staged inside a request of its own, and a count of finished claims
+        for (int i = 0; i < 3; i++) {
+            stageInRequest("request-" + i, row("charge-" + i));
+        }
+        CountDownLatch twoClaims = new CountDownLatch(2);
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return StoreObservations.CLAIM.equals(context.getName());
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                twoClaims.countDown();
+            }
+        });
+
+        // when a claim stream subscribed in a poller's trace takes the three, then polls once more
+        Observation poller = Observation.start("poller", registry);
+        Flux<OutboxRow> stream = store.claimStream(ClaimStreamOptions.defaults()
+                        .scope(ClaimScope.of("orders", "payments")))
+                .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller));
+        StepVerifier.create(stream, 3)
+                .expectNextCount(3)
+                .thenRequest(1)
+                .then(() -> assertThat(await(twoClaims)).as("the second, empty claim finished").isTrue())
+                .thenCancel()
+                .verify(Duration.ofSeconds(10));
+        poller.stop();
+
+        // then the one claim that took rows is the poller's child, linked to each staging span
+        List<SpanData> staging = spansNamed("appendOutboxBatch orders/payments");
+        List<SpanData> claims = spansNamed("claimStream orders/payments");
+        assertThat(claims).as("one span: the empty poll makes none").hasSize(1);
+        SpanData claim = claims.get(0);
+        assertThat(claim.getParentSpanId()).isEqualTo(spansNamed("poller").get(0).getSpanId());
+        assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getSpanId())
+                .containsExactlyInAnyOrderElementsOf(staging.stream().map(SpanData::getSpanId).toList());
+        assertThat(claim.getAttributes().asMap().toString()).contains("messaging.operation.type=receive",
+                "messaging.operation.name=claimStream", "messaging.batch.message_count=3");
+    }
+
+    private static boolean await(CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Test
