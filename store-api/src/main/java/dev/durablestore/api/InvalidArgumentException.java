@@ -1,5 +1,7 @@
 package dev.durablestore.api;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
+
 /**
  * An argument broke a rule of the contract (X10): a null, a negative sequence, limit, attempt or
  * ordinal, an empty name, an envelope id that differs from the workflow argument (E11), an instant
@@ -35,6 +37,7 @@ public final class InvalidArgumentException extends StoreException {
      * @param <T> its type
      * @return {@code value}
      */
+    @CanIgnoreReturnValue
     public static <T> T requireNonNull(T value, String argument) {
         if (value == null) {
             throw new InvalidArgumentException(argument, "must not be null");
@@ -49,6 +52,7 @@ public final class InvalidArgumentException extends StoreException {
      * @param argument its name
      * @return {@code value}
      */
+    @CanIgnoreReturnValue
     public static long requireNonNegative(long value, String argument) {
         if (value < 0) {
             throw new InvalidArgumentException(argument, "must not be negative, was " + value);
@@ -63,6 +67,7 @@ public final class InvalidArgumentException extends StoreException {
      * @param argument its name
      * @return {@code value}
      */
+    @CanIgnoreReturnValue
     public static String requireNonEmpty(String value, String argument) {
         requireNonNull(value, argument);
         if (value.isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.durablestore.api;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
+
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.spi.ClaimFence;
 import java.time.Duration;
@@ -177,6 +179,7 @@ public final class WorkflowStep {
          * @param more events to append after those already added
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder append(List<? extends Event> more) {
             events.addAll(InvalidArgumentException.requireNonNull(more, "events"));
             return this;
@@ -186,6 +189,7 @@ public final class WorkflowStep {
          * @param more events to append after those already added
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder append(Event... more) {
             return append(java.util.Arrays.asList(InvalidArgumentException.requireNonNull(more, "events")));
         }
@@ -194,6 +198,7 @@ public final class WorkflowStep {
          * @param more outbox rows to stage; each must satisfy O6, as for {@link EventStore#appendWithOutbox}
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder stage(List<OutboxRow> more) {
             rows.addAll(InvalidArgumentException.requireNonNull(more, "rows"));
             return this;
@@ -203,6 +208,7 @@ public final class WorkflowStep {
          * @param more outbox rows to stage
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder stage(OutboxRow... more) {
             return stage(java.util.Arrays.asList(InvalidArgumentException.requireNonNull(more, "rows")));
         }
@@ -211,6 +217,7 @@ public final class WorkflowStep {
          * @param claimed a row of this workflow as its claim returned it; the step marks it {@code DONE}
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder complete(OutboxRow claimed) {
             settles.add(new Settle(claimed, Settlement.COMPLETE, 0, null, null));
             return this;
@@ -222,6 +229,7 @@ public final class WorkflowStep {
          * @param visibleAfter when it may be claimed again
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
             settles.add(new Settle(claimed, Settlement.RETRY, nextAttempt,
                     InvalidArgumentException.requireNonNull(visibleAfter, "visibleAfter"), null));
@@ -236,6 +244,7 @@ public final class WorkflowStep {
          *     instant, naming {@code settles[i].delay} (O58)
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retryAfter(OutboxRow claimed, int nextAttempt, Duration delay) {
             settles.add(new Settle(claimed, Settlement.RETRY, nextAttempt, null,
                     InvalidArgumentException.requireNonNull(delay, "delay")));
@@ -246,6 +255,7 @@ public final class WorkflowStep {
          * @param claimed a row of this workflow as its claim returned it; the step dead-letters it
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder fail(OutboxRow claimed) {
             settles.add(new Settle(claimed, Settlement.FAIL, 0, null, null));
             return this;
@@ -255,6 +265,7 @@ public final class WorkflowStep {
          * @param claimed a row of this workflow as its claim returned it; the step cancels it
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder cancel(OutboxRow claimed) {
             settles.add(new Settle(claimed, Settlement.CANCEL, 0, null, null));
             return this;
@@ -265,6 +276,7 @@ public final class WorkflowStep {
          * @param fireAt when it fires
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder scheduleTimer(TimerId timerId, Instant fireAt) {
             timers.add(new TimerChange(timerId, InvalidArgumentException.requireNonNull(fireAt, "fireAt")));
             return this;
@@ -274,6 +286,7 @@ public final class WorkflowStep {
          * @param timerId the timer of this workflow to delete; a timer that does not exist is no error
          * @return this builder
          */
+        @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder cancelTimer(TimerId timerId) {
             timers.add(new TimerChange(timerId, null));
             return this;

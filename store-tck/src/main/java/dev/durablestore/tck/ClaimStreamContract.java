@@ -74,7 +74,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         stage(a);
 
         // when a stream is built but never subscribed
-        store.claimStream(ClaimStreamOptions.defaults());
+        var unused = store.claimStream(ClaimStreamOptions.defaults());
 
         // then the row is still claimable by a plain claim
         assertThat(keys(claim(10))).containsExactly(a.dispatchKey());

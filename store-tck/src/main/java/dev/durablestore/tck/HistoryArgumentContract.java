@@ -342,6 +342,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     // ------------------------------------------------------------------ X9 laziness
 
     @Test
+    @SuppressWarnings("CheckReturnValue") // publishers built and dropped on purpose
     public void X9_an_invalid_call_that_is_never_subscribed_has_no_effect() {
         // when: publishers built but not subscribed; building them must not throw either
         assertThatCode(() -> {
@@ -356,6 +357,7 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     }
 
     @Test
+    @SuppressWarnings("CheckReturnValue") // publishers built and dropped on purpose
     public void X9_a_valid_call_that_is_never_subscribed_writes_nothing() {
         // when: a valid append and timer built but never subscribed (publishers are cold, 0.1)
         store.append(w, validBatch(), 1);

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.Set;
 import org.assertj.core.api.Assertions;
@@ -138,8 +139,8 @@ abstract class StepContractSupport extends OutboxContractSupport {
      * Expects {@code build} to throw an {@link InvalidArgumentException} naming exactly
      * {@code argument} (W2); a builder is no publisher, so it throws.
      */
-    static void buildRefused(Runnable build, String argument) {
-        InvalidArgumentException e = Assertions.catchThrowableOfType(InvalidArgumentException.class, build::run);
+    static void buildRefused(Supplier<?> build, String argument) {
+        InvalidArgumentException e = Assertions.catchThrowableOfType(InvalidArgumentException.class, build::get);
         assertThat(e).as("build() must refuse the step naming %s", argument).isNotNull();
         assertThat(e.argument()).as("argument() of %s", e.getMessage()).isEqualTo(argument);
         assertThat(e.getMessage()).as("the message names the argument").contains(argument);

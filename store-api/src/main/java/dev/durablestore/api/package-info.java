@@ -1,0 +1,7 @@
+/**
+ * The store's API.
+ */
+@CheckReturnValue
+package dev.durablestore.api;
+
+import com.google.errorprone.annotations.CheckReturnValue;
