@@ -173,7 +173,11 @@ final class ConsoleHandlers {
         body.put("csrfToken", token);
         ResponseCookie c = ResponseCookie.from(Csrf.COOKIE, token).httpOnly(true).sameSite("Strict")
                 .secure("https".equalsIgnoreCase(request.uri().getScheme())).path(base + "/").build();
-        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).cookie(c).bodyValue(body);
+        // the host's own CSRF token too (Spring Security), for the page to send with every action
+        return HostCsrf.of(request.exchange())
+                .doOnNext(host -> body.put("hostCsrf", host))
+                .then(Mono.defer(() -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).cookie(c)
+                        .bodyValue(body)));
     }
 
     // ---------------------------------------------------------------- overview and rates

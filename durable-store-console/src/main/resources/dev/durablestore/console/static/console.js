@@ -45,8 +45,13 @@
   async function post(path, payload) {
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json',
       'X-Console-CSRF': session.csrfToken || '' };
-    const springXsrf = cookie('XSRF-TOKEN'); // Spring Security's own CSRF token, when the host uses it
-    if (springXsrf) headers['X-XSRF-TOKEN'] = springXsrf;
+    if (session.hostCsrf) {
+      // the host's own CSRF token (Spring Security's), as GET session handed it over
+      headers[session.hostCsrf.headerName] = session.hostCsrf.token;
+    } else {
+      const xsrf = cookie('XSRF-TOKEN'); // the XSRF-TOKEN cookie convention of other hosts
+      if (xsrf) headers['X-XSRF-TOKEN'] = xsrf;
+    }
     const r = await fetch(API + path, { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify(payload) });
     const body = await r.json().catch(() => ({ message: r.statusText }));
     if (!r.ok) throw new Error(body.message || r.statusText);
