@@ -29,11 +29,20 @@ final class TrafficWorker implements OutboxDispatchHandler {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         Duration work = Duration.ofMillis(2 + random.nextInt(30));
         if (row.activityType().equals("charge-card") && row.input().asString().contains("\"" + DECLINED + "\"")) {
-            return Mono.delay(work).then(Mono.error(new IllegalStateException("card declined (demo traffic)")));
+            return Mono.delay(work).then(Mono.error(new DemoFailure("card declined")));
         }
         if (random.nextDouble() < traffic.flakyRate()) {
-            return Mono.delay(work).then(Mono.error(new IllegalStateException("flaky attempt (demo traffic)")));
+            return Mono.delay(work).then(Mono.error(new DemoFailure("flaky attempt")));
         }
         return Mono.delay(work).then();
+    }
+
+    /** A made-up failure: no stack trace, so the dispatcher's log of it stays one line and a message. */
+    static final class DemoFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DemoFailure(String message) {
+            super(message + " (demo traffic)", null, false, false);
+        }
     }
 }
