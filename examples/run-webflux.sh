@@ -14,6 +14,11 @@
 #   curl -N localhost:8080/dispatches             claims rows as server-sent events (Ctrl-C to stop)
 #   http://localhost:8080/ops/durable-store/       the operator console (read-only)
 #
+# It runs with demo traffic (example.traffic.enabled=true): a few checkout workflows a second, their
+# rows worked by the starter's dispatcher, some retried, a few into dead letters, so the console has
+# something to show. EXAMPLE_TRAFFIC_ENABLED=false (or --example.traffic.enabled=false) turns it off;
+# --example.traffic.workflows-per-second=10 and the other example.traffic.* properties tune it.
+#
 # DURABLESTORE_BUILD_DIR names the build output folder of every module (default: target).
 set -euo pipefail
 
@@ -30,6 +35,9 @@ done
 echo "run-webflux.sh: building the service (mvn -q package -pl examples-webflux -am) ..." >&2
 mvn -q -B -ntp -f "$root/pom.xml" -Dbuild.dirname="$build_dir" -Dmaven.test.skip=true -pl examples-webflux -am \
     package >&2
+
+# the demo traffic, unless the caller says otherwise (a command-line argument also wins over this)
+export EXAMPLE_TRAFFIC_ENABLED="${EXAMPLE_TRAFFIC_ENABLED:-true}"
 
 # spring-boot-maven-plugin's repackage made an executable jar. JAVA_OPTS, if set, goes to the JVM.
 # shellcheck disable=SC2086

@@ -72,6 +72,7 @@ final class ConsoleHandlers {
     private final CountCache counts;
     private final Csrf csrf = new Csrf();
     private final EventCodec codec = EventCodec.create();
+    private final RateStream rateStream;
 
     ConsoleHandlers(ReactiveStore store, ConsoleOptions options, ConsoleAuthorizer authorizer, TrafficMeter meter,
             Clock clock, String base) {
@@ -82,6 +83,7 @@ final class ConsoleHandlers {
         this.clock = clock;
         this.base = base;
         this.counts = new CountCache(store, clock, options.lease(), options.countTtl(), options.countCap());
+        this.rateStream = meter == null ? null : new RateStream(meter, clock, Duration.ofSeconds(1));
     }
 
     RouterFunction<ServerResponse> routes() {
@@ -171,7 +173,11 @@ final class ConsoleHandlers {
         body.put("csrfToken", token);
         ResponseCookie c = ResponseCookie.from(Csrf.COOKIE, token).httpOnly(true).sameSite("Strict")
                 .secure("https".equalsIgnoreCase(request.uri().getScheme())).path(base + "/").build();
-        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).cookie(c).bodyValue(body);
+        // the host's own CSRF token too (Spring Security), for the page to send with every action
+        return HostCsrf.of(request.exchange())
+                .doOnNext(host -> body.put("hostCsrf", host))
+                .then(Mono.defer(() -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).cookie(c)
+                        .bodyValue(body)));
     }
 
     // ---------------------------------------------------------------- overview and rates
@@ -228,29 +234,9 @@ final class ConsoleHandlers {
                     Map.of("available", false)).event("rates").retry(Duration.ofHours(1)).build());
             return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(none, ServerSentEvent.class);
         }
-        long[] last = {meter.staged(), meter.claimed(), meter.settled(), System.nanoTime()};
-        Flux<ServerSentEvent<Map<String, Object>>> events = Flux.interval(Duration.ZERO, Duration.ofSeconds(1))
-                .map(tick -> {
-                    long now = System.nanoTime();
-                    long[] cur = {meter.staged(), meter.claimed(), meter.settled(), now};
-                    double seconds = Math.max(1e-3, (now - last[3]) / 1e9);
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("available", true);
-                    m.put("at", clock.instant().toString());
-                    m.put("staged", tick == 0 ? 0.0 : round((cur[0] - last[0]) / seconds));
-                    m.put("claimed", tick == 0 ? 0.0 : round((cur[1] - last[1]) / seconds));
-                    m.put("settled", tick == 0 ? 0.0 : round((cur[2] - last[2]) / seconds));
-                    m.put("stagedTotal", cur[0]);
-                    m.put("claimedTotal", cur[1]);
-                    m.put("settledTotal", cur[2]);
-                    System.arraycopy(cur, 0, last, 0, 4);
-                    return ServerSentEvent.<Map<String, Object>>builder(m).event("rates").build();
-                });
+        Flux<ServerSentEvent<Map<String, Object>>> events = rateStream.events(
+                request.headers().firstHeader("Last-Event-ID"));
         return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(events, ServerSentEvent.class);
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 10) / 10.0;
     }
 
     // ---------------------------------------------------------------- rows

@@ -1,6 +1,7 @@
 package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -64,6 +66,12 @@ final class MeteredStore extends ForwardingReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return delegate().claimScopedExcluding(scope, limit, held).doOnNext(rows -> meter.claimed(rows.size()));
+    }
+
+    /** The store's own stream claims through its delegate's claim methods, so the rows are counted here. */
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return delegate().claimStream(options).doOnNext(row -> meter.claimed(1));
     }
 
     @Override

@@ -70,20 +70,20 @@ class ConsoleBrowserTest {
         Files.createDirectories(SHOTS);
     }
 
-    /** Live traffic on its own route: rows staged, claimed and completed all the time. */
+    /** Live traffic on its own route: rows staged (20 to 90 a second, in waves), claimed and completed all the time. */
     private static Disposable traffic() {
         ClaimScope live = ClaimScope.of("traffic", "live");
         long[] n = {0};
         return Flux.interval(Duration.ofMillis(100)).onBackpressureDrop()
                 .concatMap(tick -> {
                     List<OutboxRow> rows = new ArrayList<>();
-                    for (int i = 0; i < 5; i++) {
+                    for (int i = 0, batch = 2 + (int) (tick / 20 % 8); i < batch; i++) {
                         WorkflowId w = WorkflowId.random();
                         rows.add(OutboxRow.pending(w, n[0]++, "ping", Payload.json("{\"tick\":" + tick + "}"),
                                 fixture.clock.instant()).withRoute("traffic", "live", null));
                     }
                     return fixture.store.appendOutboxBatch(rows)
-                            .then(fixture.store.claimScoped(live, 4))
+                            .then(fixture.store.claimScoped(live, 6))
                             .flatMap(claimed -> fixture.store.complete(claimed.stream().map(OutboxRow::dispatchKey).toList()))
                             .onErrorResume(e -> Mono.empty());
                 })
@@ -159,11 +159,51 @@ class ConsoleBrowserTest {
             return !staged.equals("…") && !staged.equals("n/a") && Double.parseDouble(staged) > 0;
         });
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-route='traffic/live/']")));
-        screenshot("overview");
     }
 
     @Test
     @Order(2)
+    void the_live_rates_chart_draws_the_server_sent_samples_and_moves_on() throws Exception {
+        // given live traffic on the store; when the overview is open
+        open("/ops/console/");
+        WebElement chart = waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("rates-chart")));
+        // then the chart fills with samples of all three series, at least a few seconds' worth
+        new WebDriverWait(browser, Duration.ofSeconds(45))
+                .until(d -> Integer.parseInt(chart.getAttribute("data-samples")) >= 12);
+        for (String series : new String[] {"staged", "claimed", "settled"}) {
+            WebElement path = browser.findElement(By.id("rates-path-" + series));
+            assertThat(Integer.parseInt(path.getAttribute("data-points"))).as(series).isGreaterThanOrEqualTo(12);
+            assertThat(path.getAttribute("d")).as(series).startsWith("M").contains(" L");
+            assertThat(browser.findElements(By.cssSelector("#rates-points-" + series + " circle")))
+                    .hasSize(Integer.parseInt(path.getAttribute("data-points")));
+        }
+        // some staged point is above the zero line: the traffic stages 20 to 90 rows a second
+        double zero = Double.parseDouble(browser.findElement(By.cssSelector("svg#rates-chart line.axis"))
+                .getAttribute("y1"));
+        assertThat(browser.findElements(By.cssSelector("#rates-points-staged circle")))
+                .anySatisfy(c -> assertThat(Double.parseDouble(c.getAttribute("cy"))).isLessThan(zero));
+        // accessible: an image with a label naming the current values, axis titles, a legend, numbers as text
+        assertThat(chart.getAttribute("role")).isEqualTo("img");
+        assertThat(chart.getAttribute("aria-label")).contains("staged").contains("claimed").contains("settled");
+        assertThat(chart.getText()).contains("rows / s").contains("seconds ago").contains("now").contains("−60 s");
+        assertThat(browser.findElement(By.id("rates-legend")).getText()).contains("Staged / s").contains("Claimed / s")
+                .contains("Settled / s");
+        assertThat(Double.parseDouble(browser.findElement(By.id("rate-staged")).getText())).isGreaterThan(0);
+        screenshot("overview");
+
+        // and when the next sample arrives, the newest point is another one and the line has moved
+        String lastSeq = browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                .getAttribute("data-seq");
+        String line = browser.findElement(By.id("rates-path-staged")).getAttribute("d");
+        waiting().until(d -> !d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                .getAttribute("data-seq").equals(lastSeq));
+        assertThat(Long.parseLong(browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                .getAttribute("data-seq"))).isGreaterThan(Long.parseLong(lastSeq));
+        assertThat(browser.findElement(By.id("rates-path-staged")).getAttribute("d")).isNotEqualTo(line);
+    }
+
+    @Test
+    @Order(3)
     void the_workflow_view_shows_summary_history_and_rows() throws Exception {
         open("/ops/console/#/workflow/" + WF);
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#wf-history li")));
@@ -180,7 +220,7 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void stuck_claims_are_listed_and_one_is_released() throws Exception {
         open("/ops/console/#/stuck");
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
@@ -196,7 +236,7 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void a_read_only_console_offers_and_accepts_no_action() throws Exception {
         long failed = db("status = 'failed'");
         open("/ro/#/dead");
@@ -219,7 +259,7 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void a_bulk_redrive_by_filter_moves_the_rows_it_counted() throws Exception {
         long refunds = db("namespace = 'billing' AND activity_type = 'refund' AND status = 'failed'");
         assertThat(refunds).isEqualTo(ConsoleFixture.FAILED_BULK / 2);

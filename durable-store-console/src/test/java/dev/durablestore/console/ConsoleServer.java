@@ -1,11 +1,14 @@
 package dev.durablestore.console;
 
 import java.time.Duration;
+import java.util.List;
 import org.springframework.http.server.reactive.HttpHandler;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
@@ -14,8 +17,14 @@ final class ConsoleServer implements AutoCloseable {
 
     private final DisposableServer server;
 
-    ConsoleServer(RouterFunction<ServerResponse> routes) {
-        HttpHandler handler = RouterFunctions.toHttpHandler(routes);
+    /**
+     * @param routes what it serves
+     * @param filters the host's filters in front of the routes, e.g. Spring Security's
+     */
+    ConsoleServer(RouterFunction<ServerResponse> routes, WebFilter... filters) {
+        HttpHandler handler = filters.length == 0 ? RouterFunctions.toHttpHandler(routes)
+                : WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes))
+                        .filters(list -> list.addAll(List.of(filters))).build();
         server = HttpServer.create().host("127.0.0.1").port(0).handle(new ReactorHttpHandlerAdapter(handler))
                 .bindNow(Duration.ofSeconds(20));
     }

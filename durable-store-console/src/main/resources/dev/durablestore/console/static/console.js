@@ -45,8 +45,13 @@
   async function post(path, payload) {
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json',
       'X-Console-CSRF': session.csrfToken || '' };
-    const springXsrf = cookie('XSRF-TOKEN'); // Spring Security's own CSRF token, when the host uses it
-    if (springXsrf) headers['X-XSRF-TOKEN'] = springXsrf;
+    if (session.hostCsrf) {
+      // the host's own CSRF token (Spring Security's), as GET session handed it over
+      headers[session.hostCsrf.headerName] = session.hostCsrf.token;
+    } else {
+      const xsrf = cookie('XSRF-TOKEN'); // the XSRF-TOKEN cookie convention of other hosts
+      if (xsrf) headers['X-XSRF-TOKEN'] = xsrf;
+    }
     const r = await fetch(API + path, { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify(payload) });
     const body = await r.json().catch(() => ({ message: r.statusText }));
     if (!r.ok) throw new Error(body.message || r.statusText);
@@ -83,26 +88,56 @@
   }
 
   // ------------------------------------------------------------------ overview
+  // The rates' samples, kept while the page is open (whichever view shows), oldest first.
+  const chart = window.DurableStoreRatesChart;
+  const samples = [];
+  let sampleStream = null;
+  let sampleWindow = 60;
+  let samplePeriod = 1000;
+  function drawRates() {
+    const last = samples[samples.length - 1];
+    for (const [k] of chart.SERIES) {
+      const node = document.getElementById('rate-' + k);
+      if (node && last) node.textContent = last[k].toFixed(1);
+    }
+    const svg = document.getElementById('rates-chart');
+    if (svg) chart.update(svg, samples, sampleWindow, samplePeriod);
+  }
   function startRates() {
     if (rates || !session.rates) return;
     rates = new EventSource(API + 'rates');
     rates.addEventListener('rates', (e) => {
       const d = JSON.parse(e.data);
-      for (const k of ['staged', 'claimed', 'settled']) {
-        const node = document.getElementById('rate-' + k);
-        if (node) node.textContent = d.available ? d[k].toFixed(1) : 'n/a';
+      if (!d.available) {
+        for (const [k] of chart.SERIES) {
+          const node = document.getElementById('rate-' + k);
+          if (node) node.textContent = 'n/a';
+        }
+        return;
       }
+      if (d.stream !== sampleStream) { samples.length = 0; sampleStream = d.stream; }  // the server restarted
+      if (samples.length && d.seq <= samples[samples.length - 1].seq) return;         // seen before a reconnect
+      sampleWindow = d.window || sampleWindow;
+      samplePeriod = d.periodMillis || samplePeriod;
+      samples.push(d);
+      while (samples.length > sampleWindow) samples.shift();
+      drawRates();
     });
   }
   async function overview() {
-    const cards = el('div', { class: 'cards' },
-      ...['staged', 'claimed', 'settled'].map((k) => el('div', { class: 'card' },
+    const cards = el('div', { class: 'cards', id: 'rates-legend' },
+      ...chart.SERIES.map(([k, l]) => el('div', { class: 'card' },
         el('div', { class: 'v', id: 'rate-' + k, text: session.rates ? '…' : 'n/a' }),
-        el('div', { class: 'l', text: k + ' / s' }))));
+        el('div', { class: 'l' }, el('span', { class: 'swatch s-' + k, 'aria-hidden': 'true' }), l + ' / s'))));
+    const graph = session.rates ? chart.create()
+      : el('p', { class: 'muted', id: 'rates-none', text: 'No live rates: the console has no TrafficMeter around the store.' });
+    const rateBox = el('section', { class: 'rates', 'aria-labelledby': 'rates-heading' },
+      el('h2', { id: 'rates-heading', text: 'Live rates' }), cards, graph);
     const holder = el('div', { id: 'overview-table' }, el('p', { class: 'muted', text: 'Counting…' }));
-    view(el('h2', { text: 'Outbox by route' }), cards, holder,
+    view(rateBox, el('h2', { text: 'Outbox by route' }), holder,
       el('p', { class: 'muted', id: 'counted-at' }));
     startRates();
+    drawRates();
     const draw = async () => {
       try {
         const o = await get('overview');

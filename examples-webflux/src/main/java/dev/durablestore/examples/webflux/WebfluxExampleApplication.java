@@ -1,10 +1,14 @@
 package dev.durablestore.examples.webflux;
 
+import dev.durablestore.spring.OutboxDispatchHandler;
 import java.time.Clock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * A Spring WebFlux service on the embedded store:
@@ -24,6 +28,9 @@ import org.springframework.context.annotation.Bean;
  * {@code ./examples/run-webflux.sh} (port 8080, database {@code ./durable-store-webflux.db}; Spring
  * properties such as {@code --server.port=9090} or {@code --durablestore.sqlite.path=/tmp/w.db} may
  * follow).
+ *
+ * <p>With {@code example.traffic.enabled=true} (which {@code run-webflux.sh} sets) it also makes demo
+ * traffic for the operator console under {@code /ops/durable-store/}: see {@link ExampleProperties.Traffic}.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(ExampleProperties.class)
@@ -36,6 +43,31 @@ public class WebfluxExampleApplication {
     @Bean
     public Clock clock() {
         return Clock.systemUTC();
+    }
+
+    /** The demo traffic: workflows started a few times a second, their rows worked by the starter's dispatcher. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "example.traffic", name = "enabled", havingValue = "true")
+    static class Traffic {
+
+        /**
+         * @param service starts the workflows
+         * @param properties how many a second
+         * @return the loop, started and stopped with the application
+         */
+        @Bean
+        SmartLifecycle trafficLoop(WorkflowService service, ExampleProperties properties) {
+            return new TrafficLoop(service, properties.traffic());
+        }
+
+        /**
+         * @param properties the failure rates
+         * @return the activities, which the starter's dispatcher runs
+         */
+        @Bean
+        OutboxDispatchHandler trafficWorker(ExampleProperties properties) {
+            return new TrafficWorker(properties.traffic());
+        }
     }
 
     /** @param args Spring Boot arguments, e.g. {@code --server.port=9090} */
