@@ -1,5 +1,6 @@
 package dev.durablestore.r2dbc;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ReactiveStore;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -28,6 +29,7 @@ final class HarnessSupport {
      * @param args positional values
      * @return rows changed
      */
+    @CanIgnoreReturnValue // many statements are run for their effect only
     static long execute(ConnectionFactory factory, String sql, Object... args) {
         Long n = Mono.usingWhen(Mono.from(factory.create()), c -> run(c, sql, args), c -> Mono.from(c.close()))
                 .block(TIMEOUT);

@@ -129,7 +129,7 @@ public final class RawRows {
         rs.getString(6);
         rs.getString(7);
         rs.getString(8);
-        codec.decodePayload(rs.getBytes(9));
+        var unused = codec.decodePayload(rs.getBytes(9)); // decoded for its cost, as a dispatcher would
         rs.getString(10);
         rs.getLong(11);
         rs.getLong(12);

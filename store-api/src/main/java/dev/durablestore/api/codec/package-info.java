@@ -7,4 +7,7 @@
  * backends create one and share it. Everything it cannot encode or decode surfaces as a
  * {@link dev.durablestore.api.SerializationException}.
  */
+@CheckReturnValue
 package dev.durablestore.api.codec;
+
+import com.google.errorprone.annotations.CheckReturnValue;

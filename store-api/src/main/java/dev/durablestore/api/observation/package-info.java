@@ -9,4 +9,7 @@
  * its rows' contexts; only it needs {@code io.micrometer:micrometer-tracing} (optional
  * too, loaded only when an application registers the handler).
  */
+@CheckReturnValue
 package dev.durablestore.api.observation;
+
+import com.google.errorprone.annotations.CheckReturnValue;

@@ -1,5 +1,6 @@
 package dev.durablestore.api.projection;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.ChildWorkflowStarted;
@@ -71,6 +72,7 @@ public final class ParentIndex implements Consumer<Event> {
      * @return this index
      * @throws InvalidArgumentException when {@code events} or one of its elements is {@code null}
      */
+    @CanIgnoreReturnValue // returns this index, for chaining
     public ParentIndex acceptAll(Iterable<? extends Event> events) {
         InvalidArgumentException.requireNonNull(events, "events");
         for (Event event : events) {

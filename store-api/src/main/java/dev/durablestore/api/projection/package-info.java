@@ -13,4 +13,7 @@
  * splitting and start or end times (M11, M12); the activity kinds are read only by the failure
  * projection (R28) and {@code ChildWorkflowStarted} only by the parent projection (R30).
  */
+@CheckReturnValue
 package dev.durablestore.api.projection;
+
+import com.google.errorprone.annotations.CheckReturnValue;

@@ -1,5 +1,6 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -20,6 +21,7 @@ public final class ClaimFence {
      * @throws InvalidArgumentException naming {@code argument} when the row is null, or
      *     {@code argument.claimToken} when it does not come from a claim
      */
+    @CanIgnoreReturnValue // a check; returns its argument
     public static OutboxRow requireClaimed(OutboxRow row, String argument) {
         InvalidArgumentException.requireNonNull(row, argument);
         if (row.status() != OutboxStatus.CLAIMED || row.claimToken() == 0) {

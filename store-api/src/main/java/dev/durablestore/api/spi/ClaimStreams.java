@@ -1,5 +1,6 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
@@ -321,6 +322,7 @@ public final class ClaimStreams {
         }
 
         /** @return the claim's limit now (what demand allows, at most a batch), remembered for the claim's result */
+        @CanIgnoreReturnValue // also called to remember the limit as of now
         private int readClaimLimit() {
             claimLimit = (int) Math.min(demand.get(), options.maxBatch());
             return claimLimit;

@@ -1,5 +1,6 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
 import dev.durablestore.api.InvalidArgumentException;
@@ -42,6 +43,7 @@ public final class SettleArguments {
      * @return {@code delay}
      * @throws InvalidArgumentException naming {@code delay} when it is {@code null} or negative
      */
+    @CanIgnoreReturnValue // a check; returns its argument
     public static Duration requireDelay(Duration delay) {
         requireNonNull(delay, "delay");
         if (delay.isNegative()) {

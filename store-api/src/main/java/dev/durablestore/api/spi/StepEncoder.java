@@ -92,7 +92,7 @@ public final class StepEncoder {
         OutboxRow row = s.row();
         Long visible = s.visibleAfter() == null ? null : EpochNanos.of(s.visibleAfter(), name + ".visibleAfter");
         if (s.delay() != null) {
-            SettleArguments.visibleAfterNanos(now, s.delay(), name + ".delay");
+            var unused = SettleArguments.visibleAfterNanos(now, s.delay(), name + ".delay"); // checked here, computed by the backend on its clock
         }
         requireStorableKey(row, operation);
         return new Settle(row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay(),

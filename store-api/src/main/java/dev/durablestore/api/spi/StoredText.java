@@ -1,5 +1,6 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.TimerId;
@@ -42,6 +43,7 @@ public final class StoredText {
      * @return {@code value}
      * @throws InvalidArgumentException when the text is not storable
      */
+    @CanIgnoreReturnValue // a check; returns its argument
     public static String require(String value, String argument) {
         String problem = problem(value);
         if (problem != null) {

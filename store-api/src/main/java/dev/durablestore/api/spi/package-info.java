@@ -5,4 +5,7 @@
  * {@link dev.durablestore.api.spi.OutboxRowEncoder}, {@link dev.durablestore.api.spi.StoredText}). Application code should use
  * {@link dev.durablestore.api.OutboxStore#claimStream} instead.
  */
+@CheckReturnValue
 package dev.durablestore.api.spi;
+
+import com.google.errorprone.annotations.CheckReturnValue;

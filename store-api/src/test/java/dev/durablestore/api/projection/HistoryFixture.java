@@ -1,5 +1,6 @@
 package dev.durablestore.api.projection;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ActivityId;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
@@ -96,97 +97,119 @@ final class HistoryFixture {
 
     // --- lifecycle ---------------------------------------------------------------------------
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture started() {
         return started("checkout", run(1), null);
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture started(String type, RunId runId, RunId parentRunId) {
         currentRun = runId;
         return add(new WorkflowStarted(next(), type, EMPTY, runId, parentRunId, PACKAGE));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture completed() {
         return add(new WorkflowCompleted(next(), Payload.json("\"done\"")));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture failed(String message) {
         return add(new WorkflowFailed(next(), new WorkflowError(message, null)));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture cancelled() {
         return add(new WorkflowCancelled(next(), "caller requested cancellation"));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture timedOut() {
         return add(new WorkflowTimedOut(next(), "execution"));
     }
 
     /** Continue-as-new recorded by the current run, without a type override. */
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture continuedAsNew() {
         return continuedAsNew(null, currentRun);
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture continuedAsNew(String typeOverride, RunId parentRunId) {
         return add(new WorkflowContinuedAsNew(next(), EMPTY, typeOverride, parentRunId));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture reopened() {
         return add(new WorkflowReopened(next(), currentRun, List.of()));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture paused() {
         return add(new WorkflowPaused(next(), currentRun, "maintenance", "ops"));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture resumed() {
         return add(new WorkflowResumed(next(), currentRun, "ops"));
     }
 
     // --- activities --------------------------------------------------------------------------
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture scheduled(long activity, String activityType) {
         return add(new ActivityScheduled(next(), new ActivityId(activity), activityType, EMPTY, "default", null));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture activityStarted(long activity, int attempt) {
         return add(new ActivityStarted(next(), new ActivityId(activity), attempt));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture activityFailed(long activity, int attempt) {
         return activityFailed(activity, attempt, ActivityError.Kind.RETRYABLE);
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture activityFailed(long activity, int attempt, ActivityError.Kind kind) {
         return add(new ActivityFailed(
                 next(), new ActivityId(activity), new ActivityError(kind, "activity failed", null), attempt));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture activityCompleted(long activity, int attempt) {
         return add(new ActivityCompleted(next(), new ActivityId(activity), Payload.json("1"), attempt));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture activityCancelled(long activity, int attempt) {
         return add(new ActivityCancelled(next(), new ActivityId(activity), attempt));
     }
 
     // --- everything else ---------------------------------------------------------------------
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture attributes(Map<String, SearchAttributeValue> attributes) {
         return add(new SearchAttributesUpdated(next(), workflowId, attributes));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture signal() {
         return add(new SignalReceived(next(), "poke", EMPTY));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture childStarted(WorkflowId child) {
         return add(new ChildWorkflowStarted(next(), child, "child-type", EMPTY, PACKAGE));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture schedulePaused() {
         return add(new SchedulePaused(next(), new ScheduleId(new UUID(0L, 2L))));
     }
 
+    @CanIgnoreReturnValue // returns this fixture, for chaining
     HistoryFixture scheduleTriggered() {
         return add(new ScheduleTriggered(next(), new ScheduleId(new UUID(0L, 2L)), wf(3), run(4)));
     }

@@ -49,7 +49,7 @@ final class StepCommand implements GroupedCommand<StepCommand> {
                 throw new StaleClaimException(NAME, s.dispatchKey(), s.claimToken());
             }
             if (s.settlement() == WorkflowStep.Settlement.RETRY) {
-                s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
+                var unused = s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
             }
         }
         append.write(c);
