@@ -2,12 +2,12 @@ package dev.durablestore.spring;
 
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.MicrometerStoreMetrics;
+import dev.durablestore.micrometer.MicrometerStoreMetrics;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.api.observation.ClaimLinksObservationHandler;
-import dev.durablestore.api.observation.StoreObservations;
+import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
+import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.console.ConsoleAuthorizer;
 import dev.durablestore.console.ConsoleOptions;
 import dev.durablestore.console.DurableConsole;
@@ -62,7 +62,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * system clock otherwise. It is closed when the context closes, after every lifecycle bean has
  * stopped and before the connection pool it uses. With {@code durablestore.observations.enabled=true}
  * every {@link ReactiveStore} bean is wrapped in an
- * {@link dev.durablestore.api.observation.ObservedStore}: inject it as {@code ReactiveStore}; when
+ * {@link dev.durablestore.micrometer.observation.ObservedStore}: inject it as {@code ReactiveStore}; when
  * the application also traces (a Micrometer Tracing {@code Tracer} and {@code Propagator}), a
  * {@link ClaimLinksObservationHandler} links each claim's span to its rows' staging contexts.
  */

@@ -1,7 +1,7 @@
 package dev.durablestore.spring;
 
 import dev.durablestore.api.ReactiveStore;
-import dev.durablestore.api.observation.ObservedStore;
+import dev.durablestore.micrometer.observation.ObservedStore;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
-import dev.durablestore.api.observation.ClaimLinksObservationHandler;
-import dev.durablestore.api.observation.ObservedStore;
+import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
+import dev.durablestore.micrometer.observation.ObservedStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;

@@ -47,7 +47,7 @@ import java.time.Instant;
  * @param traceContext the trace context of the code that staged the row (O59), stored with it and
  *     returned by every read, or {@code null} for none: propagation fields as {@code name=value}
  *     lines (W3C {@code traceparent}, {@code tracestate}, …), written by
- *     {@link dev.durablestore.api.observation.ObservedStore} and opaque to the store; at most
+ *     {@code ObservedStore} (module {@code durable-store-micrometer}) and opaque to the store; at most
  *     {@value #MAX_TRACE_CONTEXT} characters
  */
 public record OutboxRow(

@@ -4,7 +4,8 @@ import java.util.function.IntSupplier;
 
 /**
  * Hooks a backend calls so operations can be measured. Every method has a no-op default and must
- * not block; {@link #NONE} records nothing. {@link MicrometerStoreMetrics} records into a
+ * not block; {@link #NONE} records nothing. {@code dev.durablestore.micrometer.MicrometerStoreMetrics} (module
+ * {@code durable-store-micrometer}) records into a
  * Micrometer registry when Micrometer is on the class path.
  */
 public interface StoreMetrics {

@@ -1,4 +1,4 @@
-package dev.durablestore.api.observation;
+package dev.durablestore.micrometer.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.durablestore.sqlite.observation;
+package dev.durablestore.micrometer.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,9 +13,9 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.observation.ClaimLinksObservationHandler;
-import dev.durablestore.api.observation.ObservedStore;
-import dev.durablestore.api.observation.StoreObservations;
+import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
+import dev.durablestore.micrometer.observation.ObservedStore;
+import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import io.micrometer.observation.Observation;

@@ -1,5 +1,7 @@
-package dev.durablestore.api;
+package dev.durablestore.micrometer;
 
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -12,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
- * {@link StoreMetrics} recorded into a Micrometer {@link MeterRegistry}. Micrometer is an optional
- * dependency of durable-store: add {@code io.micrometer:micrometer-core} to use this class.
+ * {@link StoreMetrics} recorded into a Micrometer {@link MeterRegistry}. It lives in the optional
+ * module {@code durable-store-micrometer}, which brings {@code io.micrometer:micrometer-core}.
  *
  * <p>Meters (all tagged with {@code store}):
  * <ul>

@@ -1,4 +1,4 @@
-package dev.durablestore.api.observation;
+package dev.durablestore.micrometer.observation;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
