@@ -42,8 +42,13 @@ public final class Claims {
         return Integer.compare(a.length() - i, b.length() - j);
     };
 
-    /** The order claimed rows are returned in (O19): oldest {@code visibleAfter}, then dispatch key. */
-    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparing(OutboxRow::visibleAfter)
+    /**
+     * The order claimed rows are returned in (O62, O19): highest priority, then oldest
+     * {@code visibleAfter}, then dispatch key. Rows without a priority all have the default, so
+     * among them this is exactly O19.
+     */
+    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparingInt(OutboxRow::priority).reversed()
+            .thenComparing(OutboxRow::visibleAfter)
             .thenComparing(OutboxRow::dispatchKey, CODE_POINT_ORDER);
 
     private Claims() {}

@@ -175,9 +175,25 @@ final class Claims {
             int limit) {
         Sql.Params p = new Sql.Params();
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
-        String select = db.dialect().dueKeys(due, p.add(limit));
-        return Sql.query(c, select, row -> Sql.textAt(row, 0), p.values())
+        String limitMarker = p.add(limit);
+        Object[] values = p.values();
+        // O62: the prioritized rows first, then the rest of the limit from the others
+        return Sql.query(c, db.dialect().duePrioritizedKeys(due, limitMarker), row -> Sql.textAt(row, 0), values)
                 .collectList()
+                .flatMap(first -> {
+                    if (first.size() >= limit) {
+                        return Mono.just(first);
+                    }
+                    Object[] rest = values.clone();
+                    rest[rest.length - 1] = limit - first.size();
+                    return Sql.query(c, db.dialect().dueKeys(due, limitMarker), row -> Sql.textAt(row, 0), rest)
+                            .collectList()
+                            .map(more -> {
+                                List<String> all = new ArrayList<>(first);
+                                all.addAll(more);
+                                return all;
+                            });
+                })
                 .flatMap(keys -> {
                     if (keys.isEmpty()) {
                         return Mono.just(List.<OutboxRows.Stored>of());

@@ -17,8 +17,16 @@ import java.util.Set;
 import java.util.function.IntSupplier;
 
 /**
- * One claim of a whole batch in one statement (O16–O27): due rows of the route, not held, oldest
- * {@code visible_after} then dispatch key, flipped to {@code claimed} with {@code claimed_at = now}.
+ * One claim of a whole batch (O16–O27, O62): due rows of the route, not held, highest priority,
+ * then oldest {@code visible_after}, then dispatch key, flipped to {@code claimed} with
+ * {@code claimed_at = now}.
+ *
+ * <p>Two statements in the writer's transaction, each an index walk that stops at its limit: first
+ * the prioritized rows ({@code outbox_prioritized}, which holds only pending rows with a priority:
+ * one empty seek when there are none), then, for what is left of the limit, exactly the statement
+ * of a store without priorities ({@code outbox_pending}). The second needs no {@code priority = 0}
+ * term (which would cost a table read per row there): when the first came back short it took every
+ * due prioritized row the claim admits, so none is left for the second to meet.
  *
  * <p>A row whose stored input cannot be decoded is dead-lettered in the same transaction and the
  * claim reports a {@link SerializationException} naming it; the other rows of that batch are put
@@ -39,6 +47,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final boolean wantNext;
     private final Clock clock;
     private final String claimSql;
+    private final String prioritizedSql;
     private final String nextSql;
     private final String heldJson;
 
@@ -52,9 +61,12 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         this.clock = clock;
         // built here, when the claim is submitted, not inside the writer's transaction
         String filter = filter();
-        this.claimSql = "UPDATE outbox SET status = 'claimed', claimed_at = ?, claim_token = ? WHERE dispatch_key IN "
-                + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?" + filter
-                + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS;
+        String update = "UPDATE outbox SET status = 'claimed', claimed_at = ?, claim_token = ? WHERE dispatch_key IN ";
+        this.prioritizedSql = update + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND priority > 0 "
+                + "AND visible_after <= ?" + filter + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT ?) "
+                + "RETURNING " + OutboxRows.COLUMNS;
+        this.claimSql = update + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?"
+                + filter + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + OutboxRows.COLUMNS;
         this.nextSql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter;
         this.heldJson = held.isEmpty() ? null : JsonArrays.of(held);
     }
@@ -63,19 +75,36 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     public ClaimBatch execute(DbConnection c) throws SQLException {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         int limit = this.limit.getAsInt();
-        PreparedStatement ps = c.prepare(claimSql);
-        int i = 1;
-        ps.setLong(i++, now);
-        ps.setLong(i++, newClaimToken());
-        ps.setLong(i++, now);
-        i = bindFilter(ps, i);
-        ps.setInt(i, limit);
+        long token = newClaimToken();
         // not sized by the limit: any non-negative limit is valid (O19), Integer.MAX_VALUE included,
         // and the lists grow with the rows actually due
         List<OutboxRow> rows = new ArrayList<>();
         List<String> claimedKeys = new ArrayList<>();
         List<String> corruptKeys = new ArrayList<>();
-        SerializationException corrupt = null;
+        SerializationException corrupt = take(c, prioritizedSql, now, token, limit, rows, claimedKeys, corruptKeys, null);
+        if (claimedKeys.size() < limit) {
+            corrupt = take(c, claimSql, now, token, limit - claimedKeys.size(), rows, claimedKeys, corruptKeys,
+                    corrupt);
+        }
+        if (corrupt != null) {
+            return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
+        }
+        rows.sort(CLAIM_ORDER);
+        Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c) : null;
+        return new ClaimBatch(rows, null, next);
+    }
+
+    /** Runs one claim statement, adding what it took to the lists; returns the corruption met so far. */
+    private SerializationException take(DbConnection c, String sql, long now, long token, int limit,
+            List<OutboxRow> rows, List<String> claimedKeys, List<String> corruptKeys, SerializationException corrupt)
+            throws SQLException {
+        PreparedStatement ps = c.prepare(sql);
+        int i = 1;
+        ps.setLong(i++, now);
+        ps.setLong(i++, token);
+        ps.setLong(i++, now);
+        i = bindFilter(ps, i);
+        ps.setInt(i, limit);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String key = rs.getString(1);
@@ -92,12 +121,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
                 }
             }
         }
-        if (corrupt != null) {
-            return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
-        }
-        rows.sort(CLAIM_ORDER);
-        Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c) : null;
-        return new ClaimBatch(rows, null, next);
+        return corrupt;
     }
 
     private ClaimBatch deadLetter(DbConnection c, long now, List<String> claimedKeys, List<String> corruptKeys,
