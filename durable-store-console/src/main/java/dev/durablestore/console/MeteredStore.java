@@ -1,6 +1,7 @@
 package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
@@ -64,6 +65,11 @@ final class MeteredStore extends ForwardingReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return delegate().claimScopedExcluding(scope, limit, held).doOnNext(rows -> meter.claimed(rows.size()));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return delegate().claim(scope, limit, held, policy).doOnNext(rows -> meter.claimed(rows.size()));
     }
 
     @Override

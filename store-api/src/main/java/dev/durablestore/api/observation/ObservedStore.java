@@ -1,6 +1,7 @@
 package dev.durablestore.api.observation;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
@@ -203,6 +204,11 @@ public final class ObservedStore extends ForwardingReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return claiming("claimScopedExcluding", scope, delegate().claimScopedExcluding(scope, limit, held));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return claiming("claim", scope, delegate().claim(scope, limit, held, policy));
     }
 
     @Override

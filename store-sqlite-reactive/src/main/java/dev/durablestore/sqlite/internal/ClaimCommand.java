@@ -5,6 +5,7 @@ import static dev.durablestore.api.spi.Claims.newClaimToken;
 
 import dev.durablestore.api.spi.ClaimBatch;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
 import java.sql.PreparedStatement;
@@ -36,12 +37,24 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
 
     private static final String RESTORE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
             + "WHERE dispatch_key IN (SELECT value FROM json_each(?))";
+    /**
+     * O63: no row of the candidate's workflow is claimed, and no pending one comes before it
+     * (ordinal, then key), so a workflow has one candidate at most: its first pending row. Read
+     * through {@code outbox_by_workflow}. The writer serializes claims, and its transactions begin
+     * {@code IMMEDIATE} (the write lock taken before the first read), so a claim of another
+     * process on the same file never sees the workflow as it was before this one.
+     */
+    private static final String SERIAL = " AND NOT EXISTS (SELECT 1 FROM outbox s WHERE s.workflow_id = "
+            + "outbox.workflow_id AND (s.status = 'claimed' OR (s.status = 'pending' AND (s.ordinal < outbox.ordinal "
+            + "OR (s.ordinal = outbox.ordinal AND s.dispatch_key < outbox.dispatch_key)))))";
+
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
             + "settled_at = ? WHERE dispatch_key = ?";
 
     private final OutboxRows codec;
     private final ClaimScope scope;
     private final Set<String> held;
+    private final DispatchPolicy policy;
     /** Read when the claim runs: the claim stream's demand may grow while the command is queued. */
     private final IntSupplier limit;
     private final boolean wantNext;
@@ -52,10 +65,11 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final String heldJson;
 
     ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, IntSupplier limit, boolean wantNext,
-            Clock clock) {
+            Clock clock, DispatchPolicy policy) {
         this.codec = codec;
         this.scope = scope;
         this.held = held;
+        this.policy = policy;
         this.limit = limit;
         this.wantNext = wantNext;
         this.clock = clock;
@@ -164,6 +178,9 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         if (!held.isEmpty()) {
             sb.append(" AND workflow_id NOT IN (SELECT value FROM json_each(?))");
         }
+        if (policy.serialPerWorkflow()) {
+            sb.append(SERIAL);
+        }
         return sb.toString();
     }
 
@@ -180,6 +197,11 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             ps.setString(i++, heldJson);
         }
         return i;
+    }
+
+    @Override
+    public boolean freesClaims() {
+        return false; // a claim frees nothing; waking on it would have policy streams claim in a loop
     }
 
     @Override
