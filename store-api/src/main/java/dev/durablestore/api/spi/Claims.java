@@ -56,7 +56,7 @@ public final class Claims {
     private Claims() {}
 
     /**
-     * The dispatch policy of a claim, checked against its scope (O63).
+     * The dispatch policy of a claim, checked against its scope (O63, O64): a cap needs a scope.
      *
      * @param scope the claim's route, or {@code null} for every route
      * @param policy the policy
@@ -64,7 +64,27 @@ public final class Claims {
      */
     public static DispatchPolicy policy(ClaimScope scope, DispatchPolicy policy) {
         InvalidArgumentException.requireNonNull(policy, "policy");
+        if (scope == null && policy.concurrencyCap().isPresent()) {
+            throw new InvalidArgumentException("policy.concurrencyCap",
+                    "needs a scope: a cap bounds the claimed rows of one route (O64)");
+        }
         return policy;
+    }
+
+    /**
+     * How many rows a capped claim may take (O64).
+     *
+     * @param limit the claim's limit
+     * @param policy its policy
+     * @param claimedOnRoute the rows of the route claimed now, counted in the claim's transaction
+     * @return {@code limit}, lowered to what the cap leaves room for (0 when full)
+     */
+    public static int capped(int limit, DispatchPolicy policy, long claimedOnRoute) {
+        if (policy.concurrencyCap().isEmpty()) {
+            return limit;
+        }
+        long room = policy.concurrencyCap().getAsInt() - claimedOnRoute;
+        return (int) Math.max(0, Math.min(limit, room));
     }
 
     /**

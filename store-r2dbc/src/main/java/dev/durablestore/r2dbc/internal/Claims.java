@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
@@ -63,6 +64,18 @@ final class Claims {
      * nothing more; serial claims queue behind each other for one statement each.
      */
     private static final String SERIAL_LOCK = "SELECT pg_advisory_xact_lock(7280012602)";
+
+    /**
+     * Serializes the capped claims (O64) of one route on every node, in the claim's transaction,
+     * so the count of its claimed rows and the claim that follows agree: keyed by the route's
+     * namespace and task queue (a hash collision only makes two routes wait for each other).
+     */
+    private static final String ROUTE_LOCK = "SELECT pg_advisory_xact_lock(72800126, "
+            + "hashtext($1 || chr(31) || $2))";
+
+    /** O64: the claimed rows of a route, on any node, read through {@code outbox_claimed}. */
+    private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
+            + "AND claimed_at IS NOT NULL AND namespace = $1 AND task_queue = $2";
 
     private final Db db;
     private final OutboxRows codec;
@@ -118,18 +131,42 @@ final class Claims {
             return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
         }
         ClaimScope matchable = StoredText.matchable(scope);
+        Function<Connection, Mono<ClaimBatch>> capped = c -> capped(c, matchable, policy, limit.getAsInt())
+                .flatMap(n -> n == 0
+                        // at the cap (O64): no next due time, so a stream waits for a settle or its poll
+                        ? Mono.just(new ClaimBatch(List.of(), null, null))
+                        : claimIn(c, matchable, n, held, policy, wantNext));
         Mono<ClaimBatch> claim;
         if (!db.dialect().postgres()) {
-            claim = db.write("claim", c -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext));
-        } else if (policy.serialPerWorkflow()) {
-            // O63 across nodes: see SERIAL_LOCK
-            claim = db.write("claim", c -> Sql.query(c, SERIAL_LOCK, row -> 1).then(
-                    Mono.defer(() -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext))));
+            claim = db.write("claim", capped);
+        } else if (policy.constrained()) {
+            // O63, O64 across nodes: see SERIAL_LOCK and ROUTE_LOCK; always in this order
+            claim = db.write("claim", c -> {
+                Mono<Void> locks = Mono.empty();
+                if (policy.serialPerWorkflow()) {
+                    locks = Sql.query(c, SERIAL_LOCK, row -> 1).then();
+                }
+                if (policy.concurrencyCap().isPresent()) {
+                    locks = locks.then(Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(),
+                            matchable.taskQueue()).then());
+                }
+                return locks.then(Mono.defer(() -> capped.apply(c)));
+            });
         } else {
             // the claim is one statement, so it commits by itself (one round trip)
             claim = db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext));
         }
         return claim.doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+    }
+
+    /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
+    private static Mono<Integer> capped(Connection c, ClaimScope scope, DispatchPolicy policy, int limit) {
+        if (policy.concurrencyCap().isEmpty()) {
+            return Mono.just(limit);
+        }
+        return Sql.query(c, CLAIMED_ON_ROUTE, row -> Sql.longAt(row, 0), scope.namespace(), scope.taskQueue())
+                .next()
+                .map(claimed -> dev.durablestore.api.spi.Claims.capped(limit, policy, claimed));
     }
 
     /** The rows one claim statement took, and the next due time when the statement read it. */

@@ -48,6 +48,14 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             + "outbox.workflow_id AND (s.status = 'claimed' OR (s.status = 'pending' AND (s.ordinal < outbox.ordinal "
             + "OR (s.ordinal = outbox.ordinal AND s.dispatch_key < outbox.dispatch_key)))))";
 
+    /**
+     * O64: the claimed rows of a route, on any node, read through {@code outbox_claimed} (claims
+     * always write {@code claimed_at}). In the writer's transaction, so the count and the claim
+     * agree for every claimer of the file.
+     */
+    private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
+            + "AND claimed_at IS NOT NULL AND namespace = ? AND task_queue = ?";
+
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
             + "settled_at = ? WHERE dispatch_key = ?";
 
@@ -88,7 +96,12 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     @Override
     public ClaimBatch execute(DbConnection c) throws SQLException {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
-        int limit = this.limit.getAsInt();
+        int limit = capped(c, this.limit.getAsInt());
+        if (limit == 0) {
+            // the route is at its cap (O64): no next due time, so a stream waits for a settle's
+            // wake-up or its poll instead of claiming again at once
+            return new ClaimBatch(List.of(), null, null);
+        }
         long token = newClaimToken();
         // not sized by the limit: any non-negative limit is valid (O19), Integer.MAX_VALUE included,
         // and the lists grow with the rows actually due
@@ -106,6 +119,20 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         rows.sort(CLAIM_ORDER);
         Long next = wantNext && rows.size() < limit ? nextVisibleAfter(c) : null;
         return new ClaimBatch(rows, null, next);
+    }
+
+    /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
+    private int capped(DbConnection c, int limit) throws SQLException {
+        if (policy.concurrencyCap().isEmpty() || limit == 0) {
+            return limit;
+        }
+        PreparedStatement ps = c.prepare(CLAIMED_ON_ROUTE);
+        ps.setString(1, scope.namespace());
+        ps.setString(2, scope.taskQueue());
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return dev.durablestore.api.spi.Claims.capped(limit, policy, rs.getLong(1));
+        }
     }
 
     /** Runs one claim statement, adding what it took to the lists; returns the corruption met so far. */
