@@ -24,8 +24,11 @@ import java.util.OptionalInt;
  * cancelled, released by a stream, re-armed by the lease reaper) frees its workflow; a step that
  * completes the claimed row and stages the next makes the next claimable. Claims without the
  * policy ignore it (they may take any due row). What it costs: each candidate row is checked
- * against the other rows of its workflow (an index seek by workflow); on PostgreSQL serial claims
- * are serialized with each other by an advisory lock, so they do not race on one workflow.
+ * against the other stored rows of its workflow (an index seek by workflow, then each of its rows,
+ * settled ones included until {@link OutboxStore#pruneSettled} removes them); on PostgreSQL serial
+ * claims are serialized with each other by an advisory lock, so they do not race on one workflow.
+ * Nothing ages a waiting row: a workflow whose first pending row no claimer takes (held, pinned to
+ * a node that is gone, on a route nobody serves) hands out nothing more until it is.
  *
  * <p><b>Concurrency cap</b> (O64). A claim with a cap of {@code n} on a scope takes at most
  * {@code n} minus the rows of the scope's route (namespace and task queue, on any node) that are
