@@ -2,6 +2,7 @@ package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
@@ -72,6 +73,11 @@ final class MeteredStore extends ForwardingReactiveStore {
     @Override
     public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
         return delegate().claimStream(options).doOnNext(row -> meter.claimed(1));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return delegate().claim(scope, limit, held, policy).doOnNext(rows -> meter.claimed(rows.size()));
     }
 
     @Override

@@ -15,21 +15,27 @@ import java.util.function.Supplier;
 public final class ClaimStreamOptions {
 
     private static final ClaimStreamOptions DEFAULTS =
-            new ClaimStreamOptions(null, Set::of, 64, Duration.ofSeconds(1));
+            new ClaimStreamOptions(null, Set::of, 64, Duration.ofSeconds(1), DispatchPolicy.none());
 
     private final ClaimScope scope;
     private final Supplier<Set<WorkflowId>> held;
     private final int maxBatch;
     private final Duration pollInterval;
+    private final DispatchPolicy policy;
 
-    private ClaimStreamOptions(ClaimScope scope, Supplier<Set<WorkflowId>> held, int maxBatch, Duration pollInterval) {
+    private ClaimStreamOptions(ClaimScope scope, Supplier<Set<WorkflowId>> held, int maxBatch, Duration pollInterval,
+            DispatchPolicy policy) {
         this.scope = scope;
         this.held = held;
         this.maxBatch = maxBatch;
         this.pollInterval = pollInterval;
+        this.policy = policy;
     }
 
-    /** @return no scope (every route), nothing held, batches of at most 64, a 1 s poll interval */
+    /**
+     * @return no scope (every route), nothing held, batches of at most 64, a 1 s poll interval, no
+     *     dispatch policy
+     */
     public static ClaimStreamOptions defaults() {
         return DEFAULTS;
     }
@@ -39,7 +45,7 @@ public final class ClaimStreamOptions {
      * @return a copy with the scope set
      */
     public ClaimStreamOptions scope(ClaimScope value) {
-        return new ClaimStreamOptions(value, held, maxBatch, pollInterval);
+        return new ClaimStreamOptions(value, held, maxBatch, pollInterval, policy);
     }
 
     /**
@@ -48,7 +54,7 @@ public final class ClaimStreamOptions {
      */
     public ClaimStreamOptions heldWorkflows(Supplier<Set<WorkflowId>> value) {
         InvalidArgumentException.requireNonNull(value, "heldWorkflows");
-        return new ClaimStreamOptions(scope, value, maxBatch, pollInterval);
+        return new ClaimStreamOptions(scope, value, maxBatch, pollInterval, policy);
     }
 
     /**
@@ -59,7 +65,7 @@ public final class ClaimStreamOptions {
         if (value < 1 || value > 10_000) {
             throw new InvalidArgumentException("maxBatch", "must be between 1 and 10000, was " + value);
         }
-        return new ClaimStreamOptions(scope, held, value, pollInterval);
+        return new ClaimStreamOptions(scope, held, value, pollInterval, policy);
     }
 
     /**
@@ -72,7 +78,23 @@ public final class ClaimStreamOptions {
         if (value.isNegative() || value.isZero()) {
             throw new InvalidArgumentException("pollInterval", "must be positive, was " + value);
         }
-        return new ClaimStreamOptions(scope, held, maxBatch, value);
+        return new ClaimStreamOptions(scope, held, maxBatch, value, policy);
+    }
+
+    /**
+     * @param value how every claim of the stream hands rows out ({@link DispatchPolicy}); a stream
+     *     with a constraining policy also wakes when a settle through this store may have made rows
+     *     claimable (a completed row frees its workflow), not only when rows are staged
+     * @return a copy with the policy set
+     */
+    public ClaimStreamOptions policy(DispatchPolicy value) {
+        InvalidArgumentException.requireNonNull(value, "policy");
+        return new ClaimStreamOptions(scope, held, maxBatch, pollInterval, value);
+    }
+
+    /** @return the dispatch policy of every claim of the stream */
+    public DispatchPolicy policy() {
+        return policy;
     }
 
     /** @return the route, or {@code null} for every route */
@@ -97,6 +119,7 @@ public final class ClaimStreamOptions {
 
     @Override
     public String toString() {
-        return "ClaimStreamOptions[scope=" + scope + ", maxBatch=" + maxBatch + ", pollInterval=" + pollInterval + "]";
+        return "ClaimStreamOptions[scope=" + scope + ", maxBatch=" + maxBatch + ", pollInterval=" + pollInterval
+                + ", policy=" + policy + "]";
     }
 }

@@ -136,6 +136,11 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return delegate.claim(scope, limit, held, policy);
+    }
+
+    @Override
     public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
         return delegate.claimStream(options);
     }

@@ -49,6 +49,10 @@ import java.time.Instant;
  *     lines (W3C {@code traceparent}, {@code tracestate}, …), written by
  *     {@code ObservedStore} (module {@code durable-store-micrometer}) and opaque to the store; at most
  *     {@value #MAX_TRACE_CONTEXT} characters
+ * @param priority how early the row is claimed among the due rows (O62): {@value #MIN_PRIORITY}
+ *     (the default: no priority) to {@value #MAX_PRIORITY}, higher first; rows of equal priority
+ *     keep the claim order of O19 (visibility, then key). Priority is strict, without aging: while
+ *     prioritized rows keep coming due, rows of lower priority on the same route wait
  */
 public record OutboxRow(
         String dispatchKey,
@@ -65,13 +69,28 @@ public record OutboxRow(
         Instant visibleAfter,
         Instant claimedAt,
         long claimToken,
-        String traceContext) {
+        String traceContext,
+        int priority) {
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
 
     /** The longest {@link #traceContext()}, in characters. */
     public static final int MAX_TRACE_CONTEXT = 4096;
+
+    /**
+     * The lowest {@link #priority()}, and every row's default: rows staged without a priority keep
+     * exactly the claim order and the claim cost they had before priorities existed (O62).
+     */
+    public static final int MIN_PRIORITY = 0;
+
+    /**
+     * The highest {@link #priority()}. Ten levels, like a queue's small priority byte: enough to
+     * put urgent work first, few enough that each level stays a meaningful promise, and every level
+     * above the default lives in a small index of its own (README: priorities).
+     */
+    public static final int MAX_PRIORITY = 9;
+
     /**
      * Validates the components (see the record's description).
      *
@@ -90,6 +109,7 @@ public record OutboxRow(
      * @param claimedAt see the record component
      * @param claimToken see the record component
      * @param traceContext see the record component
+     * @param priority see the record component
      */
     public OutboxRow {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
@@ -113,6 +133,36 @@ public record OutboxRow(
             throw new InvalidArgumentException("row.traceContext", "must be null or 1 to " + MAX_TRACE_CONTEXT
                     + " characters, was " + traceContext.length());
         }
+        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+            throw new InvalidArgumentException("row.priority", "must be between " + MIN_PRIORITY + " and "
+                    + MAX_PRIORITY + ", was " + priority);
+        }
+    }
+
+    /**
+     * A row without a priority (the default, {@value #MIN_PRIORITY}; see the record's description).
+     *
+     * @param dispatchKey see the record component
+     * @param workflowId the workflow that staged it
+     * @param ordinal non-negative ordinal within the workflow
+     * @param runId see the record component
+     * @param namespace see the record component
+     * @param taskQueue non-empty task queue
+     * @param node see the record component
+     * @param activityType the activity type to run
+     * @param input the activity input
+     * @param status the dispatch status
+     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
+     * @param visibleAfter the earliest instant the row may be claimed
+     * @param claimedAt see the record component
+     * @param claimToken see the record component
+     * @param traceContext see the record component
+     */
+    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
+            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
+            Instant visibleAfter, Instant claimedAt, long claimToken, String traceContext) {
+        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
+                attempt, visibleAfter, claimedAt, claimToken, traceContext, MIN_PRIORITY);
     }
 
     /**
@@ -137,7 +187,7 @@ public record OutboxRow(
             String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
             Instant visibleAfter, Instant claimedAt, long claimToken) {
         this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, claimToken, null);
+                attempt, visibleAfter, claimedAt, claimToken, null, MIN_PRIORITY);
     }
 
     /**
@@ -162,7 +212,7 @@ public record OutboxRow(
             String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
             Instant visibleAfter, Instant claimedAt) {
         this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, 0L, null);
+                attempt, visibleAfter, claimedAt, 0L, null, MIN_PRIORITY);
     }
 
     /**
@@ -209,7 +259,7 @@ public record OutboxRow(
      */
     public OutboxRow withRunId(RunId value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, value, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext);
+                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, priority);
     }
 
     /**
@@ -220,7 +270,7 @@ public record OutboxRow(
      */
     public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, newNamespace, newTaskQueue, newNode,
-                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext);
+                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, priority);
     }
 
     /**
@@ -232,7 +282,7 @@ public record OutboxRow(
     public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
                 input, value, attempt, visibleAfter, newClaimedAt, value == OutboxStatus.CLAIMED ? claimToken : 0L,
-                traceContext);
+                traceContext, priority);
     }
 
     /**
@@ -242,7 +292,7 @@ public record OutboxRow(
      */
     public OutboxRow withClaimToken(long value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, value, traceContext);
+                input, status, attempt, visibleAfter, claimedAt, value, traceContext, priority);
     }
 
     /**
@@ -251,7 +301,7 @@ public record OutboxRow(
      */
     public OutboxRow withAttempt(int value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, value, visibleAfter, claimedAt, claimToken, traceContext);
+                input, status, value, visibleAfter, claimedAt, claimToken, traceContext, priority);
     }
 
     /**
@@ -260,7 +310,7 @@ public record OutboxRow(
      */
     public OutboxRow withVisibleAfter(Instant value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, value, claimedAt, claimToken, traceContext);
+                input, status, attempt, value, claimedAt, claimToken, traceContext, priority);
     }
 
     /**
@@ -269,6 +319,16 @@ public record OutboxRow(
      */
     public OutboxRow withTraceContext(String value) {
         return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken, value);
+                input, status, attempt, visibleAfter, claimedAt, claimToken, value, priority);
+    }
+
+    /**
+     * @param value {@value #MIN_PRIORITY} (none) to {@value #MAX_PRIORITY}, higher claimed first (O62)
+     * @return a copy with the priority set
+     * @throws InvalidArgumentException naming {@code row.priority} when out of range
+     */
+    public OutboxRow withPriority(int value) {
+        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
+                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, value);
     }
 }

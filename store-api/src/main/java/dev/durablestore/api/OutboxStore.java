@@ -100,6 +100,27 @@ public interface OutboxStore {
     Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held);
 
     /**
+     * Every claim in one method: the scope (or every route), the hold and a dispatch policy
+     * applied together (O27, O63, O64). With {@link DispatchPolicy#none()} it is exactly
+     * {@link #claimScopedExcluding} (or {@link #claimExcluding} when {@code scope} is null).
+     *
+     * <pre>{@code
+     * store.claim(ClaimScope.of("default", "payments"), 32, Set.of(),
+     *         DispatchPolicy.none().serialPerWorkflow(true))
+     * }</pre>
+     *
+     * @param scope the route, or {@code null} for every route
+     * @param limit the most rows to take; 0 takes none
+     * @param held workflows whose rows must stay pending
+     * @param policy how rows are handed out
+     * @return the claimed rows, in claim order; fails with {@link InvalidArgumentException} naming
+     *     {@code limit}, {@code held} or {@code policy} for a bad argument (and
+     *     {@code policy.concurrencyCap} for a cap without a scope, O64), before anything is
+     *     written
+     */
+    Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy);
+
+    /**
      * An endless stream of claimed rows that claims only against downstream demand (O52): never more
      * rows than requested and not yet delivered, in batches of at most
      * {@link ClaimStreamOptions#maxBatch()}. When nothing is due it waits for an in-process wake-up

@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
@@ -203,6 +204,11 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return backend.claimScopedExcluding(scope, limit, held);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return backend.claim(scope, limit, held, policy);
     }
 
     @Override

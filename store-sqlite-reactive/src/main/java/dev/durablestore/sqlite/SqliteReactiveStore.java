@@ -2,6 +2,7 @@ package dev.durablestore.sqlite;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
@@ -144,7 +145,7 @@ public final class SqliteReactiveStore implements ReactiveStore {
         EventCodec codec = EventCodec.create();
         Wakeups wakeups = new Wakeups();
         Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
-                () -> wake(emit, wakeups), config.metrics(), name);
+                () -> wake(emit, wakeups), () -> settled(emit, wakeups), config.metrics(), name);
         OutboxRows outboxRows = new OutboxRows(codec);
         FileIdentity identity = FileIdentity.of(config.path().toAbsolutePath());
         if (identity != null) {
@@ -265,6 +266,11 @@ public final class SqliteReactiveStore implements ReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return Mono.defer(() -> claims.claim(requireScope(scope), limit, held));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return claims.claim(scope, limit, held, policy);
     }
 
     private static ClaimScope requireScope(ClaimScope scope) {
@@ -454,6 +460,17 @@ public final class SqliteReactiveStore implements ReactiveStore {
     private static void wake(Scheduler emit, Wakeups wakeups) {
         try {
             emit.schedule(wakeups);
+        } catch (RejectedExecutionException e) {
+            // the store is closing: no claim stream is left to wake
+        }
+    }
+
+    private static void settled(Scheduler emit, Wakeups wakeups) {
+        if (!wakeups.waitsForSettles()) {
+            return; // no stream claims under a dispatch policy: the usual case costs one read
+        }
+        try {
+            emit.schedule(wakeups::settled);
         } catch (RejectedExecutionException e) {
             // the store is closing: no claim stream is left to wake
         }

@@ -2,6 +2,7 @@ package dev.durablestore.micrometer.observation;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
@@ -241,6 +242,11 @@ public final class ObservedStore extends ForwardingReactiveStore {
     @Override
     public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return claiming("claimScopedExcluding", scope, delegate().claimScopedExcluding(scope, limit, held));
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return claiming("claim", scope, delegate().claim(scope, limit, held, policy));
     }
 
     @Override

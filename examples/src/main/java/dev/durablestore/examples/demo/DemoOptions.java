@@ -25,6 +25,8 @@ import java.util.Set;
  * @param concurrency activities in flight at once, and outcomes being committed at once (the
  *     {@link Dispatcher}'s two stages)
  * @param seed seed of the deterministic failure choice
+ * @param serial true to claim with {@code DispatchPolicy.serialPerWorkflow(true)}: one activity
+ *     of a workflow in flight at a time, in ordinal order ({@code --serial})
  * @param help true when {@code --help} was asked for
  */
 public record DemoOptions(
@@ -38,7 +40,29 @@ public record DemoOptions(
         int backoffMs,
         int concurrency,
         long seed,
+        boolean serial,
         boolean help) {
+
+    /**
+     * Options without serial dispatch (see the record's description).
+     *
+     * @param db see the record component
+     * @param workflows see the record component
+     * @param activities see the record component
+     * @param workMs see the record component
+     * @param failureRate see the record component
+     * @param poisonRate see the record component
+     * @param maxAttempts see the record component
+     * @param backoffMs see the record component
+     * @param concurrency see the record component
+     * @param seed see the record component
+     * @param help see the record component
+     */
+    public DemoOptions(Path db, int workflows, int activities, int workMs, double failureRate, double poisonRate,
+            int maxAttempts, int backoffMs, int concurrency, long seed, boolean help) {
+        this(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs, concurrency, seed,
+                false, help);
+    }
 
     /** The default database file, relative to the working directory. */
     public static final String DEFAULT_DB = "./durable-store-demo.db";
@@ -83,6 +107,7 @@ public record DemoOptions(
         int backoffMs = d.backoffMs;
         int concurrency = d.concurrency;
         long seed = d.seed;
+        boolean serial = d.serial;
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -101,6 +126,13 @@ public record DemoOptions(
             }
             if (!seen.add(flag)) {
                 throw new UsageException(flag + " is given more than once");
+            }
+            if (flag.equals("--serial")) {
+                if (value != null) {
+                    throw new UsageException("--serial takes no value");
+                }
+                serial = true;
+                continue;
             }
             if (value == null) {
                 if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
@@ -123,11 +155,12 @@ public record DemoOptions(
             }
         }
         return new DemoOptions(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs,
-                concurrency, seed, false);
+                concurrency, seed, serial, false);
     }
 
     private static final Set<String> FLAGS = Set.of("--db", "--workflows", "--activities", "--work-ms",
-            "--failure-rate", "--poison-rate", "--max-attempts", "--backoff-ms", "--concurrency", "--seed");
+            "--failure-rate", "--poison-rate", "--max-attempts", "--backoff-ms", "--concurrency", "--seed",
+            "--serial");
 
     /** @return the usage text printed by {@code --help} */
     public static String usage() {
@@ -155,6 +188,8 @@ public record DemoOptions(
                         + d.backoffMs + ")",
                 "  --concurrency N      activities in flight, 1..1024 (default " + d.concurrency + ")",
                 "  --seed N             seed of the failure choice (default " + d.seed + ")",
+                "  --serial             one activity per workflow in flight, in order (serial dispatch per",
+                "                       workflow, enforced by the store's claims)",
                 "  -h, --help           print this help and exit",
                 "",
                 "Exit status: 0 verified, 1 verification failed or the run broke, 2 bad command line.");
@@ -162,7 +197,7 @@ public record DemoOptions(
 
     private DemoOptions withHelp() {
         return new DemoOptions(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs,
-                concurrency, seed, true);
+                concurrency, seed, serial, true);
     }
 
     private static Path path(String flag, String value) throws UsageException {

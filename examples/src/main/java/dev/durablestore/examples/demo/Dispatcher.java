@@ -2,6 +2,7 @@ package dev.durablestore.examples.demo;
 
 import dev.durablestore.api.ActivityId;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StaleClaimException;
@@ -51,6 +52,7 @@ public final class Dispatcher {
     private final DemoStats stats;
     private final Duration work;
     private final int concurrency;
+    private final DispatchPolicy policy;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     /**
@@ -66,6 +68,7 @@ public final class Dispatcher {
         this.stats = stats;
         this.work = Duration.ofMillis(options.workMs());
         this.concurrency = options.concurrency();
+        this.policy = options.serial() ? DispatchPolicy.none().serialPerWorkflow(true) : DispatchPolicy.none();
     }
 
     /**
@@ -76,6 +79,7 @@ public final class Dispatcher {
     public Disposable start() {
         ClaimStreamOptions options = ClaimStreamOptions.defaults()
                 .maxBatch(concurrency)
+                .policy(policy)
                 .pollInterval(Duration.ofMillis(250));
         return store.claimStream(options)
                 .flatMap(this::work, concurrency)

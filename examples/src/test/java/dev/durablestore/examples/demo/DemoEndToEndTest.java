@@ -54,6 +54,19 @@ class DemoEndToEndTest {
     }
 
     @Test
+    void aSerialRunDispatchesEveryWorkflowsActivitiesOneAtATimeAndVerifies() {
+        DemoOptions o = small(dir.resolve("serial.db"), 20, 4);
+        DemoOptions serial = new DemoOptions(o.db(), o.workflows(), o.activities(), o.workMs(), o.failureRate(),
+                o.poisonRate(), o.maxAttempts(), o.backoffMs(), o.concurrency(), o.seed(), true, false);
+
+        String out = run(serial, 0);
+
+        assertThat(out).contains("20 staged by this run (80 rows), 0 already there")
+                .doesNotContain("[FAIL]")
+                .endsWith("VERIFIED" + System.lineSeparator());
+    }
+
+    @Test
     void aRunFinishesWhatAKilledRunLeftBehind() {
         Path db = dir.resolve("killed.db");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {

@@ -36,6 +36,17 @@ class DemoOptionsTest {
     }
 
     @Test
+    void serialIsAFlagWithoutAValue() throws Exception {
+        assertThat(DemoOptions.parse().serial()).isFalse();
+        assertThat(DemoOptions.parse("--serial", "--workflows", "3").serial()).isTrue();
+        assertThat(DemoOptions.usage()).contains("--serial");
+        assertThatThrownBy(() -> DemoOptions.parse("--serial=yes"))
+                .isInstanceOf(DemoOptions.UsageException.class).hasMessage("--serial takes no value");
+        assertThatThrownBy(() -> DemoOptions.parse("--serial", "--serial"))
+                .isInstanceOf(DemoOptions.UsageException.class).hasMessageContaining("more than once");
+    }
+
+    @Test
     void helpWinsWhereverItStands() throws Exception {
         assertThat(DemoOptions.parse("--help").help()).isTrue();
         assertThat(DemoOptions.parse("--workflows", "10", "-h").help()).isTrue();

@@ -3,6 +3,7 @@ package dev.durablestore.api.spi;
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.StoreClosedException;
@@ -58,9 +59,11 @@ public final class ClaimStreams {
          *     sized when it runs carries more rows per transaction; the value never shrinks. A
          *     source that answers without running a claim (nothing can match) need not read it
          * @param held held workflows
+         * @param policy the stream's dispatch policy (checked already)
          * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
          */
-        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held);
+        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
+                DispatchPolicy policy);
 
         /**
          * @param claimed rows a cancelled stream could not deliver
@@ -120,6 +123,7 @@ public final class ClaimStreams {
     public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options,
             Scheduler timers) {
         return Flux.defer(() -> {
+            Claims.policy(options.scope(), options.policy());
             Loop loop = new Loop(outbox, wakeups, clock, options, timers);
             return Flux.<OutboxRow>create(loop::start).handle(loop::handOver);
         });
@@ -198,6 +202,11 @@ public final class ClaimStreams {
         public Mono<Void> close(StoreClosedException error) {
             fail(error);
             return settled.asMono();
+        }
+
+        @Override
+        public boolean wakesOnSettle() {
+            return options.policy().constrained();
         }
 
         @Override
@@ -313,7 +322,8 @@ public final class ClaimStreams {
 
         /** @return the next claim, through the observer (in the subscriber's context) when there is one */
         private Mono<ClaimBatch> claim(Set<WorkflowId> held) {
-            Mono<ClaimBatch> claim = outbox.claimForStream(options.scope(), this::readClaimLimit, held);
+            Mono<ClaimBatch> claim = outbox.claimForStream(options.scope(), this::readClaimLimit, held,
+                    options.policy());
             if (observer == null) {
                 return claim;
             }

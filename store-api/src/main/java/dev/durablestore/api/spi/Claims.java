@@ -1,5 +1,8 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
@@ -42,11 +45,49 @@ public final class Claims {
         return Integer.compare(a.length() - i, b.length() - j);
     };
 
-    /** The order claimed rows are returned in (O19): oldest {@code visibleAfter}, then dispatch key. */
-    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparing(OutboxRow::visibleAfter)
+    /**
+     * The order claimed rows are returned in (O62, O19): highest priority, then oldest
+     * {@code visibleAfter}, then dispatch key. Rows without a priority all have the default, so
+     * among them this is exactly O19.
+     */
+    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparingInt(OutboxRow::priority).reversed()
+            .thenComparing(OutboxRow::visibleAfter)
             .thenComparing(OutboxRow::dispatchKey, CODE_POINT_ORDER);
 
     private Claims() {}
+
+    /**
+     * The dispatch policy of a claim, checked against its scope (O63, O64): a cap needs a scope.
+     *
+     * @param scope the claim's route, or {@code null} for every route
+     * @param policy the policy
+     * @return the policy
+     */
+    @CanIgnoreReturnValue // a check; returns its argument
+    public static DispatchPolicy policy(ClaimScope scope, DispatchPolicy policy) {
+        InvalidArgumentException.requireNonNull(policy, "policy");
+        if (scope == null && policy.concurrencyCap().isPresent()) {
+            throw new InvalidArgumentException("policy.concurrencyCap",
+                    "needs a scope: a cap bounds the claimed rows of one route (O64)");
+        }
+        return policy;
+    }
+
+    /**
+     * How many rows a capped claim may take (O64).
+     *
+     * @param limit the claim's limit
+     * @param policy its policy
+     * @param claimedOnRoute the rows of the route claimed now, counted in the claim's transaction
+     * @return {@code limit}, lowered to what the cap leaves room for (0 when full)
+     */
+    public static int capped(int limit, DispatchPolicy policy, long claimedOnRoute) {
+        if (policy.concurrencyCap().isEmpty()) {
+            return limit;
+        }
+        long room = policy.concurrencyCap().getAsInt() - claimedOnRoute;
+        return (int) Math.max(0, Math.min(limit, room));
+    }
 
     /**
      * The held workflows of a claim (O24) as their canonical texts, checked for null.

@@ -1,5 +1,6 @@
 package dev.durablestore.api.spi;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.StoreClosedException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,15 @@ public final class Wakeups implements Runnable {
         void wake();
 
         /**
+         * @return true when a settle may make rows claimable for this stream (it claims under a
+         *     constraining {@link dev.durablestore.api.DispatchPolicy}: a completed row frees its
+         *     workflow), so {@link Wakeups#settled()} wakes it too
+         */
+        default boolean wakesOnSettle() {
+            return false;
+        }
+
+        /**
          * Ends the stream with {@code error} and releases what it claimed and did not deliver.
          *
          * @param error the error the subscriber receives
@@ -36,12 +46,39 @@ public final class Wakeups implements Runnable {
 
     private final CopyOnWriteArrayList<Stream> streams = new CopyOnWriteArrayList<>();
     private volatile StoreClosedException closed;
+    /** How many registered streams wake on settles (so a settle with none costs one read). */
+    private final java.util.concurrent.atomic.AtomicInteger settleStreams = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Wakes every registered stream. */
     @Override
     public void run() {
         for (Stream s : streams) {
             s.wake();
+        }
+    }
+
+    /**
+     * @return true when a registered stream {@linkplain Stream#wakesOnSettle() waits for settles}:
+     *     a backend may skip handing {@link #settled()} to another thread when none does
+     */
+    public boolean waitsForSettles() {
+        return settleStreams.get() > 0;
+    }
+
+    /**
+     * Wakes the streams that {@linkplain Stream#wakesOnSettle() wait for settles}: called by the
+     * backend after a commit that took rows out of {@code claimed} (complete, fail, cancel, a step's
+     * settles). Streams without a dispatch policy are not woken: a settle makes nothing claimable
+     * for them.
+     */
+    public void settled() {
+        if (settleStreams.get() == 0) {
+            return;
+        }
+        for (Stream s : streams) {
+            if (s.wakesOnSettle()) {
+                s.wake();
+            }
         }
     }
 
@@ -56,12 +93,25 @@ public final class Wakeups implements Runnable {
      * @return unregisters it
      */
     public Runnable register(Stream stream) {
+        boolean settles = stream.wakesOnSettle();
+        if (settles) {
+            settleStreams.incrementAndGet();
+        }
         streams.add(stream);
         StoreClosedException error = closed;
-        if (error != null && streams.remove(stream)) {
+        if (error != null && removed(stream, settles)) {
             stream.close(error).subscribe();
         }
-        return () -> streams.remove(stream);
+        return () -> removed(stream, settles);
+    }
+
+    @CanIgnoreReturnValue // the unregistering callback needs no answer
+    private boolean removed(Stream stream, boolean settles) {
+        boolean removed = streams.remove(stream);
+        if (removed && settles) {
+            settleStreams.decrementAndGet();
+        }
+        return removed;
     }
 
     /**
@@ -78,7 +128,7 @@ public final class Wakeups implements Runnable {
             closed = error;
             List<Mono<Void>> ends = new ArrayList<>();
             for (Stream s : streams) {
-                if (streams.remove(s)) {
+                if (removed(s, s.wakesOnSettle())) {
                     ends.add(s.close(error));
                 }
             }

@@ -73,7 +73,8 @@ class ClaimStreamsTest {
         Mono<Void> releaseResult = Mono.empty();
 
         @Override
-        public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
+        public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
+                dev.durablestore.api.DispatchPolicy policy) {
             limits.add(limit.getAsInt());
             onClaim.run();
             Mono<ClaimBatch> next = script.poll();

@@ -5,6 +5,7 @@ import dev.durablestore.api.spi.ClaimStreams;
 import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
@@ -241,6 +242,11 @@ public final class Backend implements ReactiveStore {
         return Mono.defer(() -> claims.claim(InvalidArgumentException.requireNonNull(scope, "scope"), limit, held));
     }
 
+    @Override public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held,
+            DispatchPolicy policy) {
+        return claims.claim(scope, limit, held, policy);
+    }
+
     @Override public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
         return Flux.defer(() -> {
             InvalidArgumentException.requireNonNull(options, "options");
@@ -249,8 +255,8 @@ public final class Backend implements ReactiveStore {
             }
             ClaimStreams.Source source = new ClaimStreams.Source() {
                 @Override public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit,
-                        Set<WorkflowId> held) {
-                    return claims.claimForStream(scope, limit, held);
+                        Set<WorkflowId> held, DispatchPolicy policy) {
+                    return claims.claimForStream(scope, limit, held, policy);
                 }
 
                 @Override public Mono<Void> release(List<OutboxRow> claimed) {
@@ -262,11 +268,11 @@ public final class Backend implements ReactiveStore {
     }
 
     @Override public Mono<Void> complete(String dispatchKey) {
-        return writes.complete(dispatchKey);
+        return freeing(writes.complete(dispatchKey));
     }
 
     @Override public Mono<Void> complete(Collection<String> dispatchKeys) {
-        return writes.complete(dispatchKeys);
+        return freeing(writes.complete(dispatchKeys));
     }
 
     @Override public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
@@ -282,23 +288,23 @@ public final class Backend implements ReactiveStore {
     }
 
     @Override public Mono<Void> fail(String dispatchKey) {
-        return writes.fail(dispatchKey);
+        return freeing(writes.fail(dispatchKey));
     }
 
     @Override public Mono<Void> fail(Collection<String> dispatchKeys) {
-        return writes.fail(dispatchKeys);
+        return freeing(writes.fail(dispatchKeys));
     }
 
     @Override public Mono<Void> settleCancelled(String dispatchKey) {
-        return writes.settleCancelled(dispatchKey);
+        return freeing(writes.settleCancelled(dispatchKey));
     }
 
     @Override public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return writes.settleCancelled(dispatchKeys);
+        return freeing(writes.settleCancelled(dispatchKeys));
     }
 
     @Override public Mono<List<String>> cancelWorkflowRows(WorkflowId w) {
-        return writes.cancelWorkflowRows(w);
+        return freeing(writes.cancelWorkflowRows(w));
     }
 
     @Override public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
@@ -357,12 +363,26 @@ public final class Backend implements ReactiveStore {
         return reads.rowState(dispatchKey);
     }
 
+    /**
+     * Wakes this instance's claim streams that claim under a dispatch policy once {@code settle}
+     * succeeded (O63): it may have freed a workflow. Other nodes' streams find it at their poll
+     * interval. Streams without a policy are not woken (a settle makes nothing claimable for them),
+     * and without such streams this costs one read.
+     */
+    private <T> Mono<T> freeing(Mono<T> settle) {
+        return settle.doOnSuccess(v -> {
+            if (wakeups.waitsForSettles()) {
+                Schedulers.parallel().schedule(wakeups::settled);
+            }
+        });
+    }
+
     @Override public Mono<Void> commitStep(WorkflowStep step) {
-        return history.commitStep(step);
+        return freeing(history.commitStep(step));
     }
 
     @Override public Mono<Void> complete(OutboxRow claimed) {
-        return writes.fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete");
+        return freeing(writes.fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete"));
     }
 
     @Override public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
@@ -370,11 +390,11 @@ public final class Backend implements ReactiveStore {
     }
 
     @Override public Mono<Void> fail(OutboxRow claimed) {
-        return writes.fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail");
+        return freeing(writes.fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail"));
     }
 
     @Override public Mono<Void> settleCancelled(OutboxRow claimed) {
-        return writes.fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled");
+        return freeing(writes.fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled"));
     }
 
     /**

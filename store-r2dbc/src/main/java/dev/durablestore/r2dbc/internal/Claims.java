@@ -8,6 +8,7 @@ import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
 import static dev.durablestore.api.spi.Claims.newClaimToken;
 
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
@@ -43,6 +45,38 @@ final class Claims {
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
             + "settled_at = $1 WHERE dispatch_key = $2 AND status = 'claimed' AND claimed_at = $1";
 
+    /**
+     * O63: no row of the candidate's workflow is claimed, and no pending one comes before it
+     * (ordinal, then key), so a workflow has one candidate at most: its first pending row. Read
+     * through {@code outbox_workflow (workflow_id, status)}.
+     */
+    private static final String SERIAL = " AND NOT EXISTS (SELECT 1 FROM outbox s WHERE s.workflow_id = "
+            + "outbox.workflow_id AND (s.status = 'claimed' OR (s.status = 'pending' AND (s.ordinal < outbox.ordinal "
+            + "OR (s.ordinal = outbox.ordinal AND s.dispatch_key < outbox.dispatch_key)))))";
+
+    /**
+     * Serializes the serial claims (O63) of every node on the database, in the claim's transaction.
+     * In {@code READ COMMITTED} the serial predicate reads the statement's snapshot while the lock
+     * is only on the candidate row: two claims whose snapshots straddle a change of the workflow's
+     * first pending row (a lower ordinal staged late, a settled row re-armed) could each take a
+     * different row of it. Under this lock the second claim's statement begins after the first
+     * committed, so its snapshot sees the first's claim. Plain claims do not take it and cost
+     * nothing more; serial claims queue behind each other for one statement each.
+     */
+    private static final String SERIAL_LOCK = "SELECT pg_advisory_xact_lock(7280012602)";
+
+    /**
+     * Serializes the capped claims (O64) of one route on every node, in the claim's transaction,
+     * so the count of its claimed rows and the claim that follows agree: keyed by the route's
+     * namespace and task queue (a hash collision only makes two routes wait for each other).
+     */
+    private static final String ROUTE_LOCK = "SELECT pg_advisory_xact_lock(72800126, "
+            + "hashtext($1 || chr(31) || $2))";
+
+    /** O64: the claimed rows of a route, on any node, read through {@code outbox_claimed}. */
+    private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
+            + "AND claimed_at IS NOT NULL AND namespace = $1 AND task_queue = $2";
+
     private final Db db;
     private final OutboxRows codec;
     private final Clock clock;
@@ -57,13 +91,19 @@ final class Claims {
 
     /** Every claim variant; an undecodable row fails the claim (after it was dead-lettered). */
     Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return claim(scope, limit, held, DispatchPolicy.none());
+    }
+
+    /** Every claim variant with a dispatch policy (O63). */
+    Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
         return Mono.defer(() -> {
             requireNonNegative(limit, "limit");
             Set<String> keys = heldKeys(held);
+            dev.durablestore.api.spi.Claims.policy(scope, policy);
             if (limit == 0) {
                 return Mono.just(List.<OutboxRow>of());
             }
-            return run(scope, () -> limit, keys, false)
+            return run(scope, () -> limit, keys, policy, false)
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r.rows()));
         });
     }
@@ -74,38 +114,72 @@ final class Claims {
      * sent, so demand the subscriber returns meanwhile (a settle group completing its callers one
      * after another) still counts.
      */
-    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
+    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
+            DispatchPolicy policy) {
         return Mono.defer(() -> {
             if (db.dialect().postgres()) {
-                return run(scope, limit, heldKeys(held), true);
+                return run(scope, limit, heldKeys(held), policy, true);
             }
             int now = limit.getAsInt();
-            return run(scope, () -> now, heldKeys(held), true);
+            return run(scope, () -> now, heldKeys(held), policy, true);
         });
     }
 
-    private Mono<ClaimBatch> run(ClaimScope scope, IntSupplier limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> run(ClaimScope scope, IntSupplier limit, Set<String> held, DispatchPolicy policy,
+            boolean wantNext) {
         if (StoredText.admitsNoStoredRow(scope)) {
             return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
         }
         ClaimScope matchable = StoredText.matchable(scope);
-        // PostgreSQL: the claim is one statement, so it commits by itself (one round trip)
-        Mono<ClaimBatch> claim = db.dialect().postgres()
-                ? db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext))
-                : db.write("claim", c -> claimIn(c, matchable, limit.getAsInt(), held, wantNext));
+        Function<Connection, Mono<ClaimBatch>> capped = c -> capped(c, matchable, policy, limit.getAsInt())
+                .flatMap(n -> n == 0
+                        // at the cap (O64): no next due time, so a stream waits for a settle or its poll
+                        ? Mono.just(new ClaimBatch(List.of(), null, null))
+                        : claimIn(c, matchable, n, held, policy, wantNext));
+        Mono<ClaimBatch> claim;
+        if (!db.dialect().postgres()) {
+            claim = db.write("claim", capped);
+        } else if (policy.constrained()) {
+            // O63, O64 across nodes: see SERIAL_LOCK and ROUTE_LOCK; always in this order
+            claim = db.write("claim", c -> {
+                Mono<Void> locks = Mono.empty();
+                if (policy.serialPerWorkflow()) {
+                    locks = Sql.query(c, SERIAL_LOCK, row -> 1).then();
+                }
+                if (policy.concurrencyCap().isPresent()) {
+                    locks = locks.then(Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(),
+                            matchable.taskQueue()).then());
+                }
+                return locks.then(Mono.defer(() -> capped.apply(c)));
+            });
+        } else {
+            // the claim is one statement, so it commits by itself (one round trip)
+            claim = db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext));
+        }
         return claim.doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+    }
+
+    /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
+    private static Mono<Integer> capped(Connection c, ClaimScope scope, DispatchPolicy policy, int limit) {
+        if (policy.concurrencyCap().isEmpty()) {
+            return Mono.just(limit);
+        }
+        return Sql.query(c, CLAIMED_ON_ROUTE, row -> Sql.longAt(row, 0), scope.namespace(), scope.taskQueue())
+                .next()
+                .map(claimed -> dev.durablestore.api.spi.Claims.capped(limit, policy, claimed));
     }
 
     /** The rows one claim statement took, and the next due time when the statement read it. */
     private record Taken(List<OutboxRows.Stored> rows, Long nextDue) {}
 
-    private Mono<ClaimBatch> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held, boolean wantNext) {
+    private Mono<ClaimBatch> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held,
+            DispatchPolicy policy, boolean wantNext) {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         Mono<Taken> claimed;
         if (db.dialect().postgres()) {
-            claimed = claimPostgres(c, now, scope, held, limit, wantNext);
+            claimed = claimPostgres(c, now, scope, held, policy, limit, wantNext);
         } else {
-            claimed = claimByKeys(c, now, scope, held, limit).map(rows -> new Taken(rows, null));
+            claimed = claimByKeys(c, now, scope, held, policy, limit).map(rows -> new Taken(rows, null));
         }
         return claimed.flatMap(taken -> {
             List<OutboxRows.Stored> stored = taken.rows();
@@ -134,7 +208,7 @@ final class Claims {
                 if (db.dialect().postgres()) {
                     return Mono.just(new ClaimBatch(rows, null, taken.nextDue()));
                 }
-                return nextVisibleAfter(c, scope, held).map(next -> new ClaimBatch(rows, null, next.orElse(null)))
+                return nextVisibleAfter(c, scope, held, policy).map(next -> new ClaimBatch(rows, null, next.orElse(null)))
                         .defaultIfEmpty(new ClaimBatch(rows, null, null));
             }
             return Mono.just(new ClaimBatch(rows, null, null));
@@ -145,18 +219,18 @@ final class Claims {
      * The one-statement claim (PostgreSQL, {@code FOR UPDATE SKIP LOCKED}); for the stream the same
      * statement also reads the next due time of the route ({@link SqlDialect#claimWithNextDue}).
      */
-    private Mono<Taken> claimPostgres(Connection c, long now, ClaimScope scope, Set<String> held, int limit,
-            boolean wantNext) {
+    private Mono<Taken> claimPostgres(Connection c, long now, ClaimScope scope, Set<String> held,
+            DispatchPolicy policy, int limit, boolean wantNext) {
         Sql.Params p = new Sql.Params();
         String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
                 + p.add(newClaimToken());
-        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
+        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
             String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
             return Sql.query(c, sql, OutboxRows::stored, p.values()).collectList().map(rows -> new Taken(rows, null));
         }
         String limitMarker = p.add(limit);
-        String pending = "status = 'pending'" + filter(p, scope, held);
+        String pending = "status = 'pending'" + filter(p, scope, held, policy);
         String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.COLUMNS, pending);
         Long[] next = new Long[1];
         return Sql.query(c, sql, row -> {
@@ -172,12 +246,28 @@ final class Claims {
 
     /** The two-step claim (H2, whose writers are serialized): the due keys, then exactly those keys. */
     private Mono<List<OutboxRows.Stored>> claimByKeys(Connection c, long now, ClaimScope scope, Set<String> held,
-            int limit) {
+            DispatchPolicy policy, int limit) {
         Sql.Params p = new Sql.Params();
-        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held);
-        String select = db.dialect().dueKeys(due, p.add(limit));
-        return Sql.query(c, select, row -> Sql.textAt(row, 0), p.values())
+        String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
+        String limitMarker = p.add(limit);
+        Object[] values = p.values();
+        // O62: the prioritized rows first, then the rest of the limit from the others
+        return Sql.query(c, db.dialect().duePrioritizedKeys(due, limitMarker), row -> Sql.textAt(row, 0), values)
                 .collectList()
+                .flatMap(first -> {
+                    if (first.size() >= limit) {
+                        return Mono.just(first);
+                    }
+                    Object[] rest = values.clone();
+                    rest[rest.length - 1] = limit - first.size();
+                    return Sql.query(c, db.dialect().dueKeys(due, limitMarker), row -> Sql.textAt(row, 0), rest)
+                            .collectList()
+                            .map(more -> {
+                                List<String> all = new ArrayList<>(first);
+                                all.addAll(more);
+                                return all;
+                            });
+                })
                 .flatMap(keys -> {
                     if (keys.isEmpty()) {
                         return Mono.just(List.<OutboxRows.Stored>of());
@@ -214,14 +304,15 @@ final class Claims {
                 .thenReturn(new ClaimBatch(List.of(), reported, null));
     }
 
-    private static Mono<Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held) {
+    private static Mono<Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held,
+            DispatchPolicy policy) {
         Sql.Params p = new Sql.Params();
-        String sql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter(p, scope, held);
+        String sql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter(p, scope, held, policy);
         return Sql.query(c, sql, row -> Optional.ofNullable(Sql.longAt(row, 0)), p.values()).next();
     }
 
-    /** The route (O7) and hold (O23) predicates, with their markers. */
-    private static String filter(Sql.Params p, ClaimScope scope, Set<String> held) {
+    /** The route (O7), hold (O23) and serial (O63) predicates, with their markers. */
+    private static String filter(Sql.Params p, ClaimScope scope, Set<String> held, DispatchPolicy policy) {
         StringBuilder sb = new StringBuilder();
         if (scope != null) {
             sb.append(" AND namespace = ").append(p.add(scope.namespace()));
@@ -230,6 +321,9 @@ final class Claims {
         }
         if (!held.isEmpty()) {
             sb.append(" AND workflow_id NOT IN ").append(p.list(held));
+        }
+        if (policy.serialPerWorkflow()) {
+            sb.append(SERIAL);
         }
         return sb.toString();
     }

@@ -68,14 +68,14 @@ final class GroupedAppends {
             + "ev.kind, ev.queryable, ev.workflow_type, ev.child FROM ev JOIN ok ON ok.i = ev.i RETURNING 1), "
             + "ob AS (SELECT * FROM unnest($14::int[], $15::text[], $16::text[], $17::bigint[], $18::text[], "
             + "$19::text[], $20::text[], $21::text[], $22::text[], $23::int[], $24::int[], $25::text[], $26::bigint[], "
-            + "$27::bigint[], $28::bigint[], $29::bigint[], $31::text[]) AS ob(i, dispatch_key, workflow_id, ordinal, "
-            + "run_id, namespace, task_queue, node, activity_type, off, len, status, attempt, visible_after, "
-            + "claimed_at, settled_at, trace_context)), "
+            + "$27::bigint[], $28::bigint[], $29::bigint[], $31::text[], $32::int[]) AS ob(i, dispatch_key, workflow_id, "
+            + "ordinal, run_id, namespace, task_queue, node, activity_type, off, len, status, attempt, visible_after, "
+            + "claimed_at, settled_at, trace_context, priority)), "
             + "obi AS (INSERT INTO outbox (dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at, settled_at, trace_context) "
+            + "activity_type, input, status, attempt, visible_after, claimed_at, settled_at, trace_context, priority) "
             + "SELECT ob.dispatch_key, ob.workflow_id, ob.ordinal, ob.run_id, ob.namespace, ob.task_queue, ob.node, "
             + "ob.activity_type, substring($30::bytea FROM ob.off FOR ob.len), ob.status, ob.attempt, "
-            + "ob.visible_after, ob.claimed_at, ob.settled_at, ob.trace_context FROM ob JOIN ok ON ok.i = ob.i "
+            + "ob.visible_after, ob.claimed_at, ob.settled_at, ob.trace_context, ob.priority FROM ob JOIN ok ON ok.i = ob.i "
             + "ON CONFLICT DO NOTHING RETURNING 1)";
 
     /** The appends of a group and their committed heads. */
@@ -96,8 +96,8 @@ final class GroupedAppends {
      * writes nothing. Each step comes back with its head and the keys whose claims were current.
      */
     private static final String STEP = "WITH " + HEADS
-            + "st AS (SELECT * FROM unnest($32::int[], $33::text[], $34::bigint[], $35::text[], $36::int[], "
-            + "$37::bigint[]) AS st(i, dispatch_key, token, status, attempt, visible_after)), "
+            + "st AS (SELECT * FROM unnest($33::int[], $34::text[], $35::bigint[], $36::text[], $37::int[], "
+            + "$38::bigint[]) AS st(i, dispatch_key, token, status, attempt, visible_after)), "
             + "locked AS MATERIALIZED (SELECT st.i, o.dispatch_key FROM outbox o JOIN st ON o.dispatch_key = "
             + "st.dispatch_key AND o.claim_token = st.token WHERE o.status = 'claimed' ORDER BY o.dispatch_key "
             + "FOR UPDATE OF o), "
@@ -109,10 +109,10 @@ final class GroupedAppends {
             + "upd AS (UPDATE outbox o SET status = st.status, claimed_at = NULL, "
             + "attempt = CASE WHEN st.status = 'pending' THEN st.attempt ELSE o.attempt END, "
             + "visible_after = CASE WHEN st.status = 'pending' THEN st.visible_after ELSE o.visible_after END, "
-            + "settled_at = CASE WHEN st.status = 'pending' THEN o.settled_at ELSE $38::bigint END "
+            + "settled_at = CASE WHEN st.status = 'pending' THEN o.settled_at ELSE $39::bigint END "
             + "FROM st JOIN ok ON ok.i = st.i WHERE o.dispatch_key = st.dispatch_key AND o.claim_token = st.token "
             + "AND o.status = 'claimed' RETURNING 1), "
-            + "tm AS (SELECT * FROM unnest($39::int[], $40::text[], $41::bigint[]) AS tm(i, timer_id, fire_at)), "
+            + "tm AS (SELECT * FROM unnest($40::int[], $41::text[], $42::bigint[]) AS tm(i, timer_id, fire_at)), "
             + "tup AS (INSERT INTO timers (workflow_id, timer_id, fire_at) SELECT ok.w, tm.timer_id, tm.fire_at "
             + "FROM tm JOIN ok ON ok.i = tm.i WHERE tm.fire_at IS NOT NULL "
             + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at RETURNING 1), "
@@ -381,7 +381,7 @@ final class GroupedAppends {
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
-    /** The statement's 31 arguments: the appends, their events and their rows as columns of arrays. */
+    /** The statement's 32 arguments: the appends, their events and their rows as columns of arrays. */
     private static final class Columns {
         private Columns() {}
 
@@ -410,11 +410,11 @@ final class GroupedAppends {
                             r.runId() == null ? null : r.runId().toString(), r.namespace(), r.taskQueue(), r.node(),
                             r.activityType(), rowBytes.size() + 1, e.input().length, r.status().token(),
                             (long) r.attempt(), e.visibleAfterNanos(), e.claimedAtNanos(),
-                            r.status().isLive() ? null : nowNanos, r.traceContext()});
+                            r.status().isLive() ? null : nowNanos, r.traceContext(), r.priority()});
                     rowBytes.writeBytes(e.input());
                 }
             }
-            Object[] args = new Object[31];
+            Object[] args = new Object[32];
             args[0] = index;
             args[1] = workflow;
             args[2] = expected;
@@ -433,12 +433,18 @@ final class GroupedAppends {
                 traces[r] = (String) rows.get(r)[16];
             }
             args[30] = traces;
+            // $32, the rows' priorities (the 18th value of each row, O62)
+            Integer[] priorities = new Integer[rows.size()];
+            for (int r = 0; r < rows.size(); r++) {
+                priorities[r] = (Integer) rows.get(r)[17];
+            }
+            args[31] = priorities;
             return args;
         }
 
-        /** {@link #of} and the settles and timers of steps: the 41 arguments of {@link #STEP}. */
+        /** {@link #of} and the settles and timers of steps: the 42 arguments of {@link #STEP}. */
         static Object[] ofSteps(List<Append> appends, long nowNanos) {
-            Object[] args = java.util.Arrays.copyOf(of(appends, nowNanos), 41);
+            Object[] args = java.util.Arrays.copyOf(of(appends, nowNanos), 42);
             List<Object[]> settles = new ArrayList<>();
             List<Object[]> timers = new ArrayList<>();
             for (int i = 0; i < appends.size(); i++) {
@@ -453,9 +459,9 @@ final class GroupedAppends {
                 }
             }
             columns(settles, new Class<?>[] {Integer.class, String.class, Long.class, String.class, Integer.class,
-                Long.class}, args, 31);
-            args[37] = nowNanos;
-            columns(timers, new Class<?>[] {Integer.class, String.class, Long.class}, args, 38);
+                Long.class}, args, 32);
+            args[38] = nowNanos;
+            columns(timers, new Class<?>[] {Integer.class, String.class, Long.class}, args, 39);
             return args;
         }
 

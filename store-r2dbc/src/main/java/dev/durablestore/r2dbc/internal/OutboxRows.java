@@ -20,14 +20,15 @@ final class OutboxRows {
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
-            + "trace_context";
+            + "trace_context, priority";
     /** How many columns {@link #COLUMNS} names. */
-    static final int COLUMN_COUNT = 15;
+    static final int COLUMN_COUNT = 16;
 
     /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
     static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
-            + "settled_at, trace_context) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) "
+            + "settled_at, trace_context, priority) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+            + "$16) "
             + "ON CONFLICT DO NOTHING";
 
     private final EventCodec codec;
@@ -71,7 +72,8 @@ final class OutboxRows {
                 e.visibleAfterNanos(),
                 Sql.bigint(e.claimedAtNanos()),
                 Sql.bigint(r.status().isLive() ? null : nowNanos),
-                Sql.text(r.traceContext())});
+                Sql.text(r.traceContext()),
+                r.priority()});
         }
         return Sql.updateEach(c, INSERT_OR_IGNORE, values);
     }
@@ -86,7 +88,7 @@ final class OutboxRows {
         return new Stored(Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2), Sql.textAt(row, 3),
                 Sql.textAt(row, 4), Sql.textAt(row, 5), Sql.textAt(row, 6), Sql.textAt(row, 7), Sql.bytesAt(row, 8),
                 Sql.textAt(row, 9), Sql.longAt(row, 10), Sql.longAt(row, 11), Sql.longAt(row, 12), Sql.longAt(row, 13),
-                Sql.textAt(row, 14));
+                Sql.textAt(row, 14), Sql.longAt(row, 15));
     }
 
     /**
@@ -122,7 +124,8 @@ final class OutboxRows {
                     Times.fromNanos(s.visibleAfter),
                     Times.fromNanos(s.claimedAt),
                     claimToken,
-                    s.traceContext);
+                    s.traceContext,
+                    s.priority == null ? OutboxRow.MIN_PRIORITY : s.priority.intValue());
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: "
                     + e.getMessage(), e);
@@ -151,5 +154,5 @@ final class OutboxRows {
     /** A row as stored, column by column ({@link #COLUMNS}). */
     record Stored(String dispatchKey, String workflowId, Long ordinal, String runId, String namespace,
             String taskQueue, String node, String activityType, byte[] input, String status, Long attempt,
-            Long visibleAfter, Long claimedAt, Long claimToken, String traceContext) {}
+            Long visibleAfter, Long claimedAt, Long claimToken, String traceContext, Long priority) {}
 }

@@ -26,7 +26,9 @@ final class Schema {
             new String[] {"node", null},
             new String[] {"settled_at", "BIGINT"},
             new String[] {"claim_token", "BIGINT"},
-            new String[] {"trace_context", null});
+            new String[] {"trace_context", null},
+            // O62: a constant default, so adding it rewrites no row (PostgreSQL 11+) and old rows read 0
+            new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"});
 
     private Schema() {}
 

@@ -6,6 +6,7 @@ import static dev.durablestore.api.spi.Claims.heldKeys;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
@@ -73,7 +74,20 @@ public final class Claims implements ClaimStreams.Source {
      * @return claimed rows
      */
     public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return claimBatch(scope, limit, held, false).map(r -> r.rows());
+        return claim(scope, limit, held, DispatchPolicy.none());
+    }
+
+    /**
+     * Every claim variant with a dispatch policy (O16–O27, O63).
+     *
+     * @param scope route or null
+     * @param limit most rows
+     * @param held held workflows
+     * @param policy how rows are handed out
+     * @return claimed rows
+     */
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return claimBatch(scope, limit, held, policy, false).map(r -> r.rows());
     }
 
     /**
@@ -81,24 +95,29 @@ public final class Claims implements ClaimStreams.Source {
      * Corrupt rows are reported in the result rather than as an error.
      */
     @Override
-    public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held) {
+    public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
+            DispatchPolicy policy) {
         return Mono.defer(() -> {
             Set<String> keys = heldKeys(held);
             if (StoredText.admitsNoStoredRow(scope)) {
                 return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
             }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock));
+            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock,
+                    policy));
         }).doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
-    private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, boolean next) {
+    private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy,
+            boolean next) {
         return Mono.defer(() -> {
             requireNonNegative(limit, "limit");
             Set<String> keys = heldKeys(held);
+            dev.durablestore.api.spi.Claims.policy(scope, policy);
             if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
                 return Mono.just(new ClaimBatch(List.of(), null, null)); // none asked for, or none on that route
             }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock))
+            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock,
+                            policy))
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });

@@ -22,14 +22,14 @@ public final class OutboxRows {
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
-            + "trace_context";
+            + "trace_context, priority";
 
     /** The condition of a live row (pending or claimed), which settles, cancels and counts look for. */
     static final String LIVE = "status IN ('pending', 'claimed')";
 
     static final String INSERT_OR_IGNORE = "INSERT OR IGNORE INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
-            + "settled_at, trace_context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + "settled_at, trace_context, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final EventCodec codec;
     private final OutboxRowEncoder encoder;
@@ -74,6 +74,7 @@ public final class OutboxRows {
             setNullableLong(ps, 13, e.claimedAtNanos());
             setNullableLong(ps, 14, r.status().isLive() ? null : nowNanos);
             EventRows.setNullable(ps, 15, r.traceContext());
+            ps.setInt(16, r.priority());
             inserted += ps.executeUpdate();
         }
         return inserted;
@@ -116,7 +117,8 @@ public final class OutboxRows {
                     visibleAfter,
                     Times.fromNanos(claimedAt),
                     claimToken,
-                    rs.getString(15));
+                    rs.getString(15),
+                    rs.getInt(16)); // NOT NULL DEFAULT 0: rows older than the column read 0
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
         }

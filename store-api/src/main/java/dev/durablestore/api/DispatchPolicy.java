@@ -1,0 +1,124 @@
+package dev.durablestore.api;
+
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * How a claim hands rows out beyond scope, held workflows and limit (issue 20): enforced by the
+ * database in the claim's own transaction, so it holds across every process and node sharing it,
+ * not only within one dispatcher's memory. Immutable: each setter returns a copy, validated when
+ * called. Accepted by {@link OutboxStore#claim(ClaimScope, int, java.util.Set, DispatchPolicy)} and
+ * by {@link ClaimStreamOptions#policy(DispatchPolicy)}; claims without one are unconstrained.
+ *
+ * <pre>{@code
+ * ClaimStreamOptions.defaults()
+ *         .scope(ClaimScope.of("default", "payments"))
+ *         .policy(DispatchPolicy.none().serialPerWorkflow(true))
+ * }</pre>
+ *
+ * <p><b>Serial per workflow</b> (O63). A claim under this policy takes a row only when no row of
+ * its workflow is {@code CLAIMED} (by any claimer, serial or not) and no {@code PENDING} row of its
+ * workflow comes before it (lower ordinal, then lower dispatch key), due or not, on any route: so
+ * the rows of one workflow are handed out one at a time, in ordinal order, and a batch holds at
+ * most one row per workflow. A row that leaves {@code CLAIMED} (completed, retried, failed,
+ * cancelled, released by a stream, re-armed by the lease reaper) frees its workflow; a step that
+ * completes the claimed row and stages the next makes the next claimable. Claims without the
+ * policy ignore it (they may take any due row). What it costs: each candidate row is checked
+ * against the other stored rows of its workflow (an index seek by workflow, then each of its rows,
+ * settled ones included until {@link OutboxStore#pruneSettled} removes them); on PostgreSQL serial
+ * claims are serialized with each other by an advisory lock, so they do not race on one workflow.
+ * Nothing ages a waiting row: a workflow whose first pending row no claimer takes (held, pinned to
+ * a node that is gone, on a route nobody serves) hands out nothing more until it is.
+ *
+ * <p><b>Concurrency cap</b> (O64). A claim with a cap of {@code n} on a scope takes at most
+ * {@code n} minus the rows of the scope's route (namespace and task queue, on any node) that are
+ * {@code CLAIMED} at that moment, counted in the claim's own transaction: so however many claimers
+ * with that cap run on however many nodes, the route never has more than {@code n} rows claimed
+ * by them. Claims without the cap are not held back by it (their rows still count). A cap needs a
+ * scope: a claim of every route with one fails with {@link InvalidArgumentException} naming
+ * {@code policy.concurrencyCap}. On PostgreSQL capped claims of one route are serialized by an
+ * advisory lock keyed by the route; a settle through the store wakes its capped streams at once,
+ * settles on other nodes reach them at their poll interval.
+ *
+ * <p>The two compose: a serial, capped claim takes at most one row per workflow and no more than
+ * the cap leaves room for.
+ */
+public final class DispatchPolicy {
+
+    /** The largest {@link #concurrencyCap(int)}. */
+    public static final int MAX_CONCURRENCY_CAP = 1_000_000;
+
+    private static final DispatchPolicy NONE = new DispatchPolicy(false, 0);
+
+    private final boolean serialPerWorkflow;
+    /** 0 for none. */
+    private final int cap;
+
+    private DispatchPolicy(boolean serialPerWorkflow, int cap) {
+        this.serialPerWorkflow = serialPerWorkflow;
+        this.cap = cap;
+    }
+
+    /** @return no constraint: every due row the scope admits and the hold allows may be claimed */
+    public static DispatchPolicy none() {
+        return NONE;
+    }
+
+    /**
+     * @param value true to hand out the rows of one workflow one at a time, in ordinal order (O63)
+     * @return a copy with the setting
+     */
+    public DispatchPolicy serialPerWorkflow(boolean value) {
+        return value == serialPerWorkflow ? this : new DispatchPolicy(value, cap);
+    }
+
+    /**
+     * @param value the most rows of the claim's route that may be {@code CLAIMED} at once, 1 to
+     *     {@value #MAX_CONCURRENCY_CAP} (O64)
+     * @return a copy with the cap set
+     * @throws InvalidArgumentException naming {@code concurrencyCap} when out of range
+     */
+    public DispatchPolicy concurrencyCap(int value) {
+        if (value < 1 || value > MAX_CONCURRENCY_CAP) {
+            throw new InvalidArgumentException("concurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP
+                    + ", was " + value);
+        }
+        return new DispatchPolicy(serialPerWorkflow, value);
+    }
+
+    /** @return a copy without a concurrency cap */
+    public DispatchPolicy withoutConcurrencyCap() {
+        return cap == 0 ? this : new DispatchPolicy(serialPerWorkflow, 0);
+    }
+
+    /** @return the concurrency cap, or empty for none */
+    public OptionalInt concurrencyCap() {
+        return cap == 0 ? OptionalInt.empty() : OptionalInt.of(cap);
+    }
+
+    /** @return true when rows of one workflow are handed out one at a time, in ordinal order */
+    public boolean serialPerWorkflow() {
+        return serialPerWorkflow;
+    }
+
+    /** @return true when the policy constrains anything (a settle may then make rows claimable) */
+    public boolean constrained() {
+        return serialPerWorkflow || cap != 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DispatchPolicy p && p.serialPerWorkflow == serialPerWorkflow && p.cap == cap;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(serialPerWorkflow, cap);
+    }
+
+    @Override
+    public String toString() {
+        return "DispatchPolicy[serialPerWorkflow=" + serialPerWorkflow
+                + (cap == 0 ? "" : ", concurrencyCap=" + cap) + "]";
+    }
+}
