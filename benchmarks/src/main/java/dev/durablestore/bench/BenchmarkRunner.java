@@ -5,6 +5,7 @@ import dev.durablestore.bench.pg.PostgresComparison;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
+import dev.durablestore.bench.pg.PostgresPolicyCost;
 import dev.durablestore.bench.workload.DispatchPolicyCost;
 import dev.durablestore.bench.workload.ObservationCost;
 import dev.durablestore.bench.workload.OutboxRoundTrip;
@@ -18,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG) against a baseline
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG) against a baseline
  * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
@@ -61,7 +62,8 @@ public final class BenchmarkRunner {
     static List<Workload> workloads() {
         return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
                 new RangeRead(), new ClaimStreamMemory(), new StepThroughput(),
-                new StagingVsDbScheduler(), new ObservationCost(), new DispatchPolicyCost(), new PostgresComparison());
+                new StagingVsDbScheduler(), new ObservationCost(), new DispatchPolicyCost(), new PostgresComparison(),
+                new PostgresPolicyCost());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {

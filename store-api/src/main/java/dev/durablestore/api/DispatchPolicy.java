@@ -25,8 +25,11 @@ import java.util.OptionalInt;
  * completes the claimed row and stages the next makes the next claimable. Claims without the
  * policy ignore it (they may take any due row). What it costs: each candidate row is checked
  * against the other stored rows of its workflow (an index seek by workflow, then each of its rows,
- * settled ones included until {@link OutboxStore#pruneSettled} removes them); on PostgreSQL serial
- * claims are serialized with each other by an advisory lock, so they do not race on one workflow.
+ * settled ones included until {@link OutboxStore#pruneSettled} removes them), and a claim walks
+ * past the rows that wait behind the first of their workflow. A serial claim's rows carry a
+ * negative {@linkplain OutboxRow#claimToken() claim token}; on PostgreSQL a unique index admits one
+ * such claimed row per workflow, so two serial claims whose snapshots raced cannot both win (the
+ * loser takes nothing and is tried again).
  * Nothing ages a waiting row: a workflow whose first pending row no claimer takes (held, pinned to
  * a node that is gone, on a route nobody serves) hands out nothing more until it is.
  *

@@ -43,7 +43,8 @@ import java.time.Instant;
  * @param visibleAfter the earliest instant the row may be claimed
  * @param claimedAt when it was claimed, or {@code null}
  * @param claimToken the identity of the claim that returned this row, or 0 for a row that does not
- *     come from a claim; non-zero only when the status is {@code CLAIMED}
+ *     come from a claim; non-zero only when the status is {@code CLAIMED}; negative when the claim
+ *     was serial per workflow ({@link DispatchPolicy}, O63)
  * @param traceContext the trace context of the code that staged the row (O59), stored with it and
  *     returned by every read, or {@code null} for none: propagation fields as {@code name=value}
  *     lines (W3C {@code traceparent}, {@code tracestate}, …), written by

@@ -121,8 +121,24 @@ final class Drives {
      * @return the rate and the exactly-once evidence
      */
     static Drain drain(List<? extends ReactiveStore> nodes, long total, int concurrency) {
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(CLAIM_BATCH)
-                .pollInterval(Duration.ofMillis(50));
+        return drain(nodes, total, concurrency, options());
+    }
+
+    /** @return the claim stream options of {@link #drain}: batches of 100, a 50 ms poll */
+    static ClaimStreamOptions options() {
+        return ClaimStreamOptions.defaults().maxBatch(CLAIM_BATCH).pollInterval(Duration.ofMillis(50));
+    }
+
+    /**
+     * {@link #drain(List, long, int)} with other claim stream options (a dispatch policy).
+     *
+     * @param nodes the stores sharing one outbox
+     * @param total rows staged
+     * @param concurrency completes in flight per node
+     * @param options every node's claim stream options
+     * @return the rate and the exactly-once evidence
+     */
+    static Drain drain(List<? extends ReactiveStore> nodes, long total, int concurrency, ClaimStreamOptions options) {
         Map<String, Integer> receivedBy = new ConcurrentHashMap<>();
         AtomicLong duplicates = new AtomicLong();
         List<AtomicLong> perNode = new ArrayList<>();

@@ -24,6 +24,19 @@ public final class Claims {
         return java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     }
 
+    /**
+     * A new claim token for a claim under {@code policy}: negative for a serial claim (O63), so a
+     * backend can tell the rows claimed serially apart in the database (PostgreSQL keeps at most
+     * one such row per workflow with a unique partial index), positive otherwise.
+     *
+     * @param policy the claim's policy
+     * @return the token
+     */
+    public static long newClaimToken(DispatchPolicy policy) {
+        long token = newClaimToken();
+        return policy.serialPerWorkflow() ? -token : token;
+    }
+
 
     /**
      * Text in Unicode code point order: the order of SQLite's {@code BINARY} collation and of

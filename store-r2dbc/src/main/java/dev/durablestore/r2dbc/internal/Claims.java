@@ -55,15 +55,18 @@ final class Claims {
             + "OR (s.ordinal = outbox.ordinal AND s.dispatch_key < outbox.dispatch_key)))))";
 
     /**
-     * Serializes the serial claims (O63) of every node on the database, in the claim's transaction.
-     * In {@code READ COMMITTED} the serial predicate reads the statement's snapshot while the lock
-     * is only on the candidate row: two claims whose snapshots straddle a change of the workflow's
-     * first pending row (a lower ordinal staged late, a settled row re-armed) could each take a
-     * different row of it. Under this lock the second claim's statement begins after the first
-     * committed, so its snapshot sees the first's claim. Plain claims do not take it and cost
-     * nothing more; serial claims queue behind each other for one statement each.
+     * How often a serial claim (O63) on PostgreSQL is tried again after the unique index
+     * {@code outbox_serial_claimed} refused it. In {@code READ COMMITTED} the serial predicate reads
+     * the statement's snapshot while only the candidate rows are locked, so two claims whose
+     * snapshots straddle a change of a workflow's first pending row (a lower ordinal staged late, a
+     * settled row re-armed or redriven) could each take a different row of it. Serial claims write
+     * negative tokens, and the index admits one claimed row with a negative token per workflow:
+     * the second of two such claims waits for the first's commit, then fails whole (nothing
+     * claimed), and its retry's snapshot sees the first's claim. Serial claims stay one statement
+     * each, in parallel on every node; the race is rare, so is a retry.
      */
-    private static final String SERIAL_LOCK = "SELECT pg_advisory_xact_lock(7280012602)";
+    private static final int SERIAL_RETRIES = 8;
+
 
     /**
      * Serializes the capped claims (O64) of one route on every node, in the claim's transaction,
@@ -139,24 +142,28 @@ final class Claims {
         Mono<ClaimBatch> claim;
         if (!db.dialect().postgres()) {
             claim = db.write("claim", capped);
-        } else if (policy.constrained()) {
-            // O63, O64 across nodes: see SERIAL_LOCK and ROUTE_LOCK; always in this order
-            claim = db.write("claim", c -> {
-                Mono<Void> locks = Mono.empty();
-                if (policy.serialPerWorkflow()) {
-                    locks = Sql.query(c, SERIAL_LOCK, row -> 1).then();
-                }
-                if (policy.concurrencyCap().isPresent()) {
-                    locks = locks.then(Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(),
-                            matchable.taskQueue()).then());
-                }
-                return locks.then(Mono.defer(() -> capped.apply(c)));
-            });
+        } else if (policy.concurrencyCap().isPresent()) {
+            // O64 across nodes: see ROUTE_LOCK
+            claim = db.write("claim", c -> Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(),
+                    matchable.taskQueue()).then(Mono.defer(() -> capped.apply(c))));
         } else {
             // the claim is one statement, so it commits by itself (one round trip)
             claim = db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext));
         }
+        if (db.dialect().postgres() && policy.serialPerWorkflow()) {
+            claim = claim.retryWhen(reactor.util.retry.Retry.max(SERIAL_RETRIES).filter(Claims::serialConflict));
+        }
         return claim.doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+    }
+
+    /** @return true when {@code outbox_serial_claimed} refused a serial claim (see SERIAL_RETRIES) */
+    private static boolean serialConflict(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof io.r2dbc.spi.R2dbcException r && "23505".equals(r.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
@@ -223,7 +230,7 @@ final class Claims {
             DispatchPolicy policy, int limit, boolean wantNext) {
         Sql.Params p = new Sql.Params();
         String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
-                + p.add(newClaimToken());
+                + p.add(newClaimToken(policy));
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
             String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
@@ -274,7 +281,7 @@ final class Claims {
                     }
                     Sql.Params u = new Sql.Params();
                     String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
-                            + ", claim_token = " + u.add(newClaimToken())
+                            + ", claim_token = " + u.add(newClaimToken(policy))
                             + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
                     return Sql.query(c, db.dialect().returning(update, OutboxRows.COLUMNS), OutboxRows::stored,
                             u.values()).collectList();

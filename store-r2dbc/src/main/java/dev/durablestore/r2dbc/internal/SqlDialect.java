@@ -194,6 +194,10 @@ abstract class SqlDialect {
                     // O62: only rows with a priority, read first by every claim (see due())
                     "CREATE INDEX IF NOT EXISTS outbox_prioritized ON outbox (priority DESC, visible_after, "
                             + "dispatch_key) WHERE status = 'pending' AND priority > 0",
+                    // O63: at most one row of a workflow claimed by a serial claim (negative token) at
+                    // once, whatever the snapshots of concurrent serial claims saw (Claims.SERIAL_RETRIES)
+                    "CREATE UNIQUE INDEX IF NOT EXISTS outbox_serial_claimed ON outbox (workflow_id) "
+                            + "WHERE status = 'claimed' AND claim_token < 0",
                     "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (claimed_at, dispatch_key) "
                             + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
                     "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "

@@ -102,7 +102,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             // wake-up or its poll instead of claiming again at once
             return new ClaimBatch(List.of(), null, null);
         }
-        long token = newClaimToken();
+        long token = newClaimToken(policy);
         // not sized by the limit: any non-negative limit is valid (O19), Integer.MAX_VALUE included,
         // and the lists grow with the rows actually due
         List<OutboxRow> rows = new ArrayList<>();
