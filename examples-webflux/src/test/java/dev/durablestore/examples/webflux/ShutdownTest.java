@@ -33,10 +33,10 @@ class ShutdownTest {
     void open_event_streams_end_when_the_application_closes_and_do_not_hold_the_shutdown() {
         // given the running service, a client on the dispatch stream of a queue with one row, and a
         // console page on the live rates
+        // as arguments: they win over application.properties (default properties would not)
         ConfigurableApplicationContext context = new SpringApplicationBuilder(WebfluxExampleApplication.class)
-                .properties("server.port=0", "durablestore.sqlite.path=" + dir.resolve("shutdown.db"),
-                        "spring.lifecycle.timeout-per-shutdown-phase=60s")
-                .run();
+                .run("--server.port=0", "--durablestore.sqlite.path=" + dir.resolve("shutdown.db"),
+                        "--spring.lifecycle.timeout-per-shutdown-phase=60s");
         WebClient client = WebClient.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port"));
         String queue = "shutdown-" + System.nanoTime();
         StepVerifier.create(client.post().uri("/workflows").contentType(MediaType.APPLICATION_JSON)
