@@ -86,6 +86,13 @@ final class ConsoleHandlers {
         this.rateStream = meter == null ? null : new RateStream(meter, clock, Duration.ofSeconds(1));
     }
 
+    /** Ends the live streams (the rates), for a server shutting down; see {@link DurableConsole#close()}. */
+    void close() {
+        if (rateStream != null) {
+            rateStream.close();
+        }
+    }
+
     RouterFunction<ServerResponse> routes() {
         String api = base + "/api";
         return RouterFunctions.route(GET(base), r -> ServerResponse.permanentRedirect(URI.create(base + "/")).build())

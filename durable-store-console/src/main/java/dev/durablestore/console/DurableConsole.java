@@ -2,7 +2,9 @@ package dev.durablestore.console;
 
 import dev.durablestore.api.ReactiveStore;
 import java.time.Clock;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
@@ -22,14 +24,22 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * <p>It is read-only unless {@link ConsoleOptions#readOnly()} is false, and then every action also
  * needs the host's {@link ConsoleAuthorizer} to allow it and a valid CSRF token (see the README's
  * console section for the endpoints and the security model).
+ *
+ * <p>The live rates ({@code GET <path>/api/rates}) are a server-sent-events stream that stays open
+ * while a page shows them. A web server that shuts down gracefully waits for open responses, so the
+ * host calls {@link #close()} when it starts shutting down, before its server stops taking requests
+ * (the Spring Boot starter does): every stream ends, and the page's {@code EventSource} reconnects
+ * by itself, to the next instance.
  */
-public final class DurableConsole {
+public final class DurableConsole implements AutoCloseable {
 
     private final ReactiveStore store;
     private final ConsoleOptions options;
     private final ConsoleAuthorizer authorizer;
     private final TrafficMeter meter;
     private final Clock clock;
+    private final List<ConsoleHandlers> mounted = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
 
     private DurableConsole(Builder b) {
         this.store = b.store;
@@ -63,7 +73,25 @@ public final class DurableConsole {
             throw new IllegalArgumentException("path must look like /ops/console (no trailing slash), was '" + path
                     + "'");
         }
-        return new ConsoleHandlers(store, options, authorizer, meter, clock, path).routes();
+        ConsoleHandlers handlers = new ConsoleHandlers(store, options, authorizer, meter, clock, path);
+        mounted.add(handlers);
+        if (closed) {
+            handlers.close();
+        }
+        return handlers.routes();
+    }
+
+    /**
+     * Ends the console's open streams (the live rates of every page) and makes any opened later end
+     * at once; the other routes keep answering. Call it when the application starts shutting down,
+     * before the web server's graceful shutdown waits for open requests. Idempotent.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        for (ConsoleHandlers handlers : mounted) {
+            handlers.close();
+        }
     }
 
     /** Builds a {@link DurableConsole}. */

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
 
 /**
  * The live rates behind {@code GET api/rates}: one sampler per console reads the {@link TrafficMeter}
@@ -16,6 +17,10 @@ import reactor.core.publisher.Flux;
  * instead of an empty chart. Each event's id is {@code <stream>-<seq>}: an {@code EventSource} that
  * reconnects sends it back as {@code Last-Event-ID} and gets only the samples it has not seen; after
  * a restart (another stream) it gets them all.
+ *
+ * <p>{@link #close()} ends every stream, and any opened later at once: a server-sent-events response
+ * never ends by itself, so a web server shutting down gracefully would otherwise wait for it until
+ * its grace period ran out. The page's {@code EventSource} reconnects on its own.
  */
 final class RateStream {
 
@@ -25,6 +30,7 @@ final class RateStream {
     private final String stream = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong seq = new AtomicLong();
     private final Flux<Map<String, Object>> samples;
+    private final Sinks.Empty<Void> closed = Sinks.empty();
 
     RateStream(TrafficMeter meter, Clock clock, Duration period) {
         // one sampler while anyone listens, and for a minute after, so a page reload keeps the window
@@ -59,9 +65,16 @@ final class RateStream {
      */
     Flux<ServerSentEvent<Map<String, Object>>> events(String lastEventId) {
         long seen = seen(lastEventId);
-        return samples.filter(m -> (long) m.get("seq") > seen)
+        return samples.takeUntilOther(closed.asMono())
+                .filter(m -> (long) m.get("seq") > seen)
                 .map(m -> ServerSentEvent.<Map<String, Object>>builder(m).event("rates")
                         .id(stream + "-" + m.get("seq")).build());
+    }
+
+    /** Completes every stream, and any opened from now on at once; idempotent. */
+    void close() {
+        // the result only says whether this call or an earlier one closed it
+        Sinks.EmitResult ignored = closed.tryEmitEmpty();
     }
 
     private long seen(String lastEventId) {

@@ -70,4 +70,18 @@ class RateStreamTest {
             listening.dispose();
         }
     }
+
+    @Test
+    void close_completes_open_streams_and_any_opened_later() {
+        // given a client that is receiving samples
+        RateStream rates = new RateStream(new TrafficMeter(), Clock.systemUTC(), PERIOD);
+        StepVerifier.create(rates.events(null))
+                .expectNextCount(1)
+                // when the console closes (the application shuts down), then its stream completes
+                .then(rates::close)
+                .expectComplete()
+                .verify(TIMEOUT);
+        // and a client that connects afterwards gets a stream that completes at once
+        StepVerifier.create(rates.events(null)).expectComplete().verify(TIMEOUT);
+    }
 }

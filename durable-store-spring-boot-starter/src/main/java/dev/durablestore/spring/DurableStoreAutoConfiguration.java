@@ -237,7 +237,7 @@ public class DurableStoreAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "durableStoreConsole")
-        RouterFunction<ServerResponse> durableStoreConsole(ReactiveStore store, DurableStoreProperties properties,
+        DurableConsole durableStoreConsoleInstance(ReactiveStore store, DurableStoreProperties properties,
                 TrafficMeter meter, ObjectProvider<ConsoleAuthorizer> authorizer, ObjectProvider<Clock> clock) {
             DurableStoreProperties.Console c = properties.getConsole();
             ConsoleOptions options = ConsoleOptions.defaults().withReadOnly(c.isReadOnly()).withPreviews(c.isPreviews())
@@ -249,10 +249,25 @@ public class DurableStoreAutoConfiguration {
                         "is false, but the application has no single ConsoleAuthorizer bean: declare one to decide "
                                 + "who may redrive, release and cancel");
             }
+            return DurableConsole.builder(store).options(options).authorizer(hook).meter(meter)
+                    .clock(clock(clock)).build();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "durableStoreConsole")
+        RouterFunction<ServerResponse> durableStoreConsole(DurableConsole durableStoreConsoleInstance,
+                DurableStoreProperties properties) {
+            DurableStoreProperties.Console c = properties.getConsole();
             log.info("mounting the durable-store console at {} ({})", c.getPath(),
                     c.isReadOnly() ? "read-only" : "actions through the application's ConsoleAuthorizer");
-            return DurableConsole.builder(store).options(options).authorizer(hook).meter(meter)
-                    .clock(clock(clock)).build().router(c.getPath());
+            return durableStoreConsoleInstance.router(c.getPath());
+        }
+
+        /** Ends the console's live streams before the web server's graceful shutdown waits for them. */
+        @Bean
+        @ConditionalOnBean(name = "durableStoreConsoleInstance")
+        SmartLifecycle durableStoreConsoleStreams(DurableConsole durableStoreConsoleInstance) {
+            return new ConsoleStreamsLifecycle(durableStoreConsoleInstance);
         }
     }
 
