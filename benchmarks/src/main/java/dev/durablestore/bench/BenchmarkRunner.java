@@ -2,10 +2,10 @@ package dev.durablestore.bench;
 
 import dev.durablestore.bench.ReportWriter.Report;
 import dev.durablestore.bench.pg.PostgresComparison;
+import dev.durablestore.bench.pg.PostgresPolicyCost;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
-import dev.durablestore.bench.pg.PostgresPolicyCost;
 import dev.durablestore.bench.workload.DispatchPolicyCost;
 import dev.durablestore.bench.workload.ObservationCost;
 import dev.durablestore.bench.workload.OutboxRoundTrip;
@@ -60,9 +60,18 @@ public final class BenchmarkRunner {
      * @return every workload, in report order
      */
     static List<Workload> workloads() {
-        return List.of(new AppendThroughput(), new OutboxRoundTrip(), new WakeLatency(), new ClaimCost(),
-                new RangeRead(), new ClaimStreamMemory(), new StepThroughput(),
-                new StagingVsDbScheduler(), new ObservationCost(), new DispatchPolicyCost(), new PostgresComparison(),
+        return List.of(
+                new AppendThroughput(),
+                new OutboxRoundTrip(),
+                new WakeLatency(),
+                new ClaimCost(),
+                new RangeRead(),
+                new ClaimStreamMemory(),
+                new StepThroughput(),
+                new StagingVsDbScheduler(),
+                new ObservationCost(),
+                new DispatchPolicyCost(),
+                new PostgresComparison(),
                 new PostgresPolicyCost());
     }
 
@@ -87,8 +96,8 @@ public final class BenchmarkRunner {
                 ctx.log(String.format("%s done in %.1f s", w.id(), (System.nanoTime() - t) / 1e9));
             }
         }
-        Report report = new Report(command, options.quick(), options.runs(), machine,
-                (System.nanoTime() - began) / 1e9, sections);
+        Report report = new Report(
+                command, options.quick(), options.runs(), machine, (System.nanoTime() - began) / 1e9, sections);
         ReportWriter.printConsole(report, System.out);
         ReportWriter.writeMarkdown(report, options.out());
         System.err.println("[bench] wrote " + options.out().toAbsolutePath());

@@ -57,7 +57,9 @@ public final class Fixtures {
      * @return the open store
      */
     public static SqliteReactiveStore openStore(Path db, String synchronous, StoreMetrics metrics) {
-        return SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.valueOf(synchronous)).withMetrics(metrics));
+        return SqliteReactiveStore.open(SqliteStoreConfig.of(db)
+                .withSynchronous(SqliteSynchronous.valueOf(synchronous))
+                .withMetrics(metrics));
     }
 
     /**
@@ -79,8 +81,8 @@ public final class Fixtures {
      * @return its first event: a {@code WorkflowStarted} at seq 1
      */
     public static Event started(WorkflowId workflow, Instant now) {
-        return new WorkflowStarted(new EventEnvelope(1, now, workflow), "bench-workflow", START_INPUT,
-                RunId.random(), null, VERSION);
+        return new WorkflowStarted(
+                new EventEnvelope(1, now, workflow), "bench-workflow", START_INPUT, RunId.random(), null, VERSION);
     }
 
     /**
@@ -90,8 +92,8 @@ public final class Fixtures {
      * @return an {@code ActivityScheduled} event
      */
     public static Event scheduled(WorkflowId workflow, long seq, Instant now) {
-        return new ActivityScheduled(new EventEnvelope(seq, now, workflow), new ActivityId(seq), ACTIVITY,
-                input(seq), "default", null);
+        return new ActivityScheduled(
+                new EventEnvelope(seq, now, workflow), new ActivityId(seq), ACTIVITY, input(seq), "default", null);
     }
 
     /**
@@ -102,8 +104,13 @@ public final class Fixtures {
      * @return the {@code ActivityScheduled} event of that activity
      */
     public static Event activityScheduled(WorkflowId workflow, long seq, long activity, Instant now) {
-        return new ActivityScheduled(new EventEnvelope(seq, now, workflow), new ActivityId(activity), ACTIVITY,
-                input(activity), "default", null);
+        return new ActivityScheduled(
+                new EventEnvelope(seq, now, workflow),
+                new ActivityId(activity),
+                ACTIVITY,
+                input(activity),
+                "default",
+                null);
     }
 
     /**

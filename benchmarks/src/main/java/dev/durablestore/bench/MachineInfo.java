@@ -28,18 +28,30 @@ public final class MachineInfo {
      */
     public static Map<String, String> describe(Path dataDir) {
         Map<String, String> facts = new LinkedHashMap<>();
-        facts.put("date", DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
-                .format(Instant.now().atZone(ZoneOffset.UTC)));
+        facts.put(
+                "date",
+                DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
+                        .format(Instant.now().atZone(ZoneOffset.UTC)));
         facts.put("processors (nproc)", Integer.toString(Runtime.getRuntime().availableProcessors()));
         facts.put("CPU", firstValue(Path.of("/proc/cpuinfo"), "model name"));
         facts.put("memory", memory());
-        facts.put("load average at start", String.format(Locale.ROOT, "%.2f",
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
-        facts.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
-        facts.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + " (" + System.getProperty("java.vendor") + ")");
-        facts.put("JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        facts.put(
+                "load average at start",
+                String.format(
+                        Locale.ROOT,
+                        "%.2f",
+                        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+        facts.put(
+                "OS",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
+        facts.put(
+                "Java",
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " ("
+                        + System.getProperty("java.vendor") + ")");
+        facts.put(
+                "JVM options",
+                String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         facts.put("SQLite", sqliteVersion());
         facts.put("data folder", dataDir + " (" + fileSystem(dataDir) + ")");
         return facts;

@@ -25,7 +25,12 @@ public final class ReportWriter {
      * @param seconds how long the whole runner took
      * @param sections the workloads' results, in order
      */
-    public record Report(String command, boolean quick, int runs, Map<String, String> machine, double seconds,
+    public record Report(
+            String command,
+            boolean quick,
+            int runs,
+            Map<String, String> machine,
+            double seconds,
             List<Section> sections) {
 
         /** @return every target result, in order */
@@ -52,10 +57,14 @@ public final class ReportWriter {
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADER);
         for (TargetResult r : report.results()) {
-            rows.add(new String[] {r.target().id(), figure(r.store(), r.target().unit()),
-                    r.baseline() == null ? "–" : figure(r.baseline(), r.target().unit()),
-                    r.ratio() == null ? "–" : r.ratio().format() + "×", r.target().text(),
-                    r.failure() != null ? "FAILED" : r.met() ? "yes" : "NO"});
+            rows.add(new String[] {
+                r.target().id(),
+                figure(r.store(), r.target().unit()),
+                r.baseline() == null ? "–" : figure(r.baseline(), r.target().unit()),
+                r.ratio() == null ? "–" : r.ratio().format() + "×",
+                r.target().text(),
+                r.failure() != null ? "FAILED" : r.met() ? "yes" : "NO"
+            });
         }
         int[] width = new int[HEADER.length];
         for (String[] row : rows) {
@@ -114,20 +123,36 @@ public final class ReportWriter {
         long met = results.stream().filter(TargetResult::met).count();
         md.append("# Benchmarks\n\n");
         md.append("Written by the workload runner (`dev.durablestore.bench.BenchmarkRunner` in `benchmarks/`); "
-                + "rerun the command below to refresh it. Every figure is the **median of ")
-                .append(report.runs()).append(report.runs() == 1 ? " run" : " runs").append("** with the [min–max] over the runs; every ratio is "
-                + "store ÷ baseline, both measured back to back in the same run, and its median is taken over the "
-                + "per-run ratios. **")
-                .append(met).append(" of ").append(results.size()).append(" targets met.**\n\n");
+                        + "rerun the command below to refresh it. Every figure is the **median of ")
+                .append(report.runs())
+                .append(report.runs() == 1 ? " run" : " runs")
+                .append("** with the [min–max] over the runs; every ratio is "
+                        + "store ÷ baseline, both measured back to back in the same run, and its median is taken over the "
+                        + "per-run ratios. **")
+                .append(met)
+                .append(" of ")
+                .append(results.size())
+                .append(" targets met.**\n\n");
         if (report.quick()) {
             md.append("> These are **quick** sizes (`--quick`): smaller than issue 5 names. Run without "
                     + "`--quick` for the figures that count.\n\n");
         }
-        md.append("Command: `").append(report.command()).append("` (").append(report.quick() ? "quick" : "full")
-                .append(" sizes, ").append(report.runs()).append(report.runs() == 1 ? " run, " : " runs, ")
-                .append(String.format(java.util.Locale.ROOT, "%.0f", report.seconds())).append(" s in all)\n\n");
+        md.append("Command: `")
+                .append(report.command())
+                .append("` (")
+                .append(report.quick() ? "quick" : "full")
+                .append(" sizes, ")
+                .append(report.runs())
+                .append(report.runs() == 1 ? " run, " : " runs, ")
+                .append(String.format(java.util.Locale.ROOT, "%.0f", report.seconds()))
+                .append(" s in all)\n\n");
         md.append("## Machine\n\n| | |\n|---|---|\n");
-        report.machine().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(escape(v)).append(" |\n"));
+        report.machine()
+                .forEach((k, v) -> md.append("| ")
+                        .append(k)
+                        .append(" | ")
+                        .append(escape(v))
+                        .append(" |\n"));
         md.append("\n## Summary\n\n");
         md.append("| id | what | store | baseline | ratio | target | met |\n");
         md.append("|---|---|---|---|---|---|---|\n");
@@ -150,16 +175,28 @@ public final class ReportWriter {
                                 + "second, the median of the per-run ratios):\n\n")
                         .append("| figure | first | second | ratio |\n|---|---|---|---|\n");
                 for (Section.SideBySide f : s.sideBySides()) {
-                    md.append("| ").append(escape(f.label())).append(" | ").append(figure(f.first(), f.unit()))
-                            .append(" (").append(escape(f.firstLabel())).append(") | ")
-                            .append(figure(f.second(), f.unit())).append(" (").append(escape(f.secondLabel()))
-                            .append(") | ").append(f.ratio().format()).append("× |\n");
+                    md.append("| ")
+                            .append(escape(f.label()))
+                            .append(" | ")
+                            .append(figure(f.first(), f.unit()))
+                            .append(" (")
+                            .append(escape(f.firstLabel()))
+                            .append(") | ")
+                            .append(figure(f.second(), f.unit()))
+                            .append(" (")
+                            .append(escape(f.secondLabel()))
+                            .append(") | ")
+                            .append(f.ratio().format())
+                            .append("× |\n");
                 }
             }
             if (!s.figures().isEmpty()) {
                 md.append("\nContext (not judged):\n\n| figure | median [min–max] |\n|---|---|\n");
                 for (Section.Figure f : s.figures()) {
-                    md.append("| ").append(escape(f.label())).append(" | ").append(figure(f.value(), f.unit()))
+                    md.append("| ")
+                            .append(escape(f.label()))
+                            .append(" | ")
+                            .append(figure(f.value(), f.unit()))
                             .append(" |\n");
                 }
             }

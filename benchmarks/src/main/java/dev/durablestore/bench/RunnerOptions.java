@@ -18,8 +18,8 @@ import java.util.Set;
  * @param jmhArgs arguments for JMH when {@code --jmh} was given, else {@code null}
  * @param help whether usage was asked for
  */
-public record RunnerOptions(boolean quick, int runs, Set<String> only, Path out, Path dataDir, List<String> jmhArgs,
-        boolean help) {
+public record RunnerOptions(
+        boolean quick, int runs, Set<String> only, Path out, Path dataDir, List<String> jmhArgs, boolean help) {
 
     /** The usage text. */
     public static final String USAGE = """

@@ -31,8 +31,14 @@ public final class Section {
      * @param ratio the per-run ratios first/second
      * @param unit the unit of both figures
      */
-    public record SideBySide(String label, String firstLabel, Summary first, String secondLabel, Summary second,
-            Summary ratio, String unit) {}
+    public record SideBySide(
+            String label,
+            String firstLabel,
+            Summary first,
+            String secondLabel,
+            Summary second,
+            Summary ratio,
+            String unit) {}
 
     private final String id;
     private final String title;
@@ -81,16 +87,22 @@ public final class Section {
      * @param second the second figure's per-run values, in the same run order
      * @return this
      */
-    public Section sideBySide(String label, String unit, String firstLabel, List<Double> first, String secondLabel,
-            List<Double> second) {
+    public Section sideBySide(
+            String label, String unit, String firstLabel, List<Double> first, String secondLabel, List<Double> second) {
         List<Double> ratios;
         try {
             ratios = Stats.ratios(first, second);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(label + ": " + e.getMessage(), e);
         }
-        sideBySides.add(new SideBySide(label, firstLabel, Stats.summarize(first), secondLabel,
-                Stats.summarize(second), Stats.summarize(ratios), unit));
+        sideBySides.add(new SideBySide(
+                label,
+                firstLabel,
+                Stats.summarize(first),
+                secondLabel,
+                Stats.summarize(second),
+                Stats.summarize(ratios),
+                unit));
         return this;
     }
 

@@ -42,13 +42,15 @@ public record Sizes(
 
     /** @return the sizes issue 5 names (100k outbox rows, 1M settled rows, 100k-event history, 1M rows for memory) */
     public static Sizes full() {
-        return new Sizes(50_000, 20_000, 100_000, 10, 10_000, 1_000, 1_000_000, 2_000, 100_000, 2_000,
-                1_000_000, "128m", 50_000, 10_000, 100_000, 20_000);
+        return new Sizes(
+                50_000, 20_000, 100_000, 10, 10_000, 1_000, 1_000_000, 2_000, 100_000, 2_000, 1_000_000, "128m", 50_000,
+                10_000, 100_000, 20_000);
     }
 
     /** @return smaller sizes for a run of a few minutes */
     public static Sizes quick() {
-        return new Sizes(10_000, 3_000, 20_000, 10, 1_000, 200, 100_000, 300, 20_000, 300, 10_000, "128m",
-                10_000, 2_000, 20_000, 4_000);
+        return new Sizes(
+                10_000, 3_000, 20_000, 10, 1_000, 200, 100_000, 300, 20_000, 300, 10_000, "128m", 10_000, 2_000, 20_000,
+                4_000);
     }
 }

@@ -42,7 +42,10 @@ public final class Stats {
         if (values.isEmpty()) {
             return new Summary(Double.NaN, Double.NaN, Double.NaN, 0);
         }
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).filter(v -> !Double.isNaN(v)).sorted()
+        double[] sorted = values.stream()
+                .mapToDouble(Double::doubleValue)
+                .filter(v -> !Double.isNaN(v))
+                .sorted()
                 .toArray();
         if (sorted.length == 0) {
             return new Summary(Double.NaN, Double.NaN, Double.NaN, values.size());
@@ -149,6 +152,8 @@ public final class Stats {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return "NaN";
         }
-        return String.format(java.util.Locale.ROOT, "%.4f", v).replaceAll("0+$", "").replaceAll("\\.$", "");
+        return String.format(java.util.Locale.ROOT, "%.4f", v)
+                .replaceAll("0+$", "")
+                .replaceAll("\\.$", "");
     }
 }

@@ -12,8 +12,14 @@ package dev.durablestore.bench;
  * @param comparison how that figure is compared with {@code value}
  * @param value the target number
  */
-public record Target(String id, String title, String unit, String baselineLabel, Judged judged,
-        Comparison comparison, double value) {
+public record Target(
+        String id,
+        String title,
+        String unit,
+        String baselineLabel,
+        Judged judged,
+        Comparison comparison,
+        double value) {
 
     /** Which figure a target judges. */
     public enum Judged {
@@ -71,8 +77,8 @@ public record Target(String id, String title, String unit, String baselineLabel,
      * @param ratio the target ratio
      * @return the target
      */
-    public static Target ratio(String id, String title, String unit, String baselineLabel, Comparison comparison,
-            double ratio) {
+    public static Target ratio(
+            String id, String title, String unit, String baselineLabel, Comparison comparison, double ratio) {
         return new Target(id, title, unit, baselineLabel, Judged.RATIO, comparison, ratio);
     }
 
@@ -87,8 +93,8 @@ public record Target(String id, String title, String unit, String baselineLabel,
      * @param value the target figure
      * @return the target
      */
-    public static Target absolute(String id, String title, String unit, String contextLabel, Comparison comparison,
-            double value) {
+    public static Target absolute(
+            String id, String title, String unit, String contextLabel, Comparison comparison, double value) {
         return new Target(id, title, unit, contextLabel, Judged.STORE, comparison, value);
     }
 

@@ -80,8 +80,12 @@ public record TargetResult(Target target, Summary store, Summary baseline, Summa
         /** @return the result over the recorded runs */
         public TargetResult build() {
             boolean hasBaseline = !baseline.isEmpty();
-            return new TargetResult(target, Stats.summarize(store), hasBaseline ? Stats.summarize(baseline) : null,
-                    hasBaseline ? Stats.summarize(ratios) : null, null);
+            return new TargetResult(
+                    target,
+                    Stats.summarize(store),
+                    hasBaseline ? Stats.summarize(baseline) : null,
+                    hasBaseline ? Stats.summarize(ratios) : null,
+                    null);
         }
     }
 }

@@ -58,8 +58,7 @@ final class ConsoleHandlers {
     private static final int MAX_PAGE = 500;
     private static final int WORKFLOW_ROWS = 500;
     private static final int HISTORY_PAGE = 200;
-    private static final Set<String> ACTION_FIELDS = Set.of("keys", "filter", "workflowId", "resetAttempt",
-            "confirm");
+    private static final Set<String> ACTION_FIELDS = Set.of("keys", "filter", "workflowId", "resetAttempt", "confirm");
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
@@ -74,8 +73,13 @@ final class ConsoleHandlers {
     private final EventCodec codec = EventCodec.create();
     private final RateStream rateStream;
 
-    ConsoleHandlers(ReactiveStore store, ConsoleOptions options, ConsoleAuthorizer authorizer, TrafficMeter meter,
-            Clock clock, String base) {
+    ConsoleHandlers(
+            ReactiveStore store,
+            ConsoleOptions options,
+            ConsoleAuthorizer authorizer,
+            TrafficMeter meter,
+            Clock clock,
+            String base) {
         this.store = store;
         this.options = options;
         this.authorizer = authorizer;
@@ -95,7 +99,10 @@ final class ConsoleHandlers {
 
     RouterFunction<ServerResponse> routes() {
         String api = base + "/api";
-        return RouterFunctions.route(GET(base), r -> ServerResponse.permanentRedirect(URI.create(base + "/")).build())
+        return RouterFunctions.route(
+                        GET(base),
+                        r -> ServerResponse.permanentRedirect(URI.create(base + "/"))
+                                .build())
                 .andRoute(GET(base + "/"), this::index)
                 .and(RouterFunctions.resources(base + "/static/**", new ClassPathResource(STATIC)))
                 .andRoute(GET(api + "/session"), this::session)
@@ -107,7 +114,9 @@ final class ConsoleHandlers {
                 .andRoute(GET(api + "/workflows/{id}/history"), this::history)
                 .andRoute(POST(api + "/actions/{action}"), this::action)
                 .filter((request, next) -> {
-                    secure(request.exchange().getResponse().getHeaders(), request.path().startsWith(api + "/"));
+                    secure(
+                            request.exchange().getResponse().getHeaders(),
+                            request.path().startsWith(api + "/"));
                     return next.handle(request).onErrorResume(this::error);
                 });
     }
@@ -131,16 +140,24 @@ final class ConsoleHandlers {
             return json(HttpStatus.BAD_REQUEST, Map.of("error", "bad-request", "message", i.getMessage()));
         }
         if (e instanceof DecodingException || e instanceof ServerWebInputException) {
-            return json(HttpStatus.BAD_REQUEST, Map.of("error", "bad-request",
-                    "message", "the body must be a JSON object: " + e.getMessage()));
+            return json(
+                    HttpStatus.BAD_REQUEST,
+                    Map.of("error", "bad-request", "message", "the body must be a JSON object: " + e.getMessage()));
         }
         log.warn("a console request failed", e);
-        return json(HttpStatus.INTERNAL_SERVER_ERROR, Map.of("error", "internal", "message",
-                "the request failed: " + e.getClass().getSimpleName()));
+        return json(
+                HttpStatus.INTERNAL_SERVER_ERROR,
+                Map.of(
+                        "error",
+                        "internal",
+                        "message",
+                        "the request failed: " + e.getClass().getSimpleName()));
     }
 
     private static Mono<ServerResponse> json(HttpStatus status, Object body) {
-        return ServerResponse.status(status).contentType(MediaType.APPLICATION_JSON).bodyValue(body);
+        return ServerResponse.status(status)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body);
     }
 
     private static Mono<ServerResponse> ok(Object body) {
@@ -150,7 +167,8 @@ final class ConsoleHandlers {
     // ---------------------------------------------------------------- pages and session
 
     private Mono<ServerResponse> index(ServerRequest request) {
-        return ServerResponse.ok().contentType(MediaType.TEXT_HTML)
+        return ServerResponse.ok()
+                .contentType(MediaType.TEXT_HTML)
                 .bodyValue(new ClassPathResource(STATIC + "index.html"));
     }
 
@@ -174,16 +192,23 @@ final class ConsoleHandlers {
             actions.add(a.token());
         }
         body.put("actions", actions);
-        String cookie = request.cookies().getFirst(Csrf.COOKIE) == null ? null
+        String cookie = request.cookies().getFirst(Csrf.COOKIE) == null
+                ? null
                 : request.cookies().getFirst(Csrf.COOKIE).getValue();
         String token = csrf.valid(cookie) ? cookie : csrf.newToken();
         body.put("csrfToken", token);
-        ResponseCookie c = ResponseCookie.from(Csrf.COOKIE, token).httpOnly(true).sameSite("Strict")
-                .secure("https".equalsIgnoreCase(request.uri().getScheme())).path(base + "/").build();
+        ResponseCookie c = ResponseCookie.from(Csrf.COOKIE, token)
+                .httpOnly(true)
+                .sameSite("Strict")
+                .secure("https".equalsIgnoreCase(request.uri().getScheme()))
+                .path(base + "/")
+                .build();
         // the host's own CSRF token too (Spring Security), for the page to send with every action
         return HostCsrf.of(request.exchange())
                 .doOnNext(host -> body.put("hostCsrf", host))
-                .then(Mono.defer(() -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).cookie(c)
+                .then(Mono.defer(() -> ServerResponse.ok()
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .cookie(c)
                         .bodyValue(body)));
     }
 
@@ -228,7 +253,9 @@ final class ConsoleHandlers {
             body.put("capped", capped);
             body.put("cap", c.cap());
             body.put("countedAt", s.countedAt().toString());
-            body.put("ageMillis", Duration.between(s.countedAt(), clock.instant()).toMillis());
+            body.put(
+                    "ageMillis",
+                    Duration.between(s.countedAt(), clock.instant()).toMillis());
             body.put("countMillis", s.tookMillis());
             body.put("lease", options.lease().toString());
             return ok(body);
@@ -237,12 +264,15 @@ final class ConsoleHandlers {
 
     private Mono<ServerResponse> rates(ServerRequest request) {
         if (meter == null) {
-            Flux<ServerSentEvent<Map<String, Object>>> none = Flux.just(ServerSentEvent.<Map<String, Object>>builder(
-                    Map.of("available", false)).event("rates").retry(Duration.ofHours(1)).build());
+            Flux<ServerSentEvent<Map<String, Object>>> none =
+                    Flux.just(ServerSentEvent.<Map<String, Object>>builder(Map.of("available", false))
+                            .event("rates")
+                            .retry(Duration.ofHours(1))
+                            .build());
             return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(none, ServerSentEvent.class);
         }
-        Flux<ServerSentEvent<Map<String, Object>>> events = rateStream.events(
-                request.headers().firstHeader("Last-Event-ID"));
+        Flux<ServerSentEvent<Map<String, Object>>> events =
+                rateStream.events(request.headers().firstHeader("Last-Event-ID"));
         return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(events, ServerSentEvent.class);
     }
 
@@ -332,8 +362,11 @@ final class ConsoleHandlers {
         m.put("attempt", r.attempt());
         m.put("visibleAfter", r.visibleAfter().toString());
         m.put("claimedAt", r.claimedAt() == null ? null : r.claimedAt().toString());
-        m.put("claimAgeMillis", r.claimedAt() == null ? null
-                : Duration.between(r.claimedAt(), clock.instant()).toMillis());
+        m.put(
+                "claimAgeMillis",
+                r.claimedAt() == null
+                        ? null
+                        : Duration.between(r.claimedAt(), clock.instant()).toMillis());
         Payload input = r.input();
         m.put("contentType", input.contentType().toString());
         m.put("inputBytes", input.size());
@@ -352,7 +385,9 @@ final class ConsoleHandlers {
 
     /** The longest valid UTF-8 text in the first {@code n} bytes (a cut character is dropped, bad bytes replaced). */
     private static String utf8Prefix(byte[] bytes, int n) {
-        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+        CharsetDecoder d = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE)
                 .onUnmappableCharacter(CodingErrorAction.REPLACE);
         CharBuffer out = CharBuffer.allocate(n + 1);
         d.decode(ByteBuffer.wrap(bytes, 0, n), out, n == bytes.length);
@@ -368,42 +403,52 @@ final class ConsoleHandlers {
             Mono<Map<String, Object>> summary = store.readSummary(id).map(this::summary);
             Mono<List<RunSummary>> runs = store.readRunChain(id).onErrorResume(e -> Mono.just(List.of()));
             Mono<Long> head = store.readHead(id);
-            Mono<List<OutboxRow>> rows = store.listOutbox(OutboxQuery.all(WORKFLOW_ROWS + 1).withWorkflowId(id))
+            Mono<List<OutboxRow>> rows = store.listOutbox(
+                            OutboxQuery.all(WORKFLOW_ROWS + 1).withWorkflowId(id))
                     .collectList();
-            return Mono.zip(summary.map(List::of).defaultIfEmpty(List.of()), runs, head, rows).flatMap(t -> {
-                if (t.getT1().isEmpty() && t.getT3() == 0 && t.getT4().isEmpty()) {
-                    return Mono.error(ConsoleException.notFound("no workflow " + id + " in this store"));
-                }
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("workflowId", id.toString());
-                body.put("summary", t.getT1().isEmpty() ? null : t.getT1().get(0));
-                List<Map<String, Object>> chain = new ArrayList<>();
-                for (RunSummary r : t.getT2()) {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("runId", r.runId().toString());
-                    m.put("parentRunId", r.parentRunId() == null ? null : r.parentRunId().toString());
-                    m.put("status", r.status().name());
-                    m.put("startedAt", r.startedAt().toString());
-                    m.put("closedAt", r.closedAt() == null ? null : r.closedAt().toString());
-                    chain.add(m);
-                }
-                body.put("runChain", chain);
-                body.put("head", t.getT3());
-                List<OutboxRow> found = t.getT4();
-                List<Map<String, Object>> outbox = new ArrayList<>();
-                Map<String, Long> states = new LinkedHashMap<>();
-                for (OutboxStatus s : OutboxStatus.values()) {
-                    states.put(s.token(), 0L);
-                }
-                for (OutboxRow r : found.subList(0, Math.min(found.size(), WORKFLOW_ROWS))) {
-                    outbox.add(row(r));
-                    states.merge(r.status().token(), 1L, Long::sum);
-                }
-                body.put("outbox", outbox);
-                body.put("outboxStates", states);
-                body.put("outboxMore", found.size() > WORKFLOW_ROWS);
-                return ok(body);
-            });
+            return Mono.zip(summary.map(List::of).defaultIfEmpty(List.of()), runs, head, rows)
+                    .flatMap(t -> {
+                        if (t.getT1().isEmpty() && t.getT3() == 0 && t.getT4().isEmpty()) {
+                            return Mono.error(ConsoleException.notFound("no workflow " + id + " in this store"));
+                        }
+                        Map<String, Object> body = new LinkedHashMap<>();
+                        body.put("workflowId", id.toString());
+                        body.put(
+                                "summary",
+                                t.getT1().isEmpty() ? null : t.getT1().get(0));
+                        List<Map<String, Object>> chain = new ArrayList<>();
+                        for (RunSummary r : t.getT2()) {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("runId", r.runId().toString());
+                            m.put(
+                                    "parentRunId",
+                                    r.parentRunId() == null
+                                            ? null
+                                            : r.parentRunId().toString());
+                            m.put("status", r.status().name());
+                            m.put("startedAt", r.startedAt().toString());
+                            m.put(
+                                    "closedAt",
+                                    r.closedAt() == null ? null : r.closedAt().toString());
+                            chain.add(m);
+                        }
+                        body.put("runChain", chain);
+                        body.put("head", t.getT3());
+                        List<OutboxRow> found = t.getT4();
+                        List<Map<String, Object>> outbox = new ArrayList<>();
+                        Map<String, Long> states = new LinkedHashMap<>();
+                        for (OutboxStatus s : OutboxStatus.values()) {
+                            states.put(s.token(), 0L);
+                        }
+                        for (OutboxRow r : found.subList(0, Math.min(found.size(), WORKFLOW_ROWS))) {
+                            outbox.add(row(r));
+                            states.merge(r.status().token(), 1L, Long::sum);
+                        }
+                        body.put("outbox", outbox);
+                        body.put("outboxStates", states);
+                        body.put("outboxMore", found.size() > WORKFLOW_ROWS);
+                        return ok(body);
+                    });
         });
     }
 
@@ -433,26 +478,29 @@ final class ConsoleHandlers {
                 if (head == 0) {
                     return Mono.error(ConsoleException.notFound("no history for workflow " + id + " in this store"));
                 }
-                return store.readHistoryFrom(id, from).take(limit + 1L).collectList().flatMap(events -> {
-                    boolean more = events.size() > limit;
-                    List<Map<String, Object>> out = new ArrayList<>();
-                    for (Event e : more ? events.subList(0, limit) : events) {
-                        Map<String, Object> m = new LinkedHashMap<>();
-                        m.put("seq", e.envelope().seq());
-                        m.put("kind", e.kind().typeName());
-                        m.put("group", e.kind().group().name());
-                        m.put("recordedAt", e.recordedAt().toString());
-                        byte[] json = codec.encode(e);
-                        m.put("bytes", json.length);
-                        preview(m, "preview", json);
-                        out.add(m);
-                    }
-                    Map<String, Object> body = new LinkedHashMap<>();
-                    body.put("events", out);
-                    body.put("head", head);
-                    body.put("next", more ? events.get(limit).envelope().seq() : null);
-                    return ok(body);
-                });
+                return store.readHistoryFrom(id, from)
+                        .take(limit + 1L)
+                        .collectList()
+                        .flatMap(events -> {
+                            boolean more = events.size() > limit;
+                            List<Map<String, Object>> out = new ArrayList<>();
+                            for (Event e : more ? events.subList(0, limit) : events) {
+                                Map<String, Object> m = new LinkedHashMap<>();
+                                m.put("seq", e.envelope().seq());
+                                m.put("kind", e.kind().typeName());
+                                m.put("group", e.kind().group().name());
+                                m.put("recordedAt", e.recordedAt().toString());
+                                byte[] json = codec.encode(e);
+                                m.put("bytes", json.length);
+                                preview(m, "preview", json);
+                                out.add(m);
+                            }
+                            Map<String, Object> body = new LinkedHashMap<>();
+                            body.put("events", out);
+                            body.put("head", head);
+                            body.put("next", more ? events.get(limit).envelope().seq() : null);
+                            return ok(body);
+                        });
             });
         });
     }
@@ -470,8 +518,8 @@ final class ConsoleHandlers {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw ConsoleException.badRequest(name + " must be a whole number from " + min + " to " + max + ", was '"
-                + Filters.abbreviate(v) + "'");
+        throw ConsoleException.badRequest(
+                name + " must be a whole number from " + min + " to " + max + ", was '" + Filters.abbreviate(v) + "'");
     }
 
     // ---------------------------------------------------------------- actions
@@ -486,13 +534,14 @@ final class ConsoleHandlers {
             return request.bodyToMono(Map.class)
                     .switchIfEmpty(Mono.error(ConsoleException.badRequest("the body must be a JSON object")))
                     .map(body -> ActionRequest.parse(body, this))
-                    .flatMap(parsed -> authorizer.authorize(action, request)
+                    .flatMap(parsed -> authorizer
+                            .authorize(action, request)
                             .onErrorReturn(false)
                             .defaultIfEmpty(false)
                             .flatMap(allowed -> {
                                 if (!allowed) {
-                                    return Mono.error(ConsoleException.forbidden("not-allowed",
-                                            "the host's authorizer refused " + action.token()));
+                                    return Mono.error(ConsoleException.forbidden(
+                                            "not-allowed", "the host's authorizer refused " + action.token()));
                                 }
                                 return run(action, parsed);
                             }))
@@ -506,7 +555,8 @@ final class ConsoleHandlers {
                 return a;
             }
         }
-        throw ConsoleException.notFound("no action '" + Filters.abbreviate(token) + "'; known: redrive, release, cancel");
+        throw ConsoleException.notFound(
+                "no action '" + Filters.abbreviate(token) + "'; known: redrive, release, cancel");
     }
 
     private void checkCsrf(ServerRequest request) {
@@ -518,11 +568,14 @@ final class ConsoleHandlers {
                 throw ConsoleException.forbidden("csrf", "the request comes from another origin (" + origin + ")");
             }
         }
-        String cookie = request.cookies().getFirst(Csrf.COOKIE) == null ? null
+        String cookie = request.cookies().getFirst(Csrf.COOKIE) == null
+                ? null
                 : request.cookies().getFirst(Csrf.COOKIE).getValue();
         if (!csrf.matches(cookie, request.headers().firstHeader(Csrf.HEADER))) {
-            throw ConsoleException.forbidden("csrf", "missing or wrong CSRF token: load " + base
-                    + "/api/session and send its csrfToken in the " + Csrf.HEADER + " header");
+            throw ConsoleException.forbidden(
+                    "csrf",
+                    "missing or wrong CSRF token: load " + base + "/api/session and send its csrfToken in the "
+                            + Csrf.HEADER + " header");
         }
     }
 
@@ -539,10 +592,12 @@ final class ConsoleHandlers {
         static ActionRequest parse(Map<?, ?> body, ConsoleHandlers console) {
             for (Object k : body.keySet()) {
                 if (!ACTION_FIELDS.contains(String.valueOf(k))) {
-                    throw ConsoleException.badRequest("unknown field '" + k + "'; known: " + new TreeSet<>(ACTION_FIELDS));
+                    throw ConsoleException.badRequest(
+                            "unknown field '" + k + "'; known: " + new TreeSet<>(ACTION_FIELDS));
                 }
             }
-            int targets = (body.containsKey("keys") ? 1 : 0) + (body.containsKey("filter") ? 1 : 0)
+            int targets = (body.containsKey("keys") ? 1 : 0)
+                    + (body.containsKey("filter") ? 1 : 0)
                     + (body.containsKey("workflowId") ? 1 : 0);
             if (targets != 1) {
                 throw ConsoleException.badRequest("give exactly one of keys, filter or workflowId");
@@ -553,8 +608,8 @@ final class ConsoleHandlers {
                     throw ConsoleException.badRequest("keys must be a non-empty array of dispatch keys");
                 }
                 if (list.size() > console.options.maxBulk()) {
-                    throw ConsoleException.badRequest("at most " + console.options.maxBulk() + " keys per action, got "
-                            + list.size());
+                    throw ConsoleException.badRequest(
+                            "at most " + console.options.maxBulk() + " keys per action, got " + list.size());
                 }
                 List<String> keys = new ArrayList<>();
                 for (Object k : list) {
@@ -572,8 +627,8 @@ final class ConsoleHandlers {
                     throw ConsoleException.badRequest("filter must be an object of filter fields");
                 }
                 if (!bool(body.get("confirm"), "confirm")) {
-                    throw ConsoleException.badRequest("an action by filter needs \"confirm\": true (count it first with "
-                            + "GET rows/count)");
+                    throw ConsoleException.badRequest(
+                            "an action by filter needs \"confirm\": true (count it first with " + "GET rows/count)");
                 }
                 Map<String, String> params = new LinkedHashMap<>();
                 f.forEach((k, v) -> {
@@ -610,8 +665,10 @@ final class ConsoleHandlers {
         Mono<List<OutboxRow>> targets;
         if (a.keys() != null) {
             targets = Flux.fromIterable(a.keys())
-                    .concatMap(k -> store.listOutbox(OutboxQuery.all(1).withDispatchKey(k)).next()
-                            .map(r -> Map.entry(k, List.of(r))).defaultIfEmpty(Map.entry(k, List.of())))
+                    .concatMap(k -> store.listOutbox(OutboxQuery.all(1).withDispatchKey(k))
+                            .next()
+                            .map(r -> Map.entry(k, List.of(r)))
+                            .defaultIfEmpty(Map.entry(k, List.of())))
                     .collectList()
                     .map(found -> {
                         List<String> unknown = new ArrayList<>();
@@ -651,19 +708,28 @@ final class ConsoleHandlers {
     private Mono<Map<String, Object>> apply(ConsoleAction action, boolean reset, List<OutboxRow> rows) {
         Instant now = clock.instant();
         Flux<Map.Entry<String, Boolean>> results = switch (action) {
-            case REDRIVE -> Flux.fromIterable(rows)
-                    .flatMapSequential(r -> store.redrive(r.dispatchKey(), reset).map(b -> Map.entry(r.dispatchKey(), b)),
-                            16);
-            case RELEASE -> Flux.fromIterable(rows)
-                    .flatMapSequential(r -> r.status() != OutboxStatus.CLAIMED
-                            ? Mono.just(Map.entry(r.dispatchKey(), false))
-                            : store.retry(r, r.attempt(), now).thenReturn(Map.entry(r.dispatchKey(), true))
-                                    .onErrorResume(StaleClaimException.class,
-                                            e -> Mono.just(Map.entry(r.dispatchKey(), false))), 16);
+            case REDRIVE ->
+                Flux.fromIterable(rows)
+                        .flatMapSequential(
+                                r -> store.redrive(r.dispatchKey(), reset).map(b -> Map.entry(r.dispatchKey(), b)), 16);
+            case RELEASE ->
+                Flux.fromIterable(rows)
+                        .flatMapSequential(
+                                r -> r.status() != OutboxStatus.CLAIMED
+                                        ? Mono.just(Map.entry(r.dispatchKey(), false))
+                                        : store.retry(r, r.attempt(), now)
+                                                .thenReturn(Map.entry(r.dispatchKey(), true))
+                                                .onErrorResume(
+                                                        StaleClaimException.class,
+                                                        e -> Mono.just(Map.entry(r.dispatchKey(), false))),
+                                16);
             case CANCEL -> {
-                List<String> live = rows.stream().filter(OutboxRow::isLive).map(OutboxRow::dispatchKey).toList();
-                yield store.settleCancelled(live).thenMany(Flux.fromIterable(rows)
-                        .map(r -> Map.entry(r.dispatchKey(), r.isLive())));
+                List<String> live = rows.stream()
+                        .filter(OutboxRow::isLive)
+                        .map(OutboxRow::dispatchKey)
+                        .toList();
+                yield store.settleCancelled(live)
+                        .thenMany(Flux.fromIterable(rows).map(r -> Map.entry(r.dispatchKey(), r.isLive())));
             }
         };
         return results.collectList().map(list -> {
@@ -679,18 +745,22 @@ final class ConsoleHandlers {
 
     private Mono<Map<String, Object>> workflowAction(ConsoleAction action, ActionRequest a) {
         WorkflowId id = a.workflowId();
-        return store.readHead(id).zipWith(store.listOutbox(OutboxQuery.all(1).withWorkflowId(id)).hasElements())
+        return store.readHead(id)
+                .zipWith(store.listOutbox(OutboxQuery.all(1).withWorkflowId(id)).hasElements())
                 .flatMap(t -> {
                     if (t.getT1() == 0 && !t.getT2()) {
                         return Mono.error(ConsoleException.notFound("no workflow " + id + " in this store"));
                     }
                     return switch (action) {
-                        case REDRIVE -> store.redriveWorkflow(id, a.resetAttempt())
-                                .map(keys -> result(action, keys, List.of()));
+                        case REDRIVE ->
+                            store.redriveWorkflow(id, a.resetAttempt()).map(keys -> result(action, keys, List.of()));
                         case CANCEL -> store.cancelWorkflowRows(id).map(keys -> result(action, keys, List.of()));
-                        case RELEASE -> store.listOutbox(OutboxQuery.all(OutboxQuery.MAX_LIMIT).withWorkflowId(id)
-                                        .withStatus(OutboxStatus.CLAIMED)).collectList()
-                                .flatMap(rows -> apply(action, false, rows));
+                        case RELEASE ->
+                            store.listOutbox(OutboxQuery.all(OutboxQuery.MAX_LIMIT)
+                                            .withWorkflowId(id)
+                                            .withStatus(OutboxStatus.CLAIMED))
+                                    .collectList()
+                                    .flatMap(rows -> apply(action, false, rows));
                     };
                 });
     }

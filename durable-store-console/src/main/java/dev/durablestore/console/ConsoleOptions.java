@@ -13,8 +13,14 @@ import java.time.Duration;
  * @param countTtl how long overview counts are reused before they are counted again
  * @param maxBulk the most rows one bulk action or bulk count touches, 1 to 10,000
  */
-public record ConsoleOptions(boolean readOnly, boolean previews, int previewBytes, Duration lease, int countCap,
-        Duration countTtl, int maxBulk) {
+public record ConsoleOptions(
+        boolean readOnly,
+        boolean previews,
+        int previewBytes,
+        Duration lease,
+        int countCap,
+        Duration countTtl,
+        int maxBulk) {
 
     /** Checks the values. */
     public ConsoleOptions {

@@ -44,7 +44,7 @@ final class CountCache {
             }
             Mono<Snapshot> count = refresh();
             if (!fresh && s != null) {
-                count.subscribe(x -> { }, e -> { }); // refresh behind the page; the stale counts answer now
+                count.subscribe(x -> {}, e -> {}); // refresh behind the page; the stale counts answer now
                 return Mono.just(s);
             }
             return count;
@@ -58,11 +58,14 @@ final class CountCache {
                 return running;
             }
             Mono<Snapshot> created = Mono.defer(() -> {
-                Instant now = clock.instant();
-                long start = System.nanoTime();
-                return store.countByRoute(now, now.minus(lease), cap)
-                        .map(c -> new Snapshot(c, now, now, (System.nanoTime() - start) / 1_000_000));
-            }).doOnNext(last::set).doFinally(sig -> inflight.set(null)).cache();
+                        Instant now = clock.instant();
+                        long start = System.nanoTime();
+                        return store.countByRoute(now, now.minus(lease), cap)
+                                .map(c -> new Snapshot(c, now, now, (System.nanoTime() - start) / 1_000_000));
+                    })
+                    .doOnNext(last::set)
+                    .doFinally(sig -> inflight.set(null))
+                    .cache();
             if (inflight.compareAndSet(null, created)) {
                 return created;
             }

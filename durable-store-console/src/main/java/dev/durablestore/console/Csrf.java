@@ -43,20 +43,24 @@ final class Csrf {
             return false;
         }
         String expected = sign(token.substring(0, dot));
-        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+        return MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII),
                 token.substring(dot + 1).getBytes(StandardCharsets.US_ASCII));
     }
 
     boolean matches(String cookie, String header) {
-        return valid(cookie) && header != null && MessageDigest.isEqual(cookie.getBytes(StandardCharsets.US_ASCII),
-                header.getBytes(StandardCharsets.US_ASCII));
+        return valid(cookie)
+                && header != null
+                && MessageDigest.isEqual(
+                        cookie.getBytes(StandardCharsets.US_ASCII), header.getBytes(StandardCharsets.US_ASCII));
     }
 
     private String sign(String nonce) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return Base64.getUrlEncoder().withoutPadding()
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
                     .encodeToString(mac.doFinal(nonce.getBytes(StandardCharsets.US_ASCII)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available", e);

@@ -70,8 +70,8 @@ public final class DurableConsole implements AutoCloseable {
     public RouterFunction<ServerResponse> router(String path) {
         Objects.requireNonNull(path, "path");
         if (!path.matches("(/[A-Za-z0-9._-]+)+")) {
-            throw new IllegalArgumentException("path must look like /ops/console (no trailing slash), was '" + path
-                    + "'");
+            throw new IllegalArgumentException(
+                    "path must look like /ops/console (no trailing slash), was '" + path + "'");
         }
         ConsoleHandlers handlers = new ConsoleHandlers(store, options, authorizer, meter, clock, path);
         mounted.add(handlers);

@@ -16,8 +16,17 @@ import java.util.regex.Pattern;
 /** Parses the console's row filters (query parameters or a JSON object of strings) into an {@link OutboxQuery}. */
 final class Filters {
 
-    static final Set<String> NAMES = Set.of("status", "namespace", "taskQueue", "node", "activityType", "workflowId",
-            "dispatchKey", "olderThan", "after", "limit");
+    static final Set<String> NAMES = Set.of(
+            "status",
+            "namespace",
+            "taskQueue",
+            "node",
+            "activityType",
+            "workflowId",
+            "dispatchKey",
+            "olderThan",
+            "after",
+            "limit");
     private static final Pattern AGE = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
     private static final int MAX_TEXT = 1024;
 
@@ -34,8 +43,8 @@ final class Filters {
     static OutboxQuery parse(Map<String, String> params, Instant now, Duration lease, int defaultLimit, int maxLimit) {
         for (String name : params.keySet()) {
             if (!NAMES.contains(name)) {
-                throw ConsoleException.badRequest("unknown filter '" + name + "'; known: " + String.join(", ",
-                        new java.util.TreeSet<>(NAMES)));
+                throw ConsoleException.badRequest(
+                        "unknown filter '" + name + "'; known: " + String.join(", ", new java.util.TreeSet<>(NAMES)));
             }
         }
         OutboxQuery q = OutboxQuery.all(defaultLimit);
@@ -44,8 +53,8 @@ final class Filters {
             try {
                 q = q.withStatus(OutboxStatus.fromToken(status.toLowerCase(Locale.ROOT)));
             } catch (RuntimeException e) {
-                throw ConsoleException.badRequest("status must be one of pending, claimed, done, failed, cancelled; was '"
-                        + status + "'");
+                throw ConsoleException.badRequest(
+                        "status must be one of pending, claimed, done, failed, cancelled; was '" + status + "'");
             }
         }
         q = q.withRoute(text(params, "namespace"), text(params, "taskQueue"), text(params, "node"))
@@ -69,8 +78,8 @@ final class Filters {
                 n = -1;
             }
             if (n < 1 || n > maxLimit) {
-                throw ConsoleException.badRequest("limit must be a whole number from 1 to " + maxLimit + ", was '"
-                        + limit + "'");
+                throw ConsoleException.badRequest(
+                        "limit must be a whole number from 1 to " + maxLimit + ", was '" + limit + "'");
             }
             q = q.withLimit(n);
         }

@@ -21,8 +21,7 @@ final class HostCsrf {
     private static final boolean SPRING_SECURITY = ClassUtils.isPresent(
             "org.springframework.security.web.server.csrf.CsrfToken", HostCsrf.class.getClassLoader());
 
-    private HostCsrf() {
-    }
+    private HostCsrf() {}
 
     /**
      * @param exchange the request
@@ -39,8 +38,13 @@ final class HostCsrf {
             Object attribute = exchange.getAttribute(CsrfToken.class.getName());
             Mono<?> token = attribute instanceof Mono<?> m ? m : Mono.justOrEmpty(attribute);
             return token.ofType(CsrfToken.class)
-                    .map(t -> Map.of("headerName", t.getHeaderName(), "parameterName", t.getParameterName(),
-                            "token", t.getToken()));
+                    .map(t -> Map.of(
+                            "headerName",
+                            t.getHeaderName(),
+                            "parameterName",
+                            t.getParameterName(),
+                            "token",
+                            t.getToken()));
         }
     }
 }

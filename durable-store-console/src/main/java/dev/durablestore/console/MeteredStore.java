@@ -32,8 +32,11 @@ final class MeteredStore extends ForwardingReactiveStore {
     }
 
     @Override
-    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
-        return delegate().appendWithOutbox(workflowId, events, expectedSeq, rows).doOnSuccess(v -> meter.staged(rows.size()));
+    public Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+        return delegate()
+                .appendWithOutbox(workflowId, events, expectedSeq, rows)
+                .doOnSuccess(v -> meter.staged(rows.size()));
     }
 
     @Override
@@ -102,7 +105,9 @@ final class MeteredStore extends ForwardingReactiveStore {
 
     @Override
     public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return delegate().retry(dispatchKeys, nextAttempt, visibleAfter).doOnSuccess(v -> meter.settled(dispatchKeys.size()));
+        return delegate()
+                .retry(dispatchKeys, nextAttempt, visibleAfter)
+                .doOnSuccess(v -> meter.settled(dispatchKeys.size()));
     }
 
     @Override

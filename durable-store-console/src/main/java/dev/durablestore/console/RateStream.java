@@ -35,28 +35,30 @@ final class RateStream {
     RateStream(TrafficMeter meter, Clock clock, Duration period) {
         // one sampler while anyone listens, and for a minute after, so a page reload keeps the window
         this.samples = Flux.defer(() -> {
-            long[] last = {meter.staged(), meter.claimed(), meter.settled(), System.nanoTime()};
-            return Flux.interval(period, period).onBackpressureDrop().map(tick -> {
-                long now = System.nanoTime();
-                long[] cur = {meter.staged(), meter.claimed(), meter.settled(), now};
-                double seconds = Math.max(1e-3, (now - last[3]) / 1e9);
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("available", true);
-                m.put("stream", stream);
-                m.put("seq", seq.incrementAndGet());
-                m.put("at", clock.instant().toString());
-                m.put("periodMillis", period.toMillis());
-                m.put("window", WINDOW);
-                m.put("staged", round((cur[0] - last[0]) / seconds));
-                m.put("claimed", round((cur[1] - last[1]) / seconds));
-                m.put("settled", round((cur[2] - last[2]) / seconds));
-                m.put("stagedTotal", cur[0]);
-                m.put("claimedTotal", cur[1]);
-                m.put("settledTotal", cur[2]);
-                System.arraycopy(cur, 0, last, 0, 4);
-                return m;
-            });
-        }).replay(WINDOW).refCount(1, Duration.ofMinutes(1));
+                    long[] last = {meter.staged(), meter.claimed(), meter.settled(), System.nanoTime()};
+                    return Flux.interval(period, period).onBackpressureDrop().map(tick -> {
+                        long now = System.nanoTime();
+                        long[] cur = {meter.staged(), meter.claimed(), meter.settled(), now};
+                        double seconds = Math.max(1e-3, (now - last[3]) / 1e9);
+                        Map<String, Object> m = new LinkedHashMap<>();
+                        m.put("available", true);
+                        m.put("stream", stream);
+                        m.put("seq", seq.incrementAndGet());
+                        m.put("at", clock.instant().toString());
+                        m.put("periodMillis", period.toMillis());
+                        m.put("window", WINDOW);
+                        m.put("staged", round((cur[0] - last[0]) / seconds));
+                        m.put("claimed", round((cur[1] - last[1]) / seconds));
+                        m.put("settled", round((cur[2] - last[2]) / seconds));
+                        m.put("stagedTotal", cur[0]);
+                        m.put("claimedTotal", cur[1]);
+                        m.put("settledTotal", cur[2]);
+                        System.arraycopy(cur, 0, last, 0, 4);
+                        return m;
+                    });
+                })
+                .replay(WINDOW)
+                .refCount(1, Duration.ofMinutes(1));
     }
 
     /**
@@ -67,8 +69,10 @@ final class RateStream {
         long seen = seen(lastEventId);
         return samples.takeUntilOther(closed.asMono())
                 .filter(m -> (long) m.get("seq") > seen)
-                .map(m -> ServerSentEvent.<Map<String, Object>>builder(m).event("rates")
-                        .id(stream + "-" + m.get("seq")).build());
+                .map(m -> ServerSentEvent.<Map<String, Object>>builder(m)
+                        .event("rates")
+                        .id(stream + "-" + m.get("seq"))
+                        .build());
     }
 
     /** Completes every stream, and any opened from now on at once; idempotent. */

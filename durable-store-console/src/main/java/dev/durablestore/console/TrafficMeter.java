@@ -22,8 +22,7 @@ public final class TrafficMeter {
     private final LongAdder settled = new LongAdder();
 
     /** A meter with every count at 0. */
-    public TrafficMeter() {
-    }
+    public TrafficMeter() {}
 
     /**
      * @param store the store to count

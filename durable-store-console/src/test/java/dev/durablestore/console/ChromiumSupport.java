@@ -31,7 +31,8 @@ final class ChromiumSupport {
             return;
         }
         run(List.of("apt-get", "update", "-qq"), Duration.ofMinutes(5));
-        run(List.of("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"),
+        run(
+                List.of("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "chromium-driver"),
                 Duration.ofMinutes(10));
         if (!Files.isExecutable(DRIVER)) {
             throw new IllegalStateException("apt-get ran but " + DRIVER + " is still missing");
@@ -40,8 +41,10 @@ final class ChromiumSupport {
 
     private static void run(List<String> command, Duration timeout) {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             p.getOutputStream().close();
             if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -67,11 +70,22 @@ final class ChromiumSupport {
         ensureInstalled();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(BROWSER.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--window-size=1400,900", "--user-data-dir=" + profile.toAbsolutePath());
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER.toString()))
-                .usingAnyFreePort().build();
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--window-size=1400,900",
+                "--user-data-dir=" + profile.toAbsolutePath());
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(DRIVER.toString()))
+                .usingAnyFreePort()
+                .build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(20));
         return driver;

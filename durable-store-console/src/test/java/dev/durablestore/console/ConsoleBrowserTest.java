@@ -60,10 +60,17 @@ class ConsoleBrowserTest {
         TrafficMeter meter = new TrafficMeter();
         fixture = new ConsoleFixture(dir, meter, true);
         ConsoleOptions options = ConsoleOptions.defaults().withCountTtl(Duration.ofMillis(500));
-        DurableConsole actions = DurableConsole.builder(fixture.store).options(options.withReadOnly(false))
-                .authorizer((action, request) -> Mono.just(true)).meter(meter).clock(fixture.clock).build();
-        DurableConsole readOnly = DurableConsole.builder(fixture.store).options(options).meter(meter)
-                .clock(fixture.clock).build();
+        DurableConsole actions = DurableConsole.builder(fixture.store)
+                .options(options.withReadOnly(false))
+                .authorizer((action, request) -> Mono.just(true))
+                .meter(meter)
+                .clock(fixture.clock)
+                .build();
+        DurableConsole readOnly = DurableConsole.builder(fixture.store)
+                .options(options)
+                .meter(meter)
+                .clock(fixture.clock)
+                .build();
         server = new ConsoleServer(actions.router("/ops/console").and(readOnly.router("/ro")));
         traffic = traffic();
         browser = ChromiumSupport.start(Files.createDirectories(dir.resolve("profile")));
@@ -74,17 +81,25 @@ class ConsoleBrowserTest {
     private static Disposable traffic() {
         ClaimScope live = ClaimScope.of("traffic", "live");
         long[] n = {0};
-        return Flux.interval(Duration.ofMillis(100)).onBackpressureDrop()
+        return Flux.interval(Duration.ofMillis(100))
+                .onBackpressureDrop()
                 .concatMap(tick -> {
                     List<OutboxRow> rows = new ArrayList<>();
                     for (int i = 0, batch = 2 + (int) (tick / 20 % 8); i < batch; i++) {
                         WorkflowId w = WorkflowId.random();
-                        rows.add(OutboxRow.pending(w, n[0]++, "ping", Payload.json("{\"tick\":" + tick + "}"),
-                                fixture.clock.instant()).withRoute("traffic", "live", null));
+                        rows.add(OutboxRow.pending(
+                                        w,
+                                        n[0]++,
+                                        "ping",
+                                        Payload.json("{\"tick\":" + tick + "}"),
+                                        fixture.clock.instant())
+                                .withRoute("traffic", "live", null));
                     }
-                    return fixture.store.appendOutboxBatch(rows)
+                    return fixture.store
+                            .appendOutboxBatch(rows)
                             .then(fixture.store.claimScoped(live, 6))
-                            .flatMap(claimed -> fixture.store.complete(claimed.stream().map(OutboxRow::dispatchKey).toList()))
+                            .flatMap(claimed -> fixture.store.complete(
+                                    claimed.stream().map(OutboxRow::dispatchKey).toList()))
                             .onErrorResume(e -> Mono.empty());
                 })
                 .subscribe();
@@ -133,7 +148,8 @@ class ConsoleBrowserTest {
     }
 
     private static String cell(String route, String column) {
-        return browser.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column)).getText();
+        return browser.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column))
+                .getText();
     }
 
     private static long number(String text) {
@@ -146,10 +162,14 @@ class ConsoleBrowserTest {
         open("/ops/console/");
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#routes")));
         assertThat(browser.findElement(By.id("mode")).getText()).isEqualTo("actions enabled");
-        for (String[] check : new String[][] {{"billing/payments/", "failed", "billing", "failed"},
-                {"orders/checkout/", "pending", "orders", "pending"}, {"orders/checkout/", "done", "orders", "done"},
-                {"shipping/labels/", "claimed", "shipping", "claimed"}}) {
-            assertThat(number(cell(check[0], check[1]))).as(check[0] + check[1])
+        for (String[] check : new String[][] {
+            {"billing/payments/", "failed", "billing", "failed"},
+            {"orders/checkout/", "pending", "orders", "pending"},
+            {"orders/checkout/", "done", "orders", "done"},
+            {"shipping/labels/", "claimed", "shipping", "claimed"}
+        }) {
+            assertThat(number(cell(check[0], check[1])))
+                    .as(check[0] + check[1])
                     .isEqualTo(db("namespace = ? AND status = ?", check[2], check[3]));
         }
         assertThat(number(cell("shipping/labels/", "staleClaimed"))).isEqualTo(ConsoleFixture.STUCK);
@@ -172,34 +192,51 @@ class ConsoleBrowserTest {
                 .until(d -> Integer.parseInt(chart.getAttribute("data-samples")) >= 12);
         for (String series : new String[] {"staged", "claimed", "settled"}) {
             WebElement path = browser.findElement(By.id("rates-path-" + series));
-            assertThat(Integer.parseInt(path.getAttribute("data-points"))).as(series).isGreaterThanOrEqualTo(12);
+            assertThat(Integer.parseInt(path.getAttribute("data-points")))
+                    .as(series)
+                    .isGreaterThanOrEqualTo(12);
             assertThat(path.getAttribute("d")).as(series).startsWith("M").contains(" L");
             assertThat(browser.findElements(By.cssSelector("#rates-points-" + series + " circle")))
                     .hasSize(Integer.parseInt(path.getAttribute("data-points")));
         }
         // some staged point is above the zero line: the traffic stages 20 to 90 rows a second
-        double zero = Double.parseDouble(browser.findElement(By.cssSelector("svg#rates-chart line.axis"))
-                .getAttribute("y1"));
+        double zero = Double.parseDouble(
+                browser.findElement(By.cssSelector("svg#rates-chart line.axis")).getAttribute("y1"));
         assertThat(browser.findElements(By.cssSelector("#rates-points-staged circle")))
-                .anySatisfy(c -> assertThat(Double.parseDouble(c.getAttribute("cy"))).isLessThan(zero));
+                .anySatisfy(c ->
+                        assertThat(Double.parseDouble(c.getAttribute("cy"))).isLessThan(zero));
         // accessible: an image with a label naming the current values, axis titles, a legend, numbers as text
         assertThat(chart.getAttribute("role")).isEqualTo("img");
-        assertThat(chart.getAttribute("aria-label")).contains("staged").contains("claimed").contains("settled");
-        assertThat(chart.getText()).contains("rows / s").contains("seconds ago").contains("now").contains("−60 s");
-        assertThat(browser.findElement(By.id("rates-legend")).getText()).contains("Staged / s").contains("Claimed / s")
+        assertThat(chart.getAttribute("aria-label"))
+                .contains("staged")
+                .contains("claimed")
+                .contains("settled");
+        assertThat(chart.getText())
+                .contains("rows / s")
+                .contains("seconds ago")
+                .contains("now")
+                .contains("−60 s");
+        assertThat(browser.findElement(By.id("rates-legend")).getText())
+                .contains("Staged / s")
+                .contains("Claimed / s")
                 .contains("Settled / s");
-        assertThat(Double.parseDouble(browser.findElement(By.id("rate-staged")).getText())).isGreaterThan(0);
+        assertThat(Double.parseDouble(browser.findElement(By.id("rate-staged")).getText()))
+                .isGreaterThan(0);
         screenshot("overview");
 
         // and when the next sample arrives, the newest point is another one and the line has moved
         String lastSeq = browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
                 .getAttribute("data-seq");
         String line = browser.findElement(By.id("rates-path-staged")).getAttribute("d");
-        waiting().until(d -> !d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
-                .getAttribute("data-seq").equals(lastSeq));
+        waiting()
+                .until(d -> !d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                        .getAttribute("data-seq")
+                        .equals(lastSeq));
         assertThat(Long.parseLong(browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
-                .getAttribute("data-seq"))).isGreaterThan(Long.parseLong(lastSeq));
-        assertThat(browser.findElement(By.id("rates-path-staged")).getAttribute("d")).isNotEqualTo(line);
+                        .getAttribute("data-seq")))
+                .isGreaterThan(Long.parseLong(lastSeq));
+        assertThat(browser.findElement(By.id("rates-path-staged")).getAttribute("d"))
+                .isNotEqualTo(line);
     }
 
     @Test
@@ -207,10 +244,14 @@ class ConsoleBrowserTest {
     void the_workflow_view_shows_summary_history_and_rows() throws Exception {
         open("/ops/console/#/workflow/" + WF);
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#wf-history li")));
-        assertThat(browser.findElement(By.id("wf-summary")).getText()).contains("checkout").contains("RUNNING");
+        assertThat(browser.findElement(By.id("wf-summary")).getText())
+                .contains("checkout")
+                .contains("RUNNING");
         assertThat(browser.findElements(By.cssSelector("#wf-history li"))).hasSize(2);
         assertThat(browser.findElements(By.cssSelector("#wf-outbox tbody tr"))).hasSize(3);
-        assertThat(browser.findElement(By.cssSelector("#wf-history li[data-seq='2']")).getText()).contains("SignalReceived")
+        assertThat(browser.findElement(By.cssSelector("#wf-history li[data-seq='2']"))
+                        .getText())
+                .contains("SignalReceived")
                 .contains("…");
         screenshot("workflow");
         // an unknown id shows a clear message
@@ -227,12 +268,17 @@ class ConsoleBrowserTest {
         assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).hasSize(ConsoleFixture.STUCK);
         screenshot("stuck-claims");
         String key = fixture.stuckKeys.get(0);
-        browser.findElement(By.cssSelector("input.select[data-key='" + key + "']")).click();
+        browser.findElement(By.cssSelector("input.select[data-key='" + key + "']"))
+                .click();
         browser.findElement(By.id("btn-release-selected")).click();
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-ok"))).click();
+        waiting()
+                .until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-ok")))
+                .click();
         waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "1 row(s) changed"));
         assertThat(db("dispatch_key = ? AND status = 'pending'", key)).isEqualTo(1);
-        waiting().until(d -> d.findElements(By.cssSelector("table#rows tbody tr")).size() == ConsoleFixture.STUCK - 1);
+        waiting()
+                .until(d ->
+                        d.findElements(By.cssSelector("table#rows tbody tr")).size() == ConsoleFixture.STUCK - 1);
     }
 
     @Test
@@ -244,7 +290,8 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.id("mode")).getText()).isEqualTo("read-only");
         assertThat(browser.findElement(By.id("no-actions")).getText()).contains("Read-only");
         assertThat(browser.findElements(By.cssSelector("button[id^='btn-redrive'], button[id^='btn-cancel'], "
-                + "button[id^='btn-release'], input.select"))).isEmpty();
+                        + "button[id^='btn-release'], input.select")))
+                .isEmpty();
         screenshot("read-only");
         // the API behind it refuses an action even when the page is bypassed
         @SuppressWarnings("unchecked")
@@ -270,16 +317,21 @@ class ConsoleBrowserTest {
         ns.sendKeys("billing");
         browser.findElement(By.id("f-activityType")).sendKeys("refund");
         browser.findElement(By.id("btn-apply")).click();
-        waiting().until(d -> d.findElements(By.cssSelector("table#rows tbody tr")).size() == refunds);
+        waiting()
+                .until(d ->
+                        d.findElements(By.cssSelector("table#rows tbody tr")).size() == refunds);
         browser.findElement(By.id("btn-redrive-filter")).click();
         WebElement text = waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-text")));
         assertThat(text.getText()).contains("Redrive " + refunds + " row(s)");
         screenshot("dead-letters");
         browser.findElement(By.id("confirm-ok")).click();
-        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), refunds + " row(s) changed"));
+        waiting()
+                .until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), refunds + " row(s) changed"));
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("no-rows")));
-        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'failed'")).isZero();
-        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'pending'")).isEqualTo(refunds);
+        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'failed'"))
+                .isZero();
+        assertThat(db("namespace = 'billing' AND activity_type = 'refund' AND status = 'pending'"))
+                .isEqualTo(refunds);
         assertThat(db("namespace = 'billing' AND activity_type = 'charge-card' AND status = 'failed'"))
                 .isEqualTo(ConsoleFixture.FAILED_BULK / 2);
         // and the overview follows
@@ -292,6 +344,11 @@ class ConsoleBrowserTest {
                 return false;
             }
         });
-        assertThat(fixture.store.rowState(fixture.failedKeys.get(1)).block(TIMEOUT).status().token()).isEqualTo("pending");
+        assertThat(fixture.store
+                        .rowState(fixture.failedKeys.get(1))
+                        .block(TIMEOUT)
+                        .status()
+                        .token())
+                .isEqualTo("pending");
     }
 }

@@ -46,15 +46,18 @@ final class ConsoleFixture implements AutoCloseable {
             offset = offset.plus(d);
         }
 
-        @Override public Instant instant() {
+        @Override
+        public Instant instant() {
             return Instant.now().plus(offset);
         }
 
-        @Override public ZoneId getZone() {
+        @Override
+        public ZoneId getZone() {
             return ZoneOffset.UTC;
         }
 
-        @Override public Clock withZone(ZoneId zone) {
+        @Override
+        public Clock withZone(ZoneId zone) {
             return this;
         }
     }
@@ -65,8 +68,10 @@ final class ConsoleFixture implements AutoCloseable {
     final List<String> stuckKeys = new ArrayList<>();
 
     ConsoleFixture(Path dir, TrafficMeter meter, boolean systemClock) {
-        clock = new MovableClock(systemClock ? Instant.now().minus(Duration.ofMinutes(10)) : Instant.parse("2026-03-01T10:00:00Z"));
-        ReactiveStore raw = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("console.db")).withClock(clock));
+        clock = new MovableClock(
+                systemClock ? Instant.now().minus(Duration.ofMinutes(10)) : Instant.parse("2026-03-01T10:00:00Z"));
+        ReactiveStore raw = SqliteReactiveStore.open(
+                SqliteStoreConfig.of(dir.resolve("console.db")).withClock(clock));
         store = meter == null ? raw : meter.wrap(raw);
         seed();
     }
@@ -75,13 +80,24 @@ final class ConsoleFixture implements AutoCloseable {
         Instant t0 = clock.instant();
         // the workflow: started, a signal with a large payload, three rows
         String big = "{\"note\":\"" + "x".repeat(5000) + "\"}";
-        store.appendWithOutbox(WF, List.of(
-                new WorkflowStarted(new EventEnvelope(1, t0, WF), "checkout", Payload.json("{\"order\":42}"),
-                        RunId.parse("00000000-0000-4000-8000-0000000000aa"), null, new PackageVersion("v1")),
-                new SignalReceived(new EventEnvelope(2, t0.plusMillis(5), WF), "poke", Payload.json(big))), 0,
-                List.of(row(WF, 0, "orders", "checkout", "charge-card", t0),
-                        row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
-                        row(WF, 2, "orders", "checkout", "reserve-stock", t0))).block(TIMEOUT);
+        store.appendWithOutbox(
+                        WF,
+                        List.of(
+                                new WorkflowStarted(
+                                        new EventEnvelope(1, t0, WF),
+                                        "checkout",
+                                        Payload.json("{\"order\":42}"),
+                                        RunId.parse("00000000-0000-4000-8000-0000000000aa"),
+                                        null,
+                                        new PackageVersion("v1")),
+                                new SignalReceived(
+                                        new EventEnvelope(2, t0.plusMillis(5), WF), "poke", Payload.json(big))),
+                        0,
+                        List.of(
+                                row(WF, 0, "orders", "checkout", "charge-card", t0),
+                                row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
+                                row(WF, 2, "orders", "checkout", "reserve-stock", t0)))
+                .block(TIMEOUT);
         store.fail(OutboxRow.dispatchKey(WF, 0)).block(TIMEOUT);
         store.complete(OutboxRow.dispatchKey(WF, 2)).block(TIMEOUT);
         // dead letters
@@ -101,7 +117,10 @@ final class ConsoleFixture implements AutoCloseable {
             stuckKeys.add(OutboxRow.dispatchKey(w, 0));
         }
         store.appendOutboxBatch(stuck).block(TIMEOUT);
-        if (store.claimScoped(ClaimScope.of("shipping", "labels"), STUCK).block(TIMEOUT).size() != STUCK) {
+        if (store.claimScoped(ClaimScope.of("shipping", "labels"), STUCK)
+                        .block(TIMEOUT)
+                        .size()
+                != STUCK) {
             throw new IllegalStateException("the stuck rows were not claimed");
         }
         clock.advance(Duration.ofMinutes(10));
@@ -112,9 +131,20 @@ final class ConsoleFixture implements AutoCloseable {
     }
 
     static OutboxRow row(WorkflowId w, long ordinal, String ns, String queue, String activity, Instant visible) {
-        return new OutboxRow(OutboxRow.dispatchKey(w, ordinal), w, ordinal, null, ns, queue, null, activity,
-                Payload.json("{\"n\":" + ordinal + ",\"activity\":\"" + activity + "\"}"), OutboxStatus.PENDING, 0,
-                visible, null);
+        return new OutboxRow(
+                OutboxRow.dispatchKey(w, ordinal),
+                w,
+                ordinal,
+                null,
+                ns,
+                queue,
+                null,
+                activity,
+                Payload.json("{\"n\":" + ordinal + ",\"activity\":\"" + activity + "\"}"),
+                OutboxStatus.PENDING,
+                0,
+                visible,
+                null);
     }
 
     OutboxStatus status(String key) {

@@ -22,10 +22,15 @@ final class ConsoleServer implements AutoCloseable {
      * @param filters the host's filters in front of the routes, e.g. Spring Security's
      */
     ConsoleServer(RouterFunction<ServerResponse> routes, WebFilter... filters) {
-        HttpHandler handler = filters.length == 0 ? RouterFunctions.toHttpHandler(routes)
+        HttpHandler handler = filters.length == 0
+                ? RouterFunctions.toHttpHandler(routes)
                 : WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes))
-                        .filters(list -> list.addAll(List.of(filters))).build();
-        server = HttpServer.create().host("127.0.0.1").port(0).handle(new ReactorHttpHandlerAdapter(handler))
+                        .filters(list -> list.addAll(List.of(filters)))
+                        .build();
+        server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle(new ReactorHttpHandlerAdapter(handler))
                 .bindNow(Duration.ofSeconds(20));
     }
 

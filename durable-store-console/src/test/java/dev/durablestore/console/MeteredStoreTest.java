@@ -44,7 +44,8 @@ class MeteredStoreTest {
         long claimed = meter.claimed();
         long settled = meter.settled();
         // when a claim stream (as the starter's dispatcher uses) takes them and completes each
-        StepVerifier.create(fixture.store.claimStream(ClaimStreamOptions.defaults().scope(ClaimScope.of("stream", "q")))
+        StepVerifier.create(fixture.store
+                        .claimStream(ClaimStreamOptions.defaults().scope(ClaimScope.of("stream", "q")))
                         .take(3)
                         .concatMap(row -> fixture.store.complete(row).thenReturn(row)))
                 .expectNextCount(3)

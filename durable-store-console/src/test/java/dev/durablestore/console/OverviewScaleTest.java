@@ -34,17 +34,20 @@ class OverviewScaleTest {
         Path file = dir.resolve("big.db");
         SqliteReactiveStore.open(SqliteStoreConfig.of(file)).close(); // the schema
         long now = Instant.now().minusSeconds(3600).getEpochSecond() * 1_000_000_000L;
-        byte[] input = dev.durablestore.api.codec.EventCodec.create().encodePayload(dev.durablestore.api.Payload.json("{}"));
+        byte[] input =
+                dev.durablestore.api.codec.EventCodec.create().encodePayload(dev.durablestore.api.Payload.json("{}"));
         String hex = java.util.HexFormat.of().formatHex(input);
         long loadStart = System.nanoTime();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                Statement s = c.createStatement()) {
             s.execute("PRAGMA synchronous=OFF");
             // 90 % done, 5 % pending, 3 % failed, 2 % claimed, over four namespaces
             s.execute("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < " + (ROWS - 1) + ") "
                     + "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, input, status, attempt, "
                     + "visible_after, claimed_at, namespace, task_queue, node, settled_at, claim_token) "
                     + "SELECT printf('%08d-0000-4000-8000-000000000000:0', i), printf('%08d-0000-4000-8000-000000000000', i), "
-                    + "0, 'charge', x'" + hex + "', CASE WHEN i % 100 < 90 THEN 'done' WHEN i % 100 < 95 THEN 'pending' "
+                    + "0, 'charge', x'" + hex
+                    + "', CASE WHEN i % 100 < 90 THEN 'done' WHEN i % 100 < 95 THEN 'pending' "
                     + "WHEN i % 100 < 98 THEN 'failed' ELSE 'claimed' END, 0, " + now + ", "
                     + "CASE WHEN i % 100 >= 98 THEN " + now + " END, 'ns' || (i % 4), 'q', NULL, "
                     + "CASE WHEN i % 100 < 90 OR i % 100 BETWEEN 95 AND 97 THEN " + now + " END, "
@@ -53,13 +56,22 @@ class OverviewScaleTest {
         long loadMillis = (System.nanoTime() - loadStart) / 1_000_000;
         try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(file))) {
             DurableConsole console = DurableConsole.builder(store)
-                    .options(ConsoleOptions.defaults().withCountTtl(Duration.ofSeconds(30))).build();
-            WebTestClient client = WebTestClient.bindToRouterFunction(console.router("/c")).configureClient()
-                    .responseTimeout(Duration.ofSeconds(30)).build();
+                    .options(ConsoleOptions.defaults().withCountTtl(Duration.ofSeconds(30)))
+                    .build();
+            WebTestClient client = WebTestClient.bindToRouterFunction(console.router("/c"))
+                    .configureClient()
+                    .responseTimeout(Duration.ofSeconds(30))
+                    .build();
 
             long cold = System.nanoTime();
-            Map<String, Object> first = client.get().uri("/c/api/overview").exchange().expectStatus().isOk()
-                    .expectBody(Map.class).returnResult().getResponseBody();
+            Map<String, Object> first = client.get()
+                    .uri("/c/api/overview")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(Map.class)
+                    .returnResult()
+                    .getResponseBody();
             long coldMillis = (System.nanoTime() - cold) / 1_000_000;
 
             long warmMax = 0;
@@ -69,11 +81,16 @@ class OverviewScaleTest {
                 warmMax = Math.max(warmMax, (System.nanoTime() - t) / 1_000_000);
             }
             long list = System.nanoTime();
-            client.get().uri("/c/api/rows?status=failed&namespace=ns3&limit=50").exchange().expectStatus().isOk();
+            client.get()
+                    .uri("/c/api/rows?status=failed&namespace=ns3&limit=50")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
             long listMillis = (System.nanoTime() - list) / 1_000_000;
-            System.out.printf("OverviewScaleTest: %,d rows loaded in %d ms; first overview %d ms (count %s ms), "
-                    + "cached overview at most %d ms over 20 pages, a page of dead letters %d ms%n", ROWS, loadMillis,
-                    coldMillis, first.get("countMillis"), warmMax, listMillis);
+            System.out.printf(
+                    "OverviewScaleTest: %,d rows loaded in %d ms; first overview %d ms (count %s ms), "
+                            + "cached overview at most %d ms over 20 pages, a page of dead letters %d ms%n",
+                    ROWS, loadMillis, coldMillis, first.get("countMillis"), warmMax, listMillis);
 
             // done (900,000) and pending (50,000)... are read at most 100,000 rows per status
             assertThat((List<String>) first.get("capped")).containsExactly("done");

@@ -27,13 +27,17 @@ class RateStreamTest {
         TrafficMeter meter = new TrafficMeter();
         RateStream rates = new RateStream(meter, Clock.systemUTC(), PERIOD);
         // when a client listens while rows are staged
-        StepVerifier.create(rates.events(null).doOnSubscribe(s -> meter.staged(100)).take(3))
+        StepVerifier.create(
+                        rates.events(null).doOnSubscribe(s -> meter.staged(100)).take(3))
                 // then every event names its stream and sequence, the window and the period
                 .assertNext(e -> {
                     assertThat(e.event()).isEqualTo("rates");
                     assertThat(e.id()).isEqualTo(data(e).get("stream") + "-1");
-                    assertThat(data(e)).containsEntry("seq", 1L).containsEntry("window", RateStream.WINDOW)
-                            .containsEntry("periodMillis", PERIOD.toMillis()).containsEntry("available", true)
+                    assertThat(data(e))
+                            .containsEntry("seq", 1L)
+                            .containsEntry("window", RateStream.WINDOW)
+                            .containsEntry("periodMillis", PERIOD.toMillis())
+                            .containsEntry("available", true)
                             .containsKeys("staged", "claimed", "settled", "at");
                 })
                 .assertNext(e -> assertThat(data(e)).containsEntry("seq", 2L))
@@ -47,25 +51,30 @@ class RateStreamTest {
         // given one client that has seen a few samples and stays connected
         TrafficMeter meter = new TrafficMeter();
         RateStream rates = new RateStream(meter, Clock.systemUTC(), PERIOD);
-        List<ServerSentEvent<Map<String, Object>>> first = rates.events(null).take(5).collectList().block(TIMEOUT);
+        List<ServerSentEvent<Map<String, Object>>> first =
+                rates.events(null).take(5).collectList().block(TIMEOUT);
         Disposable listening = rates.events(null).subscribe();
         try {
             String stream = (String) data(first.get(0)).get("stream");
             // when a second client connects, then it starts with the replayed samples, from seq 1
             StepVerifier.create(rates.events(null).take(1))
                     .assertNext(e -> assertThat(data(e)).containsEntry("seq", 1L))
-                    .expectComplete().verify(TIMEOUT);
+                    .expectComplete()
+                    .verify(TIMEOUT);
             // when a client reconnects with the id of the 4th sample, then the 5th comes first
             StepVerifier.create(rates.events(stream + "-4").take(1))
                     .assertNext(e -> assertThat(data(e)).containsEntry("seq", 5L))
-                    .expectComplete().verify(TIMEOUT);
+                    .expectComplete()
+                    .verify(TIMEOUT);
             // and an id of another stream (a restarted server) or a malformed one gets the whole window
             StepVerifier.create(rates.events("deadbeef-4").take(1))
                     .assertNext(e -> assertThat(data(e)).containsEntry("seq", 1L))
-                    .expectComplete().verify(TIMEOUT);
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(rates.events(stream + "-x").take(1))
                     .assertNext(e -> assertThat(data(e)).containsEntry("seq", 1L))
-                    .expectComplete().verify(TIMEOUT);
+                    .expectComplete()
+                    .verify(TIMEOUT);
         } finally {
             listening.dispose();
         }

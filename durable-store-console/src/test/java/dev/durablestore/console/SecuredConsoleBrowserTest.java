@@ -49,15 +49,24 @@ class SecuredConsoleBrowserTest {
     static void start() throws Exception {
         fixture = new ConsoleFixture(dir, null, true);
         ConsoleAuthorizer operatorsOnly = (action, request) -> request.principal()
-                .map(p -> p instanceof Authentication a && a.getAuthorities().stream()
-                        .anyMatch(g -> g.getAuthority().equals("ROLE_OPERATOR")))
+                .map(p -> p instanceof Authentication a
+                        && a.getAuthorities().stream()
+                                .anyMatch(g -> g.getAuthority().equals("ROLE_OPERATOR")))
                 .defaultIfEmpty(false);
         DurableConsole console = DurableConsole.builder(fixture.store)
                 .options(ConsoleOptions.defaults().withReadOnly(false).withCountTtl(Duration.ZERO))
-                .authorizer(operatorsOnly).clock(fixture.clock).build();
+                .authorizer(operatorsOnly)
+                .clock(fixture.clock)
+                .build();
         MapReactiveUserDetailsService users = new MapReactiveUserDetailsService(
-                User.withUsername("olga").password("{noop}secret").roles("OPERATOR").build(),
-                User.withUsername("victor").password("{noop}secret").roles("VIEWER").build());
+                User.withUsername("olga")
+                        .password("{noop}secret")
+                        .roles("OPERATOR")
+                        .build(),
+                User.withUsername("victor")
+                        .password("{noop}secret")
+                        .roles("VIEWER")
+                        .build());
         // the host's security: everything behind a form login, CSRF on (the default)
         WebFilterChainProxy security = new WebFilterChainProxy(ServerHttpSecurity.http()
                 .authenticationManager(new UserDetailsRepositoryReactiveAuthenticationManager(users))
@@ -94,7 +103,9 @@ class SecuredConsoleBrowserTest {
     /** Logs in on the host's login page, then opens the console's dead letters. */
     private static void loginAndOpenDeadLetters(String user) {
         browser.get(server.url("/ops/console/"));
-        waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("username"))).sendKeys(user);
+        waiting()
+                .until(ExpectedConditions.presenceOfElementLocated(By.id("username")))
+                .sendKeys(user);
         browser.findElement(By.id("password")).sendKeys("secret");
         browser.findElement(By.cssSelector("button[type='submit']")).click();
         // Spring Security sends the browser back to a request it saved (the page, or its favicon)
@@ -105,9 +116,12 @@ class SecuredConsoleBrowserTest {
     }
 
     private static void redriveOnThePage(String key) {
-        browser.findElement(By.cssSelector("input.select[data-key='" + key + "']")).click();
+        browser.findElement(By.cssSelector("input.select[data-key='" + key + "']"))
+                .click();
         browser.findElement(By.id("btn-redrive-selected")).click();
-        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-ok"))).click();
+        waiting()
+                .until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-ok")))
+                .click();
     }
 
     private static String status(String key) throws SQLException {

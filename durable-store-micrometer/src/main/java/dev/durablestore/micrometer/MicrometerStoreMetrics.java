@@ -45,18 +45,22 @@ public final class MicrometerStoreMetrics implements StoreMetrics {
         this.registry = InvalidArgumentException.requireNonNull(registry, "registry");
         this.tags = Tags.of("store", InvalidArgumentException.requireNonNull(storeName, "storeName"));
         this.claimed = Counter.builder("durable.store.claimed.rows").tags(tags).register(registry);
-        this.batchSize = DistributionSummary.builder("durable.store.commit.batch.size").tags(tags).register(registry);
+        this.batchSize = DistributionSummary.builder("durable.store.commit.batch.size")
+                .tags(tags)
+                .register(registry);
         this.commit = Timer.builder("durable.store.commit").tags(tags).register(registry);
     }
 
     @Override
     public void operation(String operation, long nanos, boolean ok) {
         Map<String, Timer> timers = ok ? success : error;
-        timers.computeIfAbsent(operation, op -> Timer.builder("durable.store.operation")
-                        .tags(tags)
-                        .tag("operation", op)
-                        .tag("outcome", ok ? "success" : "error")
-                        .register(registry))
+        timers.computeIfAbsent(
+                        operation,
+                        op -> Timer.builder("durable.store.operation")
+                                .tags(tags)
+                                .tag("operation", op)
+                                .tag("outcome", ok ? "success" : "error")
+                                .register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
@@ -73,6 +77,8 @@ public final class MicrometerStoreMetrics implements StoreMetrics {
 
     @Override
     public void registerQueueDepth(IntSupplier depth) {
-        Gauge.builder("durable.store.writer.queue.depth", depth, IntSupplier::getAsInt).tags(tags).register(registry);
+        Gauge.builder("durable.store.writer.queue.depth", depth, IntSupplier::getAsInt)
+                .tags(tags)
+                .register(registry);
     }
 }

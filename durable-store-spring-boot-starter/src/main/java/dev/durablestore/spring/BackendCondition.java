@@ -34,7 +34,8 @@ abstract class BackendCondition extends SpringBootCondition implements Configura
                 .bind(DurableStoreProperties.PREFIX + ".backend", DurableStoreProperties.Backend.class)
                 .orElse(DurableStoreProperties.Backend.AUTO);
         DurableStoreProperties.Backend chosen = configured;
-        String why = DurableStoreProperties.PREFIX + ".backend=" + configured.name().toLowerCase();
+        String why =
+                DurableStoreProperties.PREFIX + ".backend=" + configured.name().toLowerCase();
         if (configured == DurableStoreProperties.Backend.AUTO) {
             ConfigurableListableBeanFactory beans = context.getBeanFactory();
             boolean r2dbc = beans != null && beans.getBeanNamesForType(ConnectionFactory.class, true, false).length > 0;

@@ -54,8 +54,12 @@ final class DispatcherLifecycle implements SmartLifecycle {
     /** The running dispatch, or {@code null}; replaced only under {@code this}'s lock. */
     private Run current;
 
-    DispatcherLifecycle(ReactiveStore store, OutboxDispatchHandler handler, DurableStoreProperties.Dispatcher settings,
-            Clock clock, DispatchObserver observer) {
+    DispatcherLifecycle(
+            ReactiveStore store,
+            OutboxDispatchHandler handler,
+            DurableStoreProperties.Dispatcher settings,
+            Clock clock,
+            DispatchObserver observer) {
         this.store = store;
         this.handler = handler;
         this.settings = settings;
@@ -101,8 +105,10 @@ final class DispatcherLifecycle implements SmartLifecycle {
             return observer.observe(row, work)
                     .onErrorResume(e -> {
                         if (e != settledFailure[0]) {
-                            log.warn("settling row {} failed; it stays claimed until the lease reaper re-arms it",
-                                    row.dispatchKey(), e);
+                            log.warn(
+                                    "settling row {} failed; it stays claimed until the lease reaper re-arms it",
+                                    row.dispatchKey(),
+                                    e);
                         }
                         return Mono.empty();
                     })
@@ -137,19 +143,30 @@ final class DispatcherLifecycle implements SmartLifecycle {
             run.start(options);
             current = run;
         }
-        log.info("dispatching outbox rows of {} with concurrency {}",
-                settings.getNamespace() == null ? "every route" : settings.getNamespace() + "/" + settings.getTaskQueue(),
+        log.info(
+                "dispatching outbox rows of {} with concurrency {}",
+                settings.getNamespace() == null
+                        ? "every route"
+                        : settings.getNamespace() + "/" + settings.getTaskQueue(),
                 settings.getConcurrency());
     }
 
     private Mono<Void> settleFailure(OutboxRow row, Throwable error) {
         int attempts = row.attempt() + 1;
         if (attempts >= settings.getMaxAttempts()) {
-            log.warn("row {} failed on attempt {} of {}; dead-lettered", row.dispatchKey(), attempts,
-                    settings.getMaxAttempts(), error);
+            log.warn(
+                    "row {} failed on attempt {} of {}; dead-lettered",
+                    row.dispatchKey(),
+                    attempts,
+                    settings.getMaxAttempts(),
+                    error);
             return store.fail(row);
         }
-        log.info("row {} failed on attempt {} of {}; retried", row.dispatchKey(), attempts, settings.getMaxAttempts(),
+        log.info(
+                "row {} failed on attempt {} of {}; retried",
+                row.dispatchKey(),
+                attempts,
+                settings.getMaxAttempts(),
                 error);
         return store.retry(row, attempts, clock.instant().plus(backoff(row.attempt())));
     }
@@ -174,7 +191,8 @@ final class DispatcherLifecycle implements SmartLifecycle {
 
     @Override
     public void stop(Runnable callback) {
-        takeRun().doFinally(signal -> callback.run())
+        takeRun()
+                .doFinally(signal -> callback.run())
                 .subscribe(null, e -> log.warn("stopping the dispatcher failed", e));
     }
 
@@ -189,19 +207,24 @@ final class DispatcherLifecycle implements SmartLifecycle {
 
     private Mono<Void> release(Set<OutboxRow> stuck) {
         Instant now = clock.instant();
-        log.warn("{} rows still in their handlers after the drain timeout; released for another dispatcher",
+        log.warn(
+                "{} rows still in their handlers after the drain timeout; released for another dispatcher",
                 stuck.size());
         return Flux.fromIterable(stuck)
-                .flatMap(row -> store.retry(row, row.attempt(), now)
-                        .onErrorResume(e -> {
-                            log.warn("row {} not released ({}); it stays claimed until the lease reaper re-arms it",
-                                    row.dispatchKey(), e.toString());
-                            return Mono.empty();
-                        }))
+                .flatMap(row -> store.retry(row, row.attempt(), now).onErrorResume(e -> {
+                    log.warn(
+                            "row {} not released ({}); it stays claimed until the lease reaper re-arms it",
+                            row.dispatchKey(),
+                            e.toString());
+                    return Mono.empty();
+                }))
                 .then()
-                .timeout(RELEASE_TIMEOUT, Mono.fromRunnable(() -> log.warn(
-                        "releasing stuck rows took longer than {}; the rest stay claimed until the lease reaper "
-                                + "re-arms them", RELEASE_TIMEOUT)));
+                .timeout(
+                        RELEASE_TIMEOUT,
+                        Mono.fromRunnable(() -> log.warn(
+                                "releasing stuck rows took longer than {}; the rest stay claimed until the lease reaper "
+                                        + "re-arms them",
+                                RELEASE_TIMEOUT)));
     }
 
     @Override

@@ -2,16 +2,16 @@ package dev.durablestore.spring;
 
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.micrometer.MicrometerStoreMetrics;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
-import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.console.ConsoleAuthorizer;
 import dev.durablestore.console.ConsoleOptions;
 import dev.durablestore.console.DurableConsole;
 import dev.durablestore.console.TrafficMeter;
+import dev.durablestore.micrometer.MicrometerStoreMetrics;
+import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
+import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
@@ -66,11 +66,13 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * the application also traces (a Micrometer Tracing {@code Tracer} and {@code Propagator}), a
  * {@link ClaimLinksObservationHandler} links each claim's span to its rows' staging contexts.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration"
+        })
 @EnableConfigurationProperties(DurableStoreProperties.class)
 public class DurableStoreAutoConfiguration {
 
@@ -80,8 +82,7 @@ public class DurableStoreAutoConfiguration {
     private static final String SHUTDOWN_PHASE_TIMEOUT = "spring.lifecycle.timeout-per-shutdown-phase";
 
     /** Created by Spring Boot from the auto-configuration imports. */
-    public DurableStoreAutoConfiguration() {
-    }
+    public DurableStoreAutoConfiguration() {}
 
     private static Clock clock(ObjectProvider<Clock> clock) {
         return clock.getIfAvailable(Clock::systemUTC);
@@ -98,12 +99,15 @@ public class DurableStoreAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(ReactiveStore.class)
-        SqliteReactiveStore durableStore(DurableStoreProperties properties, ObjectProvider<Clock> clock,
-                ObjectProvider<StoreMetrics> metrics) {
+        SqliteReactiveStore durableStore(
+                DurableStoreProperties properties, ObjectProvider<Clock> clock, ObjectProvider<StoreMetrics> metrics) {
             DurableStoreProperties.Sqlite sqlite = properties.getSqlite();
-            log.info("opening durable-store on the SQLite file {}", sqlite.getPath().toAbsolutePath());
+            log.info(
+                    "opening durable-store on the SQLite file {}",
+                    sqlite.getPath().toAbsolutePath());
             return SqliteReactiveStore.open(SqliteStoreConfig.of(sqlite.getPath())
-                    .withSynchronous(SqliteSynchronous.valueOf(sqlite.getSynchronous().name()))
+                    .withSynchronous(
+                            SqliteSynchronous.valueOf(sqlite.getSynchronous().name()))
                     .withBusyTimeout(sqlite.getBusyTimeout())
                     .withReaderPoolSize(sqlite.getReaderPoolSize())
                     .withMaxBatchCommands(sqlite.getMaxBatchCommands())
@@ -119,16 +123,22 @@ public class DurableStoreAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(ReactiveStore.class)
-        R2dbcReactiveStore durableStore(DurableStoreProperties properties, ObjectProvider<ConnectionFactory> factory,
-                ObjectProvider<Clock> clock, ObjectProvider<StoreMetrics> metrics) {
+        R2dbcReactiveStore durableStore(
+                DurableStoreProperties properties,
+                ObjectProvider<ConnectionFactory> factory,
+                ObjectProvider<Clock> clock,
+                ObjectProvider<StoreMetrics> metrics) {
             ConnectionFactory connections = factory.getIfUnique();
             if (connections == null) {
                 long count = factory.stream().count();
-                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".backend", count == 0
-                        ? "is r2dbc, but the application has no R2DBC ConnectionFactory bean: set spring.r2dbc.url or "
-                                + "declare one"
-                        : "chose r2dbc, but the application has " + count + " R2DBC ConnectionFactory beans: mark the "
-                                + "one for the store @Primary, or declare the ReactiveStore bean yourself");
+                throw new InvalidArgumentException(
+                        DurableStoreProperties.PREFIX + ".backend",
+                        count == 0
+                                ? "is r2dbc, but the application has no R2DBC ConnectionFactory bean: set spring.r2dbc.url or "
+                                        + "declare one"
+                                : "chose r2dbc, but the application has " + count
+                                        + " R2DBC ConnectionFactory beans: mark the "
+                                        + "one for the store @Primary, or declare the ReactiveStore bean yourself");
             }
             DurableStoreProperties.R2dbc r2dbc = properties.getR2dbc();
             R2dbcStoreConfig config = R2dbcStoreConfig.of(connections)
@@ -140,13 +150,15 @@ public class DurableStoreAutoConfiguration {
             String database = connections.getMetadata().getName();
             log.info("opening durable-store on the R2DBC connection factory {}", database);
             if ("H2".equals(database)) {
-                log.warn("durable-store runs on H2, the in-process test double: an in-memory H2 database (such as "
-                        + "the one Spring Boot creates when r2dbc-h2 is on the class path) loses every workflow on "
-                        + "restart; set {}.backend=sqlite or spring.r2dbc.url for production",
+                log.warn(
+                        "durable-store runs on H2, the in-process test double: an in-memory H2 database (such as "
+                                + "the one Spring Boot creates when r2dbc-h2 is on the class path) loses every workflow on "
+                                + "restart; set {}.backend=sqlite or spring.r2dbc.url for production",
                         DurableStoreProperties.PREFIX);
             }
             // start-up runs on the main thread, where waiting for the schema check is what it is for
-            return R2dbcReactiveStore.open(config).block(r2dbc.getOperationTimeout().multipliedBy(2));
+            return R2dbcReactiveStore.open(config)
+                    .block(r2dbc.getOperationTimeout().multipliedBy(2));
         }
     }
 
@@ -179,8 +191,10 @@ public class DurableStoreAutoConfiguration {
         DispatchObserver durableStoreDispatchObserver(ObjectProvider<ObservationRegistry> registry) {
             ObservationRegistry observations = registry.getIfUnique();
             if (observations == null) {
-                log.warn("{}.observations.enabled is true but the application has no single ObservationRegistry "
-                        + "bean: nothing is observed", DurableStoreProperties.PREFIX);
+                log.warn(
+                        "{}.observations.enabled is true but the application has no single ObservationRegistry "
+                                + "bean: nothing is observed",
+                        DurableStoreProperties.PREFIX);
                 return DispatchObserver.NONE;
             }
             return (row, work) -> StoreObservations.dispatch(observations, row, work);
@@ -195,8 +209,8 @@ public class DurableStoreAutoConfiguration {
          * handler would otherwise make the claims' spans.
          */
         @Configuration(proxyBeanMethods = false)
-        @ConditionalOnClass(name = {"io.micrometer.tracing.Tracer",
-                "io.micrometer.tracing.handler.TracingObservationHandler"})
+        @ConditionalOnClass(
+                name = {"io.micrometer.tracing.Tracer", "io.micrometer.tracing.handler.TracingObservationHandler"})
         @ConditionalOnBean({Tracer.class, Propagator.class})
         static class ClaimLinks {
 
@@ -230,35 +244,53 @@ public class DurableStoreAutoConfiguration {
             return new BeanPostProcessor() {
                 @Override
                 public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    return bean instanceof ReactiveStore store ? meter.getObject().wrap(store) : bean;
+                    return bean instanceof ReactiveStore store
+                            ? meter.getObject().wrap(store)
+                            : bean;
                 }
             };
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "durableStoreConsole")
-        DurableConsole durableStoreConsoleInstance(ReactiveStore store, DurableStoreProperties properties,
-                TrafficMeter meter, ObjectProvider<ConsoleAuthorizer> authorizer, ObjectProvider<Clock> clock) {
+        DurableConsole durableStoreConsoleInstance(
+                ReactiveStore store,
+                DurableStoreProperties properties,
+                TrafficMeter meter,
+                ObjectProvider<ConsoleAuthorizer> authorizer,
+                ObjectProvider<Clock> clock) {
             DurableStoreProperties.Console c = properties.getConsole();
-            ConsoleOptions options = ConsoleOptions.defaults().withReadOnly(c.isReadOnly()).withPreviews(c.isPreviews())
-                    .withPreviewBytes(c.getPreviewBytes()).withLease(properties.getReaper().getLease())
-                    .withCountCap(c.getCountCap()).withCountTtl(c.getCountTtl()).withMaxBulk(c.getMaxBulk());
+            ConsoleOptions options = ConsoleOptions.defaults()
+                    .withReadOnly(c.isReadOnly())
+                    .withPreviews(c.isPreviews())
+                    .withPreviewBytes(c.getPreviewBytes())
+                    .withLease(properties.getReaper().getLease())
+                    .withCountCap(c.getCountCap())
+                    .withCountTtl(c.getCountTtl())
+                    .withMaxBulk(c.getMaxBulk());
             ConsoleAuthorizer hook = authorizer.getIfUnique();
             if (!c.isReadOnly() && hook == null) {
-                throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".console.read-only",
+                throw new InvalidArgumentException(
+                        DurableStoreProperties.PREFIX + ".console.read-only",
                         "is false, but the application has no single ConsoleAuthorizer bean: declare one to decide "
                                 + "who may redrive, release and cancel");
             }
-            return DurableConsole.builder(store).options(options).authorizer(hook).meter(meter)
-                    .clock(clock(clock)).build();
+            return DurableConsole.builder(store)
+                    .options(options)
+                    .authorizer(hook)
+                    .meter(meter)
+                    .clock(clock(clock))
+                    .build();
         }
 
         @Bean
         @ConditionalOnMissingBean(name = "durableStoreConsole")
-        RouterFunction<ServerResponse> durableStoreConsole(DurableConsole durableStoreConsoleInstance,
-                DurableStoreProperties properties) {
+        RouterFunction<ServerResponse> durableStoreConsole(
+                DurableConsole durableStoreConsoleInstance, DurableStoreProperties properties) {
             DurableStoreProperties.Console c = properties.getConsole();
-            log.info("mounting the durable-store console at {} ({})", c.getPath(),
+            log.info(
+                    "mounting the durable-store console at {} ({})",
+                    c.getPath(),
                     c.isReadOnly() ? "read-only" : "actions through the application's ConsoleAuthorizer");
             return durableStoreConsoleInstance.router(c.getPath());
         }
@@ -298,16 +330,16 @@ public class DurableStoreAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "durableStoreLeaseReaper")
     @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".reaper", name = "enabled", matchIfMissing = true)
-    SmartLifecycle durableStoreLeaseReaper(ReactiveStore store, DurableStoreProperties properties,
-            ObjectProvider<Clock> clock) {
+    SmartLifecycle durableStoreLeaseReaper(
+            ReactiveStore store, DurableStoreProperties properties, ObjectProvider<Clock> clock) {
         DurableStoreProperties.Reaper reaper = properties.getReaper();
         return new LeaseReaperLifecycle(OutboxLeaseReaper.of(store)
                 .lease(reaper.getLease())
                 .interval(reaper.getInterval())
                 .batchSize(reaper.getBatchSize())
                 .clock(clock(clock))
-                .onReaped(rows -> log.warn("re-armed {} outbox rows whose claim outlived the {} lease", rows.size(),
-                        reaper.getLease()))
+                .onReaped(rows -> log.warn(
+                        "re-armed {} outbox rows whose claim outlived the {} lease", rows.size(), reaper.getLease()))
                 .onError(e -> log.warn("a lease reaper sweep failed", e)));
     }
 
@@ -324,21 +356,34 @@ public class DurableStoreAutoConfiguration {
     @Bean
     @ConditionalOnSingleCandidate(OutboxDispatchHandler.class)
     @ConditionalOnMissingBean(name = "durableStoreDispatcher")
-    @ConditionalOnProperty(prefix = DurableStoreProperties.PREFIX + ".dispatcher", name = "enabled",
+    @ConditionalOnProperty(
+            prefix = DurableStoreProperties.PREFIX + ".dispatcher",
+            name = "enabled",
             matchIfMissing = true)
-    SmartLifecycle durableStoreDispatcher(ReactiveStore store, OutboxDispatchHandler handler,
-            DurableStoreProperties properties, ObjectProvider<Clock> clock, ObjectProvider<DispatchObserver> observer,
+    SmartLifecycle durableStoreDispatcher(
+            ReactiveStore store,
+            OutboxDispatchHandler handler,
+            DurableStoreProperties properties,
+            ObjectProvider<Clock> clock,
+            ObjectProvider<DispatchObserver> observer,
             Environment environment) {
         Duration drain = properties.getDispatcher().getDrainTimeout();
-        Duration phase = Binder.get(environment).bind(SHUTDOWN_PHASE_TIMEOUT, Duration.class)
+        Duration phase = Binder.get(environment)
+                .bind(SHUTDOWN_PHASE_TIMEOUT, Duration.class)
                 .orElse(Duration.ofSeconds(30));
         if (drain.plus(DispatcherLifecycle.RELEASE_TIMEOUT).plusSeconds(1).compareTo(phase) > 0) {
-            throw new InvalidArgumentException(DurableStoreProperties.PREFIX + ".dispatcher.drain-timeout",
-                    "(" + drain + ") plus the " + DispatcherLifecycle.RELEASE_TIMEOUT.toSeconds() + " s release of stuck "
+            throw new InvalidArgumentException(
+                    DurableStoreProperties.PREFIX + ".dispatcher.drain-timeout",
+                    "(" + drain + ") plus the " + DispatcherLifecycle.RELEASE_TIMEOUT.toSeconds()
+                            + " s release of stuck "
                             + "rows must end before " + SHUTDOWN_PHASE_TIMEOUT + " (" + phase + "), or the store "
                             + "closes while stuck rows are being released: shorten the one or lengthen the other");
         }
-        return new DispatcherLifecycle(store, handler, properties.getDispatcher(), clock(clock),
+        return new DispatcherLifecycle(
+                store,
+                handler,
+                properties.getDispatcher(),
+                clock(clock),
                 observer.getIfAvailable(() -> DispatchObserver.NONE));
     }
 }

@@ -40,16 +40,24 @@ public final class DurableStoreHealthIndicator extends AbstractReactiveHealthInd
     protected Mono<Health> doHealthCheck(Health.Builder builder) {
         builder.withDetail("backend", backend);
         if (!running) {
-            return Mono.just(builder.outOfService().withDetail("reason", "the application is stopping").build());
+            return Mono.just(builder.outOfService()
+                    .withDetail("reason", "the application is stopping")
+                    .build());
         }
         return Mono.defer(() -> store.readHead(WorkflowId.nil()))
                 .timeout(PROBE_TIMEOUT)
                 .map(head -> builder.up().build())
-                .onErrorResume(StoreClosedException.class,
-                        e -> Mono.just(builder.outOfService().withDetail("reason", "the store is closed").build()))
-                .onErrorResume(TimeoutException.class, e -> Mono.just(builder.down()
-                        .withDetail("reason", "the store did not answer within " + PROBE_TIMEOUT.toSeconds() + " s")
-                        .build()))
+                .onErrorResume(
+                        StoreClosedException.class,
+                        e -> Mono.just(builder.outOfService()
+                                .withDetail("reason", "the store is closed")
+                                .build()))
+                .onErrorResume(
+                        TimeoutException.class,
+                        e -> Mono.just(builder.down()
+                                .withDetail(
+                                        "reason", "the store did not answer within " + PROBE_TIMEOUT.toSeconds() + " s")
+                                .build()))
                 .onErrorResume(e -> Mono.just(builder.down(e).build()));
     }
 

@@ -53,6 +53,7 @@ public class DurableStoreProperties implements Validator {
 
     /** Which storage engine backs the store; {@code auto} by default. */
     private Backend backend = Backend.AUTO;
+
     private final Sqlite sqlite = new Sqlite();
     private final R2dbc r2dbc = new R2dbc();
     private final Reaper reaper = new Reaper();
@@ -119,8 +120,12 @@ public class DurableStoreProperties implements Validator {
         range(errors, "sqlite.readerPoolSize", "sqlite.reader-pool-size", p.sqlite.readerPoolSize, 1, 64);
         range(errors, "sqlite.maxBatchCommands", "sqlite.max-batch-commands", p.sqlite.maxBatchCommands, 1, 100_000);
         duration(errors, "sqlite.busyTimeout", "sqlite.busy-timeout", p.sqlite.busyTimeout, true);
-        if (p.r2dbc.notifyChannel == null || !CHANNEL.matcher(p.r2dbc.notifyChannel).matches()) {
-            reject(errors, "r2dbc.notifyChannel", "r2dbc.notify-channel",
+        if (p.r2dbc.notifyChannel == null
+                || !CHANNEL.matcher(p.r2dbc.notifyChannel).matches()) {
+            reject(
+                    errors,
+                    "r2dbc.notifyChannel",
+                    "r2dbc.notify-channel",
                     "must be a lower-case identifier of at most 63 characters, was " + p.r2dbc.notifyChannel);
         }
         duration(errors, "r2dbc.operationTimeout", "r2dbc.operation-timeout", p.r2dbc.operationTimeout, false);
@@ -131,26 +136,36 @@ public class DurableStoreProperties implements Validator {
         range(errors, "dispatcher.maxBatch", "dispatcher.max-batch", p.dispatcher.maxBatch, 1, 10_000);
         duration(errors, "dispatcher.pollInterval", "dispatcher.poll-interval", p.dispatcher.pollInterval, false);
         if ((p.dispatcher.namespace == null) != (p.dispatcher.taskQueue == null)) {
-            reject(errors, "dispatcher.taskQueue", "dispatcher.task-queue",
+            reject(
+                    errors,
+                    "dispatcher.taskQueue",
+                    "dispatcher.task-queue",
                     "must be set together with " + PREFIX + ".dispatcher.namespace (a route is both), was "
                             + p.dispatcher.taskQueue + " with namespace " + p.dispatcher.namespace);
         }
         range(errors, "dispatcher.maxAttempts", "dispatcher.max-attempts", p.dispatcher.maxAttempts, 1, 1_000_000);
-        duration(errors, "dispatcher.initialBackoff", "dispatcher.initial-backoff", p.dispatcher.initialBackoff,
-                true);
+        duration(errors, "dispatcher.initialBackoff", "dispatcher.initial-backoff", p.dispatcher.initialBackoff, true);
         duration(errors, "dispatcher.maxBackoff", "dispatcher.max-backoff", p.dispatcher.maxBackoff, true);
-        if (p.dispatcher.initialBackoff != null && p.dispatcher.maxBackoff != null
+        if (p.dispatcher.initialBackoff != null
+                && p.dispatcher.maxBackoff != null
                 && p.dispatcher.maxBackoff.compareTo(p.dispatcher.initialBackoff) < 0) {
-            reject(errors, "dispatcher.maxBackoff", "dispatcher.max-backoff", "must not be shorter than "
-                    + PREFIX + ".dispatcher.initial-backoff (" + p.dispatcher.initialBackoff + "), was "
-                    + p.dispatcher.maxBackoff);
+            reject(
+                    errors,
+                    "dispatcher.maxBackoff",
+                    "dispatcher.max-backoff",
+                    "must not be shorter than "
+                            + PREFIX + ".dispatcher.initial-backoff (" + p.dispatcher.initialBackoff + "), was "
+                            + p.dispatcher.maxBackoff);
         }
         duration(errors, "dispatcher.drainTimeout", "dispatcher.drain-timeout", p.dispatcher.drainTimeout, true);
         if (p.metrics.storeName == null || p.metrics.storeName.isBlank()) {
             reject(errors, "metrics.storeName", "metrics.store-name", "must not be blank");
         }
         if (p.console.path == null || !p.console.path.matches("(/[A-Za-z0-9._-]+)+")) {
-            reject(errors, "console.path", "console.path",
+            reject(
+                    errors,
+                    "console.path",
+                    "console.path",
                     "must look like /ops/durable-store (no trailing slash), was " + p.console.path);
         }
         range(errors, "console.previewBytes", "console.preview-bytes", p.console.previewBytes, 16, 65_536);
@@ -175,8 +190,11 @@ public class DurableStoreProperties implements Validator {
         if (value == null) {
             reject(errors, field, property, "must be set");
         } else if (value.isNegative() || (!zeroAllowed && value.isZero())) {
-            reject(errors, field, property, (zeroAllowed ? "must not be negative" : "must be positive")
-                    + ", was " + value);
+            reject(
+                    errors,
+                    field,
+                    property,
+                    (zeroAllowed ? "must not be negative" : "must be positive") + ", was " + value);
         }
     }
 

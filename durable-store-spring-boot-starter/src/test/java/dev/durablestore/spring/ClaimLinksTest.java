@@ -44,19 +44,24 @@ class ClaimLinksTest {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DurableStoreAutoConfiguration.class))
                 .withBean(ObservationRegistry.class, TestObservationRegistry::create)
-                .withPropertyValues("durablestore.backend=sqlite", "durablestore.sqlite.path=" + dir.resolve("l.db"),
+                .withPropertyValues(
+                        "durablestore.backend=sqlite",
+                        "durablestore.sqlite.path=" + dir.resolve("l.db"),
                         "durablestore.observations.enabled=true");
     }
 
     @Test
-    @DisplayName("given observations on, a Tracer and a Propagator, when the context starts, then the claim link handler is registered")
+    @DisplayName(
+            "given observations on, a Tracer and a Propagator, when the context starts, then the claim link handler is registered")
     void registeredWhenTheApplicationTraces() {
-        runner().withBean(Tracer.class, () -> Tracer.NOOP).withBean(Propagator.class, () -> Propagator.NOOP)
+        runner().withBean(Tracer.class, () -> Tracer.NOOP)
+                .withBean(Propagator.class, () -> Propagator.NOOP)
                 .run(context -> assertThat(context).hasSingleBean(ClaimLinksObservationHandler.class));
     }
 
     @Test
-    @DisplayName("given observations on and a Tracer without a Propagator (Boot's no-op tracer), then there is no claim link handler")
+    @DisplayName(
+            "given observations on and a Tracer without a Propagator (Boot's no-op tracer), then there is no claim link handler")
     void notWithoutAPropagator() {
         runner().withBean(Tracer.class, () -> Tracer.NOOP)
                 .run(context -> assertThat(context).doesNotHaveBean(ClaimLinksObservationHandler.class));
@@ -75,12 +80,14 @@ class ClaimLinksTest {
     @DisplayName("given a Tracer and a Propagator but observations off, then there is no claim link handler")
     void notWithObservationsOff() {
         runner().withPropertyValues("durablestore.observations.enabled=false")
-                .withBean(Tracer.class, () -> Tracer.NOOP).withBean(Propagator.class, () -> Propagator.NOOP)
+                .withBean(Tracer.class, () -> Tracer.NOOP)
+                .withBean(Propagator.class, () -> Propagator.NOOP)
                 .run(context -> assertThat(context).doesNotHaveBean(ClaimLinksObservationHandler.class));
     }
 
     @Test
-    @DisplayName("given Micrometer Tracing not on the class path, then the store is still observed, without claim links")
+    @DisplayName(
+            "given Micrometer Tracing not on the class path, then the store is still observed, without claim links")
     void withoutMicrometerTracing() {
         runner().withClassLoader(new FilteredClassLoader("io.micrometer.tracing"))
                 .run(context -> {
@@ -94,22 +101,31 @@ class ClaimLinksTest {
     @DisplayName("given a user's own handler, then the starter's backs off")
     void backsOffForTheUsersOwn() {
         ClaimLinksObservationHandler own = new ClaimLinksObservationHandler(Tracer.NOOP);
-        runner().withBean(Tracer.class, () -> Tracer.NOOP).withBean(Propagator.class, () -> Propagator.NOOP)
+        runner().withBean(Tracer.class, () -> Tracer.NOOP)
+                .withBean(Propagator.class, () -> Propagator.NOOP)
                 .withBean("mine", ClaimLinksObservationHandler.class, () -> own)
-                .run(context -> assertThat(context.getBean(ClaimLinksObservationHandler.class)).isSameAs(own));
+                .run(context -> assertThat(context.getBean(ClaimLinksObservationHandler.class))
+                        .isSameAs(own));
     }
 
     @Test
-    @DisplayName("given Spring Boot's OpenTelemetry tracing, when rows staged in two traces are claimed in one batch, then the claim span links to both staging spans")
+    @DisplayName(
+            "given Spring Boot's OpenTelemetry tracing, when rows staged in two traces are claimed in one batch, then the claim span links to both staging spans")
     void withSpringBootsOpenTelemetryTracing() {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
-                        OpenTelemetryAutoConfiguration.class, OpenTelemetryTracingAutoConfiguration.class,
-                        MicrometerTracingAutoConfiguration.class, DurableStoreAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        ObservationAutoConfiguration.class,
+                        OpenTelemetryAutoConfiguration.class,
+                        OpenTelemetryTracingAutoConfiguration.class,
+                        MicrometerTracingAutoConfiguration.class,
+                        DurableStoreAutoConfiguration.class))
                 .withBean(InMemorySpanExporter.class, () -> spans)
-                .withPropertyValues("durablestore.backend=sqlite", "durablestore.sqlite.path=" + dir.resolve("b.db"),
-                        "durablestore.observations.enabled=true", "durablestore.reaper.enabled=false",
+                .withPropertyValues(
+                        "durablestore.backend=sqlite",
+                        "durablestore.sqlite.path=" + dir.resolve("b.db"),
+                        "durablestore.observations.enabled=true",
+                        "durablestore.reaper.enabled=false",
                         "management.tracing.sampling.probability=1.0")
                 .run(context -> {
                     // given two rows, each staged inside a request of its own
@@ -125,21 +141,31 @@ class ClaimLinksTest {
                     }
 
                     // when one claim takes both
-                    StepVerifier.create(store.claim(10)).expectNextMatches(claimed -> claimed.size() == 2)
+                    StepVerifier.create(store.claim(10))
+                            .expectNextMatches(claimed -> claimed.size() == 2)
                             .verifyComplete();
 
                     // then its span links to both staging spans
-                    assertThat(context.getBean(SdkTracerProvider.class).forceFlush().join(10, TimeUnit.SECONDS)
-                            .isSuccess()).isTrue();
+                    assertThat(context.getBean(SdkTracerProvider.class)
+                                    .forceFlush()
+                                    .join(10, TimeUnit.SECONDS)
+                                    .isSuccess())
+                            .isTrue();
                     List<SpanData> finished = spans.getFinishedSpanItems();
-                    List<String> staging = finished.stream().filter(s -> s.getName().startsWith("appendOutboxBatch"))
-                            .map(s -> s.getTraceId() + "/" + s.getSpanId()).toList();
-                    SpanData claim = finished.stream().filter(s -> s.getName().equals("claim")).findFirst()
+                    List<String> staging = finished.stream()
+                            .filter(s -> s.getName().startsWith("appendOutboxBatch"))
+                            .map(s -> s.getTraceId() + "/" + s.getSpanId())
+                            .toList();
+                    SpanData claim = finished.stream()
+                            .filter(s -> s.getName().equals("claim"))
+                            .findFirst()
                             .orElseThrow();
                     assertThat(staging).hasSize(2);
                     assertThat(staging).noneMatch(span -> span.startsWith(claim.getTraceId()));
-                    assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getTraceId() + "/"
-                            + link.getSpanContext().getSpanId()).containsExactlyInAnyOrderElementsOf(staging);
+                    assertThat(claim.getLinks())
+                            .extracting(link -> link.getSpanContext().getTraceId() + "/"
+                                    + link.getSpanContext().getSpanId())
+                            .containsExactlyInAnyOrderElementsOf(staging);
                 });
     }
 }

@@ -37,22 +37,28 @@ class ConsoleAutoConfigurationTest {
 
     @Test
     void notMountedByDefault() {
-        runner().run(context -> assertThat(context).doesNotHaveBean("durableStoreConsole")
-                .doesNotHaveBean(TrafficMeter.class));
+        runner().run(context ->
+                assertThat(context).doesNotHaveBean("durableStoreConsole").doesNotHaveBean(TrafficMeter.class));
     }
 
     @Test
     void notMountedOutsideAReactiveWebApplication() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DurableStoreAutoConfiguration.class))
-                .withPropertyValues("durablestore.sqlite.path=" + dir.resolve("plain.db"), "durablestore.console.enabled=true")
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DurableStoreAutoConfiguration.class))
+                .withPropertyValues(
+                        "durablestore.sqlite.path=" + dir.resolve("plain.db"), "durablestore.console.enabled=true")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("durableStoreConsole"));
     }
 
     @Test
     @SuppressWarnings("unchecked")
     void mountedReadOnlyAtItsPathWithTheMeterAroundTheStore() {
-        runner().withPropertyValues("durablestore.console.enabled=true", "durablestore.console.path=/ops/store",
-                "durablestore.reaper.lease=2m", "durablestore.console.previews=false").run(context -> {
+        runner().withPropertyValues(
+                        "durablestore.console.enabled=true",
+                        "durablestore.console.path=/ops/store",
+                        "durablestore.reaper.lease=2m",
+                        "durablestore.console.previews=false")
+                .run(context -> {
                     assertThat(context).hasNotFailed().hasBean("durableStoreConsole");
                     ReactiveStore store = context.getBean(ReactiveStore.class);
                     TrafficMeter meter = context.getBean(TrafficMeter.class);
@@ -61,20 +67,35 @@ class ConsoleAutoConfigurationTest {
                             .block(Duration.ofSeconds(10));
                     assertThat(meter.staged()).isEqualTo(1);
                     WebTestClient client = WebTestClient.bindToRouterFunction(
-                            (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole")).build();
-                    Map<String, Object> session = client.get().uri("/ops/store/api/session").exchange()
-                            .expectStatus().isOk().expectBody(Map.class).returnResult().getResponseBody();
-                    assertThat(session).containsEntry("readOnly", true).containsEntry("previews", false)
+                                    (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
+                            .build();
+                    Map<String, Object> session = client.get()
+                            .uri("/ops/store/api/session")
+                            .exchange()
+                            .expectStatus()
+                            .isOk()
+                            .expectBody(Map.class)
+                            .returnResult()
+                            .getResponseBody();
+                    assertThat(session)
+                            .containsEntry("readOnly", true)
+                            .containsEntry("previews", false)
                             .containsEntry("lease", "PT2M");
-                    client.post().uri("/ops/store/api/actions/redrive").bodyValue(Map.of("workflowId", w.toString()))
-                            .exchange().expectStatus().isForbidden();
+                    client.post()
+                            .uri("/ops/store/api/actions/redrive")
+                            .bodyValue(Map.of("workflowId", w.toString()))
+                            .exchange()
+                            .expectStatus()
+                            .isForbidden();
                 });
     }
 
     @Test
     void actionsWithoutAnAuthorizerStopTheStartUp() {
         runner().withPropertyValues("durablestore.console.enabled=true", "durablestore.console.read-only=false")
-                .run(context -> assertThat(context).hasFailed().getFailure()
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
                         .hasStackTraceContaining("durablestore.console.read-only")
                         .hasStackTraceContaining("ConsoleAuthorizer"));
     }
@@ -89,7 +110,9 @@ class ConsoleAutoConfigurationTest {
     @Test
     void aBadPathStopsTheStartUp() {
         runner().withPropertyValues("durablestore.console.enabled=true", "durablestore.console.path=ops/")
-                .run(context -> assertThat(context).hasFailed().getFailure()
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
                         .hasStackTraceContaining("durablestore.console.path"));
     }
 }

@@ -48,17 +48,25 @@ class ConsoleShutdownTest {
         // given a running application with the console, and a page listening to its live rates
         ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
                 .web(WebApplicationType.REACTIVE)
-                .properties("server.port=0", "durablestore.backend=sqlite",
+                .properties(
+                        "server.port=0",
+                        "durablestore.backend=sqlite",
                         "durablestore.sqlite.path=" + dir.resolve("console.db"),
-                        "durablestore.console.enabled=true", "durablestore.console.path=/ops/console",
+                        "durablestore.console.enabled=true",
+                        "durablestore.console.path=/ops/console",
                         "spring.lifecycle.timeout-per-shutdown-phase=" + LONG_PHASE.toSeconds() + "s")
                 .run();
         String port = context.getEnvironment().getProperty("local.server.port");
         WebClient client = WebClient.create("http://localhost:" + port);
-        Mono<Void> closing = Mono.<Void>fromRunnable(context::close).subscribeOn(Schedulers.boundedElastic()).cache();
+        Mono<Void> closing = Mono.<Void>fromRunnable(context::close)
+                .subscribeOn(Schedulers.boundedElastic())
+                .cache();
 
-        StepVerifier.create(client.get().uri("/ops/console/api/rates").accept(MediaType.TEXT_EVENT_STREAM)
-                        .retrieve().bodyToFlux(String.class))
+        StepVerifier.create(client.get()
+                        .uri("/ops/console/api/rates")
+                        .accept(MediaType.TEXT_EVENT_STREAM)
+                        .retrieve()
+                        .bodyToFlux(String.class))
                 .expectNextCount(1)
                 // when the application closes from another thread
                 .then(() -> closing.subscribe())

@@ -29,7 +29,6 @@ import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
-import reactor.core.publisher.Mono;
 
 /**
  * The console with actions on, mounted by the starter in a WebFlux application that runs Spring
@@ -39,11 +38,17 @@ import reactor.core.publisher.Mono;
  * then the host's {@link ConsoleAuthorizer} decides per action and user. A real server on a random
  * port; every request is sent the way the console's page sends it.
  */
-@SpringBootTest(classes = ConsoleSpringSecurityTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"durablestore.backend=sqlite", "durablestore.console.enabled=true",
-            "durablestore.console.path=/ops/console", "durablestore.console.read-only=false",
+@SpringBootTest(
+        classes = ConsoleSpringSecurityTest.App.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "durablestore.backend=sqlite",
+            "durablestore.console.enabled=true",
+            "durablestore.console.path=/ops/console",
+            "durablestore.console.read-only=false",
             // one file per context (the subclass runs another), bound once at start-up
-            "durablestore.sqlite.path=${java.io.tmpdir}/durable-store-console-security-${random.uuid}.db"})
+            "durablestore.sqlite.path=${java.io.tmpdir}/durable-store-console-security-${random.uuid}.db"
+        })
 class ConsoleSpringSecurityTest {
 
     static final String OPERATOR = "olga";
@@ -69,16 +74,23 @@ class ConsoleSpringSecurityTest {
         @Bean
         MapReactiveUserDetailsService users() {
             return new MapReactiveUserDetailsService(
-                    User.withUsername(OPERATOR).password("{noop}" + PASSWORD).roles("OPERATOR").build(),
-                    User.withUsername(VIEWER).password("{noop}" + PASSWORD).roles("VIEWER").build());
+                    User.withUsername(OPERATOR)
+                            .password("{noop}" + PASSWORD)
+                            .roles("OPERATOR")
+                            .build(),
+                    User.withUsername(VIEWER)
+                            .password("{noop}" + PASSWORD)
+                            .roles("VIEWER")
+                            .build());
         }
 
         /** The README's authorizer: only operators act. */
         @Bean
         ConsoleAuthorizer consoleAuthorizer() {
             return (action, request) -> request.principal()
-                    .map(p -> p instanceof Authentication a && a.getAuthorities().stream()
-                            .anyMatch(g -> g.getAuthority().equals("ROLE_OPERATOR")))
+                    .map(p -> p instanceof Authentication a
+                            && a.getAuthorities().stream()
+                                    .anyMatch(g -> g.getAuthority().equals("ROLE_OPERATOR")))
                     .defaultIfEmpty(false);
         }
     }
@@ -90,11 +102,18 @@ class ConsoleSpringSecurityTest {
     ReactiveStore store;
 
     /** What the page holds after {@code GET session}: both tokens and the cookies the browser keeps. */
-    record Page(String user, String consoleToken, Map<String, String> hostCsrf, MultiValueMap<String, String> cookies) {}
+    record Page(
+            String user, String consoleToken, Map<String, String> hostCsrf, MultiValueMap<String, String> cookies) {}
 
     private Page open(String user) {
-        EntityExchangeResult<Map> r = client.get().uri(API + "session").headers(h -> h.setBasicAuth(user, PASSWORD))
-                .exchange().expectStatus().isOk().expectBody(Map.class).returnResult();
+        EntityExchangeResult<Map> r = client.get()
+                .uri(API + "session")
+                .headers(h -> h.setBasicAuth(user, PASSWORD))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult();
         MultiValueMap<String, String> cookies = new LinkedMultiValueMap<>();
         for (List<ResponseCookie> named : r.getResponseCookies().values()) {
             for (ResponseCookie c : named) {
@@ -108,7 +127,9 @@ class ConsoleSpringSecurityTest {
 
     /** An action as console.js posts it: its own token, the host's in the header it names, the cookies. */
     private WebTestClient.ResponseSpec act(Page page, boolean withHostToken, String action, Object body) {
-        return client.post().uri(API + "actions/" + action).contentType(MediaType.APPLICATION_JSON)
+        return client.post()
+                .uri(API + "actions/" + action)
+                .contentType(MediaType.APPLICATION_JSON)
                 .accept(MediaType.APPLICATION_JSON)
                 .headers(h -> {
                     h.setBasicAuth(page.user(), PASSWORD);
@@ -118,7 +139,8 @@ class ConsoleSpringSecurityTest {
                     }
                 })
                 .cookies(c -> c.addAll(page.cookies()))
-                .bodyValue(body).exchange();
+                .bodyValue(body)
+                .exchange();
     }
 
     /** @return the header Spring Security reads its token from in this setup */
@@ -128,7 +150,9 @@ class ConsoleSpringSecurityTest {
 
     private String deadLetter() {
         OutboxRow row = StarterFixtures.rows("charge-card", 1).get(0);
-        store.appendOutboxBatch(List.of(row)).then(store.fail(row.dispatchKey())).block(TIMEOUT);
+        store.appendOutboxBatch(List.of(row))
+                .then(store.fail(row.dispatchKey()))
+                .block(TIMEOUT);
         assertThat(status(row.dispatchKey())).isEqualTo(OutboxStatus.FAILED);
         return row.dispatchKey();
     }
@@ -142,7 +166,9 @@ class ConsoleSpringSecurityTest {
         // given an operator; when the page loads its session, then it has both tokens
         Page page = open(OPERATOR);
         assertThat(page.consoleToken()).isNotBlank();
-        assertThat(page.hostCsrf()).containsEntry("headerName", hostCsrfHeader()).containsKey("token");
+        assertThat(page.hostCsrf())
+                .containsEntry("headerName", hostCsrfHeader())
+                .containsKey("token");
         assertThat(page.hostCsrf().get("token")).isNotBlank();
     }
 
@@ -154,9 +180,14 @@ class ConsoleSpringSecurityTest {
         // when the redrive carries only the console's token, then Spring Security refuses it
         act(page, false, "redrive", Map.of("keys", List.of(key))).expectStatus().isForbidden();
         // when it carries no token at all, the same
-        client.post().uri(API + "actions/redrive").contentType(MediaType.APPLICATION_JSON)
-                .headers(h -> h.setBasicAuth(OPERATOR, PASSWORD)).bodyValue(Map.of("keys", List.of(key)))
-                .exchange().expectStatus().isForbidden();
+        client.post()
+                .uri(API + "actions/redrive")
+                .contentType(MediaType.APPLICATION_JSON)
+                .headers(h -> h.setBasicAuth(OPERATOR, PASSWORD))
+                .bodyValue(Map.of("keys", List.of(key)))
+                .exchange()
+                .expectStatus()
+                .isForbidden();
         // then the row is still a dead letter
         assertThat(status(key)).isEqualTo(OutboxStatus.FAILED);
     }
@@ -167,8 +198,14 @@ class ConsoleSpringSecurityTest {
         String key = deadLetter();
         Page page = open(OPERATOR);
         // when the page redrives it with both tokens, then it is redriven
-        act(page, true, "redrive", Map.of("keys", List.of(key))).expectStatus().isOk()
-                .expectBody().jsonPath("$.changed").isEqualTo(1).jsonPath("$.changedKeys[0]").isEqualTo(key);
+        act(page, true, "redrive", Map.of("keys", List.of(key)))
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.changed")
+                .isEqualTo(1)
+                .jsonPath("$.changedKeys[0]")
+                .isEqualTo(key);
         assertThat(status(key)).isEqualTo(OutboxStatus.PENDING);
     }
 
@@ -178,8 +215,12 @@ class ConsoleSpringSecurityTest {
         String key = deadLetter();
         Page page = open(VIEWER);
         // when the viewer redrives it, then the authorizer refuses, and nothing changes
-        act(page, true, "redrive", Map.of("keys", List.of(key))).expectStatus().isForbidden()
-                .expectBody().jsonPath("$.error").isEqualTo("not-allowed");
+        act(page, true, "redrive", Map.of("keys", List.of(key)))
+                .expectStatus()
+                .isForbidden()
+                .expectBody()
+                .jsonPath("$.error")
+                .isEqualTo("not-allowed");
         assertThat(status(key)).isEqualTo(OutboxStatus.FAILED);
     }
 

@@ -42,14 +42,16 @@ class DispatcherSettleFailureTest {
         Sinks.One<Boolean> completeCalled = Sinks.one();
         Set<String> otherSettles = ConcurrentHashMap.newKeySet();
         // the store as the dispatcher sees it: complete(row) waits for the test, retry and fail are recorded
-        ReactiveStore store = (ReactiveStore) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {ReactiveStore.class}, (proxy, method, args) -> {
+        ReactiveStore store = (ReactiveStore) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {ReactiveStore.class}, (proxy, method, args) -> {
                     boolean fenced = args != null && args.length > 0 && args[0] instanceof OutboxRow;
                     if (fenced && method.getName().equals("complete")) {
                         completeCalled.tryEmitValue(true);
                         return completeOutcome.asMono();
                     }
-                    if (fenced && (method.getName().equals("retry") || method.getName().equals("fail"))) {
+                    if (fenced
+                            && (method.getName().equals("retry")
+                                    || method.getName().equals("fail"))) {
                         otherSettles.add(method.getName());
                     }
                     try {
@@ -66,7 +68,8 @@ class DispatcherSettleFailureTest {
                     OutboxRow row = StarterFixtures.rows("charge", 1).get(0);
                     StepVerifier.create(sqlite.appendOutboxBatch(List.of(row))).verifyComplete();
                     StepVerifier.create(completeCalled.asMono().timeout(Duration.ofSeconds(20)))
-                            .expectNext(true).verifyComplete();
+                            .expectNext(true)
+                            .verifyComplete();
 
                     // when the complete fails (the error reaches the dispatcher on this thread)
                     completeOutcome.tryEmitError(new BackendException("connection lost"));

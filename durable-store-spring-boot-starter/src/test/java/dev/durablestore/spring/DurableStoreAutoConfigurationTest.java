@@ -40,12 +40,13 @@ class DurableStoreAutoConfigurationTest {
     }
 
     private static ConnectionFactory h2() {
-        return ConnectionFactories.get("r2dbc:h2:mem:///starter-" + UUID.randomUUID()
-                + "?options=MODE=PostgreSQL;DB_CLOSE_DELAY=-1");
+        return ConnectionFactories.get(
+                "r2dbc:h2:mem:///starter-" + UUID.randomUUID() + "?options=MODE=PostgreSQL;DB_CLOSE_DELAY=-1");
     }
 
     @Test
-    @DisplayName("given no connection factory, when the context starts, then the store is the SQLite file with a reaper")
+    @DisplayName(
+            "given no connection factory, when the context starts, then the store is the SQLite file with a reaper")
     void sqliteByDefault() {
         runner().run(context -> {
             assertThat(context).hasSingleBean(ReactiveStore.class);
@@ -59,11 +60,13 @@ class DurableStoreAutoConfigurationTest {
     @Test
     @DisplayName("given an R2DBC connection factory bean, when the context starts, then the store runs on it")
     void r2dbcWhenAConnectionFactoryIsPresent() {
-        runner().withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2).run(context -> {
-            assertThat(context.getBean(ReactiveStore.class)).isInstanceOf(R2dbcReactiveStore.class);
-            StepVerifier.create(context.getBean(ReactiveStore.class).readHead(WorkflowId.random()))
-                    .expectNext(0L).verifyComplete();
-        });
+        runner().withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
+                .run(context -> {
+                    assertThat(context.getBean(ReactiveStore.class)).isInstanceOf(R2dbcReactiveStore.class);
+                    StepVerifier.create(context.getBean(ReactiveStore.class).readHead(WorkflowId.random()))
+                            .expectNext(0L)
+                            .verifyComplete();
+                });
     }
 
     @Test
@@ -71,15 +74,18 @@ class DurableStoreAutoConfigurationTest {
     void backendPropertyWins() {
         runner().withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
                 .withPropertyValues("durablestore.backend=sqlite")
-                .run(context -> assertThat(context.getBean(ReactiveStore.class)).isInstanceOf(SqliteReactiveStore.class));
+                .run(context ->
+                        assertThat(context.getBean(ReactiveStore.class)).isInstanceOf(SqliteReactiveStore.class));
     }
 
     @Test
-    @DisplayName("given backend=r2dbc and no connection factory, when the context starts, then it fails naming the property")
+    @DisplayName(
+            "given backend=r2dbc and no connection factory, when the context starts, then it fails naming the property")
     void r2dbcWithoutFactoryFails() {
         runner().withPropertyValues("durablestore.backend=r2dbc").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause()
+            assertThat(context.getStartupFailure())
+                    .rootCause()
                     .hasMessageContaining("durablestore.backend")
                     .hasMessageContaining("spring.r2dbc.url");
         });
@@ -89,7 +95,10 @@ class DurableStoreAutoConfigurationTest {
     @DisplayName("given the application's own store, when the context starts, then the starter opens none and uses it")
     void userStoreWins() {
         Path own = dir.resolve("own.db");
-        runner().withBean("myStore", ReactiveStore.class, () -> SqliteReactiveStore.open(SqliteStoreConfig.of(own)),
+        runner().withBean(
+                        "myStore",
+                        ReactiveStore.class,
+                        () -> SqliteReactiveStore.open(SqliteStoreConfig.of(own)),
                         bd -> bd.setDestroyMethodName("close"))
                 .run(context -> {
                     assertThat(context).hasSingleBean(ReactiveStore.class);
@@ -102,14 +111,20 @@ class DurableStoreAutoConfigurationTest {
     @Test
     @DisplayName("given bad properties, when the context starts, then it fails naming each property and opens nothing")
     void badPropertiesNameTheProperty() {
-        runner().withPropertyValues("durablestore.dispatcher.concurrency=0", "durablestore.sqlite.reader-pool-size=65",
-                        "durablestore.reaper.lease=-1s", "durablestore.dispatcher.namespace=orders",
+        runner().withPropertyValues(
+                        "durablestore.dispatcher.concurrency=0",
+                        "durablestore.sqlite.reader-pool-size=65",
+                        "durablestore.reaper.lease=-1s",
+                        "durablestore.dispatcher.namespace=orders",
                         "durablestore.r2dbc.notify-channel=Bad-Channel")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
-                            .hasMessageContaining("durablestore.dispatcher.concurrency must be between 1 and 10000, was 0")
-                            .hasMessageContaining("durablestore.sqlite.reader-pool-size must be between 1 and 64, was 65")
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining(
+                                    "durablestore.dispatcher.concurrency must be between 1 and 10000, was 0")
+                            .hasMessageContaining(
+                                    "durablestore.sqlite.reader-pool-size must be between 1 and 64, was 65")
                             .hasMessageContaining("durablestore.reaper.lease must be positive, was PT-1S")
                             .hasMessageContaining("durablestore.dispatcher.task-queue must be set together with")
                             .hasMessageContaining("durablestore.r2dbc.notify-channel must be a lower-case identifier");
@@ -124,7 +139,8 @@ class DurableStoreAutoConfigurationTest {
                 .withBean("two", ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
                             .hasMessageContaining("'durablestore.backend': chose r2dbc")
                             .hasMessageContaining("2 R2DBC ConnectionFactory beans");
                 });
@@ -137,13 +153,14 @@ class DurableStoreAutoConfigurationTest {
                 .withPropertyValues("durablestore.dispatcher.drain-timeout=30s")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
                             .hasMessageContaining("durablestore.dispatcher.drain-timeout")
                             .hasMessageContaining("spring.lifecycle.timeout-per-shutdown-phase");
                 });
         runner().withBean(OutboxDispatchHandler.class, () -> row -> Mono.empty())
-                .withPropertyValues("durablestore.dispatcher.drain-timeout=30s",
-                        "spring.lifecycle.timeout-per-shutdown-phase=40s")
+                .withPropertyValues(
+                        "durablestore.dispatcher.drain-timeout=30s", "spring.lifecycle.timeout-per-shutdown-phase=40s")
                 .run(context -> assertThat(context).hasNotFailed().hasBean("durableStoreDispatcher"));
     }
 
@@ -181,20 +198,25 @@ class DurableStoreAutoConfigurationTest {
                 .withPropertyValues("durablestore.metrics.store-name=orders")
                 .run(context -> {
                     assertThat(context).hasSingleBean(StoreMetrics.class);
-                    context.getBean(ReactiveStore.class).readHead(WorkflowId.random()).block();
+                    context.getBean(ReactiveStore.class)
+                            .readHead(WorkflowId.random())
+                            .block();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    assertThat(registry.find("durable.store.operation").tag("store", "orders").timers()).isNotEmpty();
+                    assertThat(registry.find("durable.store.operation")
+                                    .tag("store", "orders")
+                                    .timers())
+                            .isNotEmpty();
                 });
     }
 
     @Test
-    @DisplayName("given no Micrometer or no Actuator on the class path, the store still starts, without metrics or health")
+    @DisplayName(
+            "given no Micrometer or no Actuator on the class path, the store still starts, without metrics or health")
     void optionalLibrariesAbsent() {
-        runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class))
-                .run(context -> {
-                    assertThat(context).hasSingleBean(ReactiveStore.class);
-                    assertThat(context).doesNotHaveBean(StoreMetrics.class);
-                });
+        runner().withClassLoader(new FilteredClassLoader(MeterRegistry.class)).run(context -> {
+            assertThat(context).hasSingleBean(ReactiveStore.class);
+            assertThat(context).doesNotHaveBean(StoreMetrics.class);
+        });
         runner().withClassLoader(new FilteredClassLoader(ReactiveHealthIndicator.class))
                 .run(context -> {
                     assertThat(context).hasSingleBean(ReactiveStore.class);
@@ -209,29 +231,36 @@ class DurableStoreAutoConfigurationTest {
     void healthFollowsTheLifecycle() {
         runner().run(context -> {
             DurableStoreHealthIndicator health = context.getBean(DurableStoreHealthIndicator.class);
-            StepVerifier.create(health.health()).assertNext(h -> {
-                assertThat(h.getStatus()).isEqualTo(Status.UP);
-                assertThat(h.getDetails()).containsEntry("backend", "SqliteReactiveStore");
-            }).verifyComplete();
+            StepVerifier.create(health.health())
+                    .assertNext(h -> {
+                        assertThat(h.getStatus()).isEqualTo(Status.UP);
+                        assertThat(h.getDetails()).containsEntry("backend", "SqliteReactiveStore");
+                    })
+                    .verifyComplete();
 
             health.stop();
             StepVerifier.create(health.health())
-                    .assertNext(h -> assertThat(h.getStatus()).isEqualTo(Status.OUT_OF_SERVICE)).verifyComplete();
+                    .assertNext(h -> assertThat(h.getStatus()).isEqualTo(Status.OUT_OF_SERVICE))
+                    .verifyComplete();
 
             health.start();
             context.getBean(ReactiveStore.class).close();
-            StepVerifier.create(health.health()).assertNext(h -> {
-                assertThat(h.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-                assertThat(h.getDetails()).containsEntry("reason", "the store is closed");
-            }).verifyComplete();
+            StepVerifier.create(health.health())
+                    .assertNext(h -> {
+                        assertThat(h.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                        assertThat(h.getDetails()).containsEntry("reason", "the store is closed");
+                    })
+                    .verifyComplete();
         });
     }
 
     @Test
     @DisplayName("given a store whose reads fail, its health is DOWN with the reason")
     void healthDownWithTheReason() {
-        ReactiveStore failing = (ReactiveStore) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {ReactiveStore.class}, (proxy, method, args) -> switch (method.getName()) {
+        ReactiveStore failing = (ReactiveStore) Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {ReactiveStore.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "readHead" -> Mono.error(new BackendException("disk I/O error", null));
                     case "toString" -> "failing store";
                     case "hashCode" -> 1;
@@ -240,9 +269,11 @@ class DurableStoreAutoConfigurationTest {
                 });
         DurableStoreHealthIndicator health = new DurableStoreHealthIndicator(failing, "test");
         health.start();
-        StepVerifier.create(health.health()).assertNext(h -> {
-            assertThat(h.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(h.getDetails().get("error").toString()).contains("disk I/O error");
-        }).verifyComplete();
+        StepVerifier.create(health.health())
+                .assertNext(h -> {
+                    assertThat(h.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(h.getDetails().get("error").toString()).contains("disk I/O error");
+                })
+                .verifyComplete();
     }
 }

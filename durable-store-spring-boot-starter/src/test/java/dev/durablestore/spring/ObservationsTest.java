@@ -8,16 +8,16 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.micrometer.observation.ObservedStore;
 import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,44 +50,58 @@ class ObservationsTest {
             OutboxRow row = StarterFixtures.rows("greet", 1).get(0);
             StepVerifier.create(store.appendOutboxBatch(List.of(row))).verifyComplete();
             StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
-                    .expectNextCount(1).verifyComplete();
+                    .expectNextCount(1)
+                    .verifyComplete();
             TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyObservation();
         });
     }
 
     @Test
-    @DisplayName("given observations on, staging, the dispatch and its settle are observed, the settle inside the dispatch")
+    @DisplayName(
+            "given observations on, staging, the dispatch and its settle are observed, the settle inside the dispatch")
     void onWithARegistry() {
         TestObservationRegistry registry = TestObservationRegistry.create();
         Set<String> stopped = ConcurrentHashMap.newKeySet();
         registry.observationConfig().observationHandler(recorder(stopped));
-        runner(registry).withPropertyValues("durablestore.observations.enabled=true").run(context -> {
-            ReactiveStore store = context.getBean(ReactiveStore.class);
-            assertThat(store).isInstanceOf(ObservedStore.class);
-            assertThat(context.getBean(DurableStoreHealthIndicator.class).health().block().getDetails())
-                    .containsEntry("backend", "SqliteReactiveStore");
-            OutboxRow row = StarterFixtures.rows("greet", 1).get(0);
+        runner(registry)
+                .withPropertyValues("durablestore.observations.enabled=true")
+                .run(context -> {
+                    ReactiveStore store = context.getBean(ReactiveStore.class);
+                    assertThat(store).isInstanceOf(ObservedStore.class);
+                    assertThat(context.getBean(DurableStoreHealthIndicator.class)
+                                    .health()
+                                    .block()
+                                    .getDetails())
+                            .containsEntry("backend", "SqliteReactiveStore");
+                    OutboxRow row = StarterFixtures.rows("greet", 1).get(0);
 
-            StepVerifier.create(store.appendOutboxBatch(List.of(row))).verifyComplete();
-            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
-                    .expectNextCount(1).verifyComplete();
+                    StepVerifier.create(store.appendOutboxBatch(List.of(row))).verifyComplete();
+                    StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
+                            .expectNextCount(1)
+                            .verifyComplete();
 
-            // the row is DONE once the settle commits, a moment before the dispatch observation stops
-            StepVerifier.create(Mono.fromCallable(() -> stopped.contains(StoreObservations.DISPATCH))
-                            .filter(Boolean::booleanValue)
-                            .repeatWhenEmpty(polls -> polls.delayElements(Duration.ofMillis(20)))
-                            .timeout(Duration.ofSeconds(20)))
-                    .expectNext(true).verifyComplete();
-            TestObservationRegistryAssert.assertThat(registry)
-                    .hasObservationWithNameEqualTo(StoreObservations.STAGE).that().hasBeenStopped();
-            TestObservationRegistryAssert.assertThat(registry)
-                    .hasObservationWithNameEqualTo(StoreObservations.DISPATCH).that()
-                    .hasHighCardinalityKeyValue(StoreObservations.MESSAGE_ID_KEY, row.dispatchKey())
-                    .hasBeenStopped();
-            TestObservationRegistryAssert.assertThat(registry)
-                    .hasObservationWithNameEqualTo(StoreObservations.SETTLE).that()
-                    .hasParentObservationContextMatching(parent -> parent.getName().equals(StoreObservations.DISPATCH));
-        });
+                    // the row is DONE once the settle commits, a moment before the dispatch observation stops
+                    StepVerifier.create(Mono.fromCallable(() -> stopped.contains(StoreObservations.DISPATCH))
+                                    .filter(Boolean::booleanValue)
+                                    .repeatWhenEmpty(polls -> polls.delayElements(Duration.ofMillis(20)))
+                                    .timeout(Duration.ofSeconds(20)))
+                            .expectNext(true)
+                            .verifyComplete();
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(StoreObservations.STAGE)
+                            .that()
+                            .hasBeenStopped();
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(StoreObservations.DISPATCH)
+                            .that()
+                            .hasHighCardinalityKeyValue(StoreObservations.MESSAGE_ID_KEY, row.dispatchKey())
+                            .hasBeenStopped();
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo(StoreObservations.SETTLE)
+                            .that()
+                            .hasParentObservationContextMatching(
+                                    parent -> parent.getName().equals(StoreObservations.DISPATCH));
+                });
     }
 
     @Test
@@ -96,11 +110,14 @@ class ObservationsTest {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         ObservationHandler<Observation.Context> recorder = recorder(seen);
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DurableStoreAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        DurableStoreAutoConfiguration.class,
                         org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration.class))
                 .withBean("recorder", ObservationHandler.class, () -> recorder)
                 .withBean(OutboxDispatchHandler.class, () -> row -> Mono.empty())
-                .withPropertyValues("durablestore.backend=sqlite", "durablestore.sqlite.path=" + dir.resolve("b.db"),
+                .withPropertyValues(
+                        "durablestore.backend=sqlite",
+                        "durablestore.sqlite.path=" + dir.resolve("b.db"),
                         "durablestore.observations.enabled=true")
                 .run(context -> {
                     ReactiveStore store = context.getBean(ReactiveStore.class);
@@ -110,7 +127,8 @@ class ObservationsTest {
                                     .filter(Boolean::booleanValue)
                                     .repeatWhenEmpty(polls -> polls.delayElements(Duration.ofMillis(20)))
                                     .timeout(Duration.ofSeconds(20)))
-                            .expectNext(true).verifyComplete();
+                            .expectNext(true)
+                            .verifyComplete();
                     assertThat(seen).contains(StoreObservations.STAGE, StoreObservations.SETTLE);
                 });
     }

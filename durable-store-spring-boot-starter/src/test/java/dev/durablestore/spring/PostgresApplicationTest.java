@@ -66,22 +66,27 @@ class PostgresApplicationTest {
 
         for (OutboxRow row : rows) {
             StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
-                    .expectNextCount(1).verifyComplete();
+                    .expectNextCount(1)
+                    .verifyComplete();
         }
         assertThat(health.healthForPath("durableStore").getStatus()).isEqualTo(Status.UP);
     }
 
     private static EmbeddedPostgres start() {
         try {
-            EmbeddedPostgres server = EmbeddedPostgres.builder().setServerConfig("fsync", "off").start();
+            EmbeddedPostgres server =
+                    EmbeddedPostgres.builder().setServerConfig("fsync", "off").start();
             // stopped when the JVM exits, after the test context (closed after the class) let go of it
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.close();
-                } catch (IOException ignored) {
-                    // the JVM is exiting
-                }
-            }, "embedded-postgres-stop"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    server.close();
+                                } catch (IOException ignored) {
+                                    // the JVM is exiting
+                                }
+                            },
+                            "embedded-postgres-stop"));
             return server;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -55,37 +55,52 @@ class ShutdownOrderTest {
     }
 
     @Test
-    @DisplayName("given handlers stuck at shutdown, when the context closes, then their rows are released before the store closes")
+    @DisplayName(
+            "given handlers stuck at shutdown, when the context closes, then their rows are released before the store closes")
     void stuckRowsAreReleasedOnShutdown() {
         Path file = dir.resolve("shutdown.db");
         List<OutboxRow> stuck = StarterFixtures.rows("stuck", 3);
         List<OutboxRow> quick = StarterFixtures.rows("quick", 5);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
                 .web(WebApplicationType.NONE)
-                .properties("durablestore.backend=sqlite", "durablestore.sqlite.path=" + file, "durablestore.dispatcher.drain-timeout=200ms")
+                .properties(
+                        "durablestore.backend=sqlite",
+                        "durablestore.sqlite.path=" + file,
+                        "durablestore.dispatcher.drain-timeout=200ms")
                 .run();
         ReactiveStore store = context.getBean(ReactiveStore.class);
-        StepVerifier.create(store.appendOutboxBatch(stuck).then(store.appendOutboxBatch(quick))).verifyComplete();
+        StepVerifier.create(store.appendOutboxBatch(stuck).then(store.appendOutboxBatch(quick)))
+                .verifyComplete();
         for (OutboxRow row : quick) {
-            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE)).expectNextCount(1)
+            StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.DONE))
+                    .expectNextCount(1)
                     .verifyComplete();
         }
         // every stuck row reached its handler
-        StepVerifier.create(App.startedSignal.asFlux().filter(key -> stuck.stream().anyMatch(r -> r.dispatchKey().equals(key)))
-                .take(stuck.size())).expectNextCount(stuck.size()).expectComplete().verify(Duration.ofSeconds(20));
+        StepVerifier.create(App.startedSignal
+                        .asFlux()
+                        .filter(key ->
+                                stuck.stream().anyMatch(r -> r.dispatchKey().equals(key)))
+                        .take(stuck.size()))
+                .expectNextCount(stuck.size())
+                .expectComplete()
+                .verify(Duration.ofSeconds(20));
 
         context.close();
 
         try (SqliteReactiveStore reopened = SqliteReactiveStore.open(SqliteStoreConfig.of(file))) {
             for (OutboxRow row : stuck) {
-                StepVerifier.create(reopened.rowState(row.dispatchKey())).assertNext(state -> {
-                    assertThat(state.status()).isEqualTo(OutboxStatus.PENDING);
-                    assertThat(state.attempt()).isZero();
-                }).verifyComplete();
+                StepVerifier.create(reopened.rowState(row.dispatchKey()))
+                        .assertNext(state -> {
+                            assertThat(state.status()).isEqualTo(OutboxStatus.PENDING);
+                            assertThat(state.attempt()).isZero();
+                        })
+                        .verifyComplete();
             }
             for (OutboxRow row : quick) {
                 StepVerifier.create(reopened.rowState(row.dispatchKey()))
-                        .assertNext(state -> assertThat(state.status()).isEqualTo(OutboxStatus.DONE)).verifyComplete();
+                        .assertNext(state -> assertThat(state.status()).isEqualTo(OutboxStatus.DONE))
+                        .verifyComplete();
             }
         }
     }

@@ -28,11 +28,16 @@ import reactor.test.StepVerifier;
  * properties ({@code durablestore.backend} and {@code durablestore.sqlite.path}): the store, the
  * reaper, the dispatcher and health come from the starter.
  */
-@SpringBootTest(classes = SqliteApplicationTest.App.class, properties = {
-        // r2dbc-h2 is on this module's test class path, so Spring Boot would create an in-memory
-        // H2 ConnectionFactory and backend=auto would choose it
-        "durablestore.backend=sqlite", "durablestore.dispatcher.max-attempts=2", "durablestore.dispatcher.initial-backoff=0s",
-        "management.endpoint.health.show-details=always"})
+@SpringBootTest(
+        classes = SqliteApplicationTest.App.class,
+        properties = {
+            // r2dbc-h2 is on this module's test class path, so Spring Boot would create an in-memory
+            // H2 ConnectionFactory and backend=auto would choose it
+            "durablestore.backend=sqlite",
+            "durablestore.dispatcher.max-attempts=2",
+            "durablestore.dispatcher.initial-backoff=0s",
+            "management.endpoint.health.show-details=always"
+        })
 class SqliteApplicationTest {
 
     private static final Path DIR = tempDir();
@@ -75,7 +80,8 @@ class SqliteApplicationTest {
     }
 
     @Test
-    @DisplayName("given a handler that fails, when its row is dispatched, then it is retried and dead-lettered at max attempts")
+    @DisplayName(
+            "given a handler that fails, when its row is dispatched, then it is retried and dead-lettered at max attempts")
     void failingRowsAreRetriedThenDeadLettered() {
         OutboxRow row = StarterFixtures.rows("broken", 1).get(0);
 

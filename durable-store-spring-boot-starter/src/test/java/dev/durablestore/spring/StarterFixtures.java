@@ -15,8 +15,7 @@ import reactor.core.publisher.Mono;
 /** Rows to stage and a way to wait for a row to reach a status, shared by the application tests. */
 final class StarterFixtures {
 
-    private StarterFixtures() {
-    }
+    private StarterFixtures() {}
 
     /**
      * @param activityType what the handler will see as the row's type
@@ -26,7 +25,8 @@ final class StarterFixtures {
     static List<OutboxRow> rows(String activityType, int count) {
         Instant now = Instant.now();
         return IntStream.range(0, count)
-                .mapToObj(i -> OutboxRow.pending(WorkflowId.random(), 0, activityType, Payload.json("{\"n\":" + i + "}"), now))
+                .mapToObj(i ->
+                        OutboxRow.pending(WorkflowId.random(), 0, activityType, Payload.json("{\"n\":" + i + "}"), now))
                 .toList();
     }
 

@@ -42,26 +42,42 @@ public final class MinimalDispatcher {
             // 1. Start a workflow: its events and one outbox row per activity commit together.
             WorkflowId w = WorkflowId.random();
             Instant now = Instant.now();
-            List<Event> events = new ArrayList<>(List.of(new WorkflowStarted(new EventEnvelope(1, now, w),
-                    "greeting", Payload.json("{}"), RunId.random(), null, new PackageVersion("v1"))));
+            List<Event> events = new ArrayList<>(List.of(new WorkflowStarted(
+                    new EventEnvelope(1, now, w),
+                    "greeting",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"))));
             List<OutboxRow> rows = new ArrayList<>();
             for (int seq = 2; seq <= activities + 1; seq++) { // activity id = the seq that scheduled it
                 Payload input = Payload.json("{\"n\":" + seq + "}");
-                events.add(new ActivityScheduled(new EventEnvelope(seq, now, w), new ActivityId(seq), "greet",
-                        input, OutboxRow.DEFAULT_ROUTE, null));
+                events.add(new ActivityScheduled(
+                        new EventEnvelope(seq, now, w),
+                        new ActivityId(seq),
+                        "greet",
+                        input,
+                        OutboxRow.DEFAULT_ROUTE,
+                        null));
                 rows.add(OutboxRow.pending(w, seq, "greet", input, now));
             }
             store.appendWithOutbox(w, events, 0, rows).block();
 
             // 2. The lease reaper re-arms rows whose dispatcher died holding them.
-            Disposable reaper = OutboxLeaseReaper.of(store).lease(Duration.ofMinutes(1)).start();
+            Disposable reaper =
+                    OutboxLeaseReaper.of(store).lease(Duration.ofMinutes(1)).start();
 
             // 3. Dispatch: at most 4 rows in flight (the stream claims only what flatMap requests).
             //    take(n) cancels the stream once n rows completed: claiming stops at once.
             try {
                 store.claimStream(ClaimStreamOptions.defaults().maxBatch(4))
-                        .flatMap(row -> greet(row).thenReturn(true).onErrorReturn(false)
-                                .flatMap(ok -> recordOutcome(store, row, ok).thenReturn(ok)), 4)
+                        .flatMap(
+                                row -> greet(row)
+                                        .thenReturn(true)
+                                        .onErrorReturn(false)
+                                        .flatMap(ok ->
+                                                recordOutcome(store, row, ok).thenReturn(ok)),
+                                4)
                         .filter(completed -> completed)
                         .take(activities)
                         .blockLast(Duration.ofSeconds(30));
@@ -77,18 +93,23 @@ public final class MinimalDispatcher {
         WorkflowId w = row.workflowId();
         ActivityId activity = new ActivityId(row.ordinal());
         int attempt = row.attempt() + 1; // row.attempt() counts earlier dispatches
-        return store.readHead(w).flatMap(head -> {
-            EventEnvelope env = new EventEnvelope(head + 1, Instant.now(), w);
-            WorkflowStep.Builder step = WorkflowStep.builder(w, head);
-            if (ok) {
-                step.append(new ActivityCompleted(env, activity, Payload.json("{}"), attempt)).complete(row);
-            } else { // back to pending after an exponential backoff, on the store's clock
-                step.append(new ActivityFailed(env, activity,
-                                new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null), attempt))
-                        .retryAfter(row, attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10)));
-            }
-            return store.commitStep(step.build());
-        })
+        return store.readHead(w)
+                .flatMap(head -> {
+                    EventEnvelope env = new EventEnvelope(head + 1, Instant.now(), w);
+                    WorkflowStep.Builder step = WorkflowStep.builder(w, head);
+                    if (ok) {
+                        step.append(new ActivityCompleted(env, activity, Payload.json("{}"), attempt))
+                                .complete(row);
+                    } else { // back to pending after an exponential backoff, on the store's clock
+                        step.append(new ActivityFailed(
+                                        env,
+                                        activity,
+                                        new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null),
+                                        attempt))
+                                .retryAfter(row, attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10)));
+                    }
+                    return store.commitStep(step.build());
+                })
                 .retryWhen(Retry.max(16).filter(SequenceConflictException.class::isInstance)) // head moved: re-read
                 .onErrorResume(StaleClaimException.class, e -> Mono.empty()); // claimed again by another: not ours
     }

@@ -38,8 +38,10 @@ class MinimalDispatcherTest {
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
             List<WorkflowId> workflows = store.listWorkflowIds().collectList().block(TIMEOUT);
             assertThat(workflows).hasSize(2);
-            assertThat(store.listUnsettledWorkflowIds().collectList().block(TIMEOUT)).isEmpty();
-            assertThat(store.countInflight(OutboxRow.DEFAULT_ROUTE).block(TIMEOUT)).isZero();
+            assertThat(store.listUnsettledWorkflowIds().collectList().block(TIMEOUT))
+                    .isEmpty();
+            assertThat(store.countInflight(OutboxRow.DEFAULT_ROUTE).block(TIMEOUT))
+                    .isZero();
             for (WorkflowId w : workflows) {
                 // the start (6 events), then one step per outcome: 5 completions, 3 failed first attempts
                 List<Event> history = store.readHistory(w).collectList().block(TIMEOUT);
@@ -47,11 +49,14 @@ class MinimalDispatcherTest {
                 for (int i = 0; i < history.size(); i++) {
                     assertThat(history.get(i).seq()).isEqualTo(i + 1);
                 }
-                assertThat(history).filteredOn(ActivityCompleted.class::isInstance).hasSize(5);
+                assertThat(history)
+                        .filteredOn(ActivityCompleted.class::isInstance)
+                        .hasSize(5);
                 assertThat(history).filteredOn(ActivityFailed.class::isInstance).hasSize(3);
                 for (long ordinal = 2; ordinal <= 6; ordinal++) {
                     // done; the even rows failed once and were retried (one more dispatch)
-                    OutboxRowState state = store.rowState(OutboxRow.dispatchKey(w, ordinal)).block(TIMEOUT);
+                    OutboxRowState state =
+                            store.rowState(OutboxRow.dispatchKey(w, ordinal)).block(TIMEOUT);
                     assertThat(state.status()).isEqualTo(OutboxStatus.DONE);
                     assertThat(state.attempt()).isEqualTo(ordinal % 2 == 0 ? 1 : 0);
                 }

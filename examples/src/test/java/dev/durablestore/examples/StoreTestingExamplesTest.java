@@ -61,7 +61,8 @@ class StoreTestingExamplesTest {
 
     @BeforeEach
     void openStore() {
-        store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("test.db")).withClock(clock));
+        store = SqliteReactiveStore.open(
+                SqliteStoreConfig.of(dir.resolve("test.db")).withClock(clock));
     }
 
     @AfterEach
@@ -79,19 +80,20 @@ class StoreTestingExamplesTest {
         List<Event> events = List.of(ev.started("checkout"), ev.activityScheduled(2, "charge-card"));
 
         // when its first events are appended at head 0, then: the append completes empty
-        StepVerifier.create(store.append(workflow, events, 0))
-                .verifyComplete();
+        StepVerifier.create(store.append(workflow, events, 0)).verifyComplete();
 
         // and the history reads back in seq order
         StepVerifier.create(store.readHistory(workflow))
-                .assertNext(e -> assertThat(e).isInstanceOf(WorkflowStarted.class)
-                        .extracting(Event::seq).isEqualTo(1L))
-                .assertNext(e -> assertThat(e).isInstanceOf(ActivityScheduled.class)
-                        .extracting(Event::seq).isEqualTo(2L))
+                .assertNext(e -> assertThat(e)
+                        .isInstanceOf(WorkflowStarted.class)
+                        .extracting(Event::seq)
+                        .isEqualTo(1L))
+                .assertNext(e -> assertThat(e)
+                        .isInstanceOf(ActivityScheduled.class)
+                        .extracting(Event::seq)
+                        .isEqualTo(2L))
                 .verifyComplete();
-        StepVerifier.create(store.readHead(workflow))
-                .expectNext(2L)
-                .verifyComplete();
+        StepVerifier.create(store.readHead(workflow)).expectNext(2L).verifyComplete();
     }
 
     @Test
@@ -103,7 +105,8 @@ class StoreTestingExamplesTest {
                 .block(TIMEOUT);
 
         // when a second writer, which still believes the head is 0, appends
-        Mono<Void> stale = store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0);
+        Mono<Void> stale =
+                store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0);
 
         // then it fails with a SequenceConflictException naming what it expected and what it found
         StepVerifier.create(stale)
@@ -116,7 +119,8 @@ class StoreTestingExamplesTest {
                 .verify(TIMEOUT);
 
         // the shortest form: the error's type only (errors arrive as signals, never thrown)
-        StepVerifier.create(store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0))
+        StepVerifier.create(
+                        store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0))
                 .expectError(SequenceConflictException.class)
                 .verify(TIMEOUT);
     }
@@ -125,20 +129,23 @@ class StoreTestingExamplesTest {
     void aRejectedAppendWithOutboxStagesNoRow() {
         // given a workflow whose head is 1
         WorkflowId workflow = WorkflowId.random();
-        store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0).block(TIMEOUT);
+        store.append(workflow, List.of(TestEvents.of(workflow).started("checkout")), 0)
+                .block(TIMEOUT);
 
         // when an appendWithOutbox on a stale head tries to schedule an activity with its row
         TestEvents stale = TestEvents.of(workflow);
         OutboxRow row = OutboxRow.pending(workflow, 2, "charge-card", Payload.json("{}"), clock.instant());
-        StepVerifier.create(store.appendWithOutbox(workflow,
-                        List.of(stale.started("checkout"), stale.activityScheduled(2, "charge-card")), 0, List.of(row)))
+        StepVerifier.create(store.appendWithOutbox(
+                        workflow,
+                        List.of(stale.started("checkout"), stale.activityScheduled(2, "charge-card")),
+                        0,
+                        List.of(row)))
                 // SequenceConflictException compares by (expected, found), so it can be matched whole
                 .expectErrorMatches(new SequenceConflictException(0, 1)::equals)
                 .verify(TIMEOUT);
 
         // then the row was not staged either: events and rows commit together or not at all
-        StepVerifier.create(store.rowState(row.dispatchKey()))
-                .verifyComplete();
+        StepVerifier.create(store.rowState(row.dispatchKey())).verifyComplete();
     }
 
     // ------------------------------------------------------------------ the claim stream
@@ -207,16 +214,12 @@ class StoreTestingExamplesTest {
         OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store).clock(clock).lease(Duration.ofMinutes(5));
 
         // when one sweep runs before the lease has passed, then nothing is re-armed
-        StepVerifier.create(reaper.reapOnce())
-                .expectNext(0L)
-                .verifyComplete();
+        StepVerifier.create(reaper.reapOnce()).expectNext(0L).verifyComplete();
 
         // when the clock passes the lease and a sweep runs, then the row is pending again,
         // visible at once, keeping its attempt
         clock.advance(Duration.ofMinutes(6));
-        StepVerifier.create(reaper.reapOnce())
-                .expectNext(1L)
-                .verifyComplete();
+        StepVerifier.create(reaper.reapOnce()).expectNext(1L).verifyComplete();
         StepVerifier.create(store.rowState(row.dispatchKey()))
                 .expectNext(new OutboxRowState(OutboxStatus.PENDING, 0, clock.instant()))
                 .verifyComplete();

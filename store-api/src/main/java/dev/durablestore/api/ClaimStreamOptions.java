@@ -23,7 +23,11 @@ public final class ClaimStreamOptions {
     private final Duration pollInterval;
     private final DispatchPolicy policy;
 
-    private ClaimStreamOptions(ClaimScope scope, Supplier<Set<WorkflowId>> held, int maxBatch, Duration pollInterval,
+    private ClaimStreamOptions(
+            ClaimScope scope,
+            Supplier<Set<WorkflowId>> held,
+            int maxBatch,
+            Duration pollInterval,
             DispatchPolicy policy) {
         this.scope = scope;
         this.held = held;

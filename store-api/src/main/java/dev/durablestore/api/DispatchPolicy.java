@@ -83,8 +83,8 @@ public final class DispatchPolicy {
      */
     public DispatchPolicy concurrencyCap(int value) {
         if (value < 1 || value > MAX_CONCURRENCY_CAP) {
-            throw new InvalidArgumentException("concurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP
-                    + ", was " + value);
+            throw new InvalidArgumentException(
+                    "concurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP + ", was " + value);
         }
         return new DispatchPolicy(serialPerWorkflow, value);
     }
@@ -121,7 +121,7 @@ public final class DispatchPolicy {
 
     @Override
     public String toString() {
-        return "DispatchPolicy[serialPerWorkflow=" + serialPerWorkflow
-                + (cap == 0 ? "" : ", concurrencyCap=" + cap) + "]";
+        return "DispatchPolicy[serialPerWorkflow=" + serialPerWorkflow + (cap == 0 ? "" : ", concurrencyCap=" + cap)
+                + "]";
     }
 }

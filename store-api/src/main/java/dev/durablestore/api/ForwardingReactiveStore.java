@@ -36,7 +36,8 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+    public Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
         return delegate.appendWithOutbox(workflowId, events, expectedSeq, rows);
     }
 

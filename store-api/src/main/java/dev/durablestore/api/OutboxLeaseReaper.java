@@ -41,8 +41,14 @@ public final class OutboxLeaseReaper {
     private final Consumer<List<OutboxRow>> onReaped;
     private final Consumer<Throwable> onError;
 
-    private OutboxLeaseReaper(OutboxStore store, Duration lease, Duration interval, int batchSize, Clock clock,
-            Consumer<List<OutboxRow>> onReaped, Consumer<Throwable> onError) {
+    private OutboxLeaseReaper(
+            OutboxStore store,
+            Duration lease,
+            Duration interval,
+            int batchSize,
+            Clock clock,
+            Consumer<List<OutboxRow>> onReaped,
+            Consumer<Throwable> onError) {
         this.store = store;
         this.lease = lease;
         this.interval = interval;
@@ -59,8 +65,8 @@ public final class OutboxLeaseReaper {
      */
     public static OutboxLeaseReaper of(OutboxStore store) {
         InvalidArgumentException.requireNonNull(store, "store");
-        return new OutboxLeaseReaper(store, Duration.ofMinutes(5), Duration.ofSeconds(30), 500, Clock.systemUTC(),
-                rows -> { }, e -> { });
+        return new OutboxLeaseReaper(
+                store, Duration.ofMinutes(5), Duration.ofSeconds(30), 500, Clock.systemUTC(), rows -> {}, e -> {});
     }
 
     /**
@@ -157,11 +163,13 @@ public final class OutboxLeaseReaper {
         Objects.requireNonNull(timer, "timer");
         return Flux.interval(interval, interval, timer)
                 .onBackpressureDrop()
-                .concatMap(tick -> reapOnce().onErrorResume(e -> {
-                    report(e);
-                    // a closed store stays closed: report it once and stop sweeping
-                    return e instanceof StoreClosedException ? Mono.error(e) : Mono.empty();
-                }), 1)
+                .concatMap(
+                        tick -> reapOnce().onErrorResume(e -> {
+                            report(e);
+                            // a closed store stays closed: report it once and stop sweeping
+                            return e instanceof StoreClosedException ? Mono.error(e) : Mono.empty();
+                        }),
+                        1)
                 .onErrorComplete(StoreClosedException.class)
                 .subscribe();
     }

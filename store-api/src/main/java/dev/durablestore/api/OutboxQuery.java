@@ -59,8 +59,8 @@ public record OutboxQuery(
      * @return this query with the status
      */
     public OutboxQuery withStatus(OutboxStatus value) {
-        return new OutboxQuery(value, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan,
-                afterKey, limit);
+        return new OutboxQuery(
+                value, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan, afterKey, limit);
     }
 
     /**
@@ -70,8 +70,8 @@ public record OutboxQuery(
      * @return this query with the route fields
      */
     public OutboxQuery withRoute(String ns, String queue, String pinnedNode) {
-        return new OutboxQuery(status, ns, queue, pinnedNode, activityType, workflowId, dispatchKey, olderThan,
-                afterKey, limit);
+        return new OutboxQuery(
+                status, ns, queue, pinnedNode, activityType, workflowId, dispatchKey, olderThan, afterKey, limit);
     }
 
     /**
@@ -79,8 +79,8 @@ public record OutboxQuery(
      * @return this query with the activity type
      */
     public OutboxQuery withActivityType(String value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, value, workflowId, dispatchKey, olderThan,
-                afterKey, limit);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, value, workflowId, dispatchKey, olderThan, afterKey, limit);
     }
 
     /**
@@ -88,8 +88,8 @@ public record OutboxQuery(
      * @return this query with the workflow
      */
     public OutboxQuery withWorkflowId(WorkflowId value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, activityType, value, dispatchKey, olderThan,
-                afterKey, limit);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, activityType, value, dispatchKey, olderThan, afterKey, limit);
     }
 
     /**
@@ -97,8 +97,8 @@ public record OutboxQuery(
      * @return this query with the key
      */
     public OutboxQuery withDispatchKey(String value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, activityType, workflowId, value, olderThan,
-                afterKey, limit);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, activityType, workflowId, value, olderThan, afterKey, limit);
     }
 
     /**
@@ -106,8 +106,8 @@ public record OutboxQuery(
      * @return this query with the age bound
      */
     public OutboxQuery withOlderThan(Instant value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, value,
-                afterKey, limit);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, value, afterKey, limit);
     }
 
     /**
@@ -115,8 +115,8 @@ public record OutboxQuery(
      * @return this query continuing after the key
      */
     public OutboxQuery withAfterKey(String value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan,
-                value, limit);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan, value, limit);
     }
 
     /**
@@ -124,13 +124,16 @@ public record OutboxQuery(
      * @return this query with the page size
      */
     public OutboxQuery withLimit(int value) {
-        return new OutboxQuery(status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan,
-                afterKey, value);
+        return new OutboxQuery(
+                status, namespace, taskQueue, node, activityType, workflowId, dispatchKey, olderThan, afterKey, value);
     }
 
     /** @return true when a text filter cannot be stored, so that no row can match (O33) */
     public boolean matchesNothing() {
-        return unstorable(namespace) || unstorable(taskQueue) || unstorable(node) || unstorable(activityType)
+        return unstorable(namespace)
+                || unstorable(taskQueue)
+                || unstorable(node)
+                || unstorable(activityType)
                 || unstorable(dispatchKey);
     }
 

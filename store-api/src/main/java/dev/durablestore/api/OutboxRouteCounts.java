@@ -14,7 +14,13 @@ package dev.durablestore.api;
  * @param cancelled rows cancelled
  */
 public record OutboxRouteCounts(
-        ClaimScope route, long pending, long due, long claimed, long staleClaimed, long done, long failed,
+        ClaimScope route,
+        long pending,
+        long due,
+        long claimed,
+        long staleClaimed,
+        long done,
+        long failed,
         long cancelled) {
 
     /** Checks the route. */

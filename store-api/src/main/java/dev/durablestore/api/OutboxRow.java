@@ -127,16 +127,18 @@ public record OutboxRow(
         InvalidArgumentException.requireNonNegative(attempt, "row.attempt");
         InvalidArgumentException.requireNonNull(visibleAfter, "row.visibleAfter");
         if (claimToken != 0 && status != OutboxStatus.CLAIMED) {
-            throw new InvalidArgumentException("row.claimToken", "must be 0 unless the status is CLAIMED, was "
-                    + claimToken + " with status " + status);
+            throw new InvalidArgumentException(
+                    "row.claimToken",
+                    "must be 0 unless the status is CLAIMED, was " + claimToken + " with status " + status);
         }
         if (traceContext != null && (traceContext.isEmpty() || traceContext.length() > MAX_TRACE_CONTEXT)) {
-            throw new InvalidArgumentException("row.traceContext", "must be null or 1 to " + MAX_TRACE_CONTEXT
-                    + " characters, was " + traceContext.length());
+            throw new InvalidArgumentException(
+                    "row.traceContext",
+                    "must be null or 1 to " + MAX_TRACE_CONTEXT + " characters, was " + traceContext.length());
         }
         if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
-            throw new InvalidArgumentException("row.priority", "must be between " + MIN_PRIORITY + " and "
-                    + MAX_PRIORITY + ", was " + priority);
+            throw new InvalidArgumentException(
+                    "row.priority", "must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY + ", was " + priority);
         }
     }
 
@@ -159,11 +161,39 @@ public record OutboxRow(
      * @param claimToken see the record component
      * @param traceContext see the record component
      */
-    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
-            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
-            Instant visibleAfter, Instant claimedAt, long claimToken, String traceContext) {
-        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, claimToken, traceContext, MIN_PRIORITY);
+    public OutboxRow(
+            String dispatchKey,
+            WorkflowId workflowId,
+            long ordinal,
+            RunId runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            Payload input,
+            OutboxStatus status,
+            int attempt,
+            Instant visibleAfter,
+            Instant claimedAt,
+            long claimToken,
+            String traceContext) {
+        this(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                MIN_PRIORITY);
     }
 
     /**
@@ -184,11 +214,38 @@ public record OutboxRow(
      * @param claimedAt see the record component
      * @param claimToken see the record component
      */
-    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
-            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
-            Instant visibleAfter, Instant claimedAt, long claimToken) {
-        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, claimToken, null, MIN_PRIORITY);
+    public OutboxRow(
+            String dispatchKey,
+            WorkflowId workflowId,
+            long ordinal,
+            RunId runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            Payload input,
+            OutboxStatus status,
+            int attempt,
+            Instant visibleAfter,
+            Instant claimedAt,
+            long claimToken) {
+        this(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                null,
+                MIN_PRIORITY);
     }
 
     /**
@@ -209,11 +266,37 @@ public record OutboxRow(
      * @param visibleAfter the earliest instant the row may be claimed
      * @param claimedAt see the record component
      */
-    public OutboxRow(String dispatchKey, WorkflowId workflowId, long ordinal, RunId runId, String namespace,
-            String taskQueue, String node, String activityType, Payload input, OutboxStatus status, int attempt,
-            Instant visibleAfter, Instant claimedAt) {
-        this(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType, input, status,
-                attempt, visibleAfter, claimedAt, 0L, null, MIN_PRIORITY);
+    public OutboxRow(
+            String dispatchKey,
+            WorkflowId workflowId,
+            long ordinal,
+            RunId runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            Payload input,
+            OutboxStatus status,
+            int attempt,
+            Instant visibleAfter,
+            Instant claimedAt) {
+        this(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                0L,
+                null,
+                MIN_PRIORITY);
     }
 
     /**
@@ -238,10 +321,23 @@ public record OutboxRow(
      * @param now the instant it becomes claimable
      * @return the row
      */
-    public static OutboxRow pending(WorkflowId workflowId, long ordinal, String activityType, Payload input, Instant now) {
+    public static OutboxRow pending(
+            WorkflowId workflowId, long ordinal, String activityType, Payload input, Instant now) {
         InvalidArgumentException.requireNonNull(workflowId, "workflowId");
-        return new OutboxRow(dispatchKey(workflowId, ordinal), workflowId, ordinal, null, DEFAULT_ROUTE,
-                DEFAULT_ROUTE, null, activityType, input, OutboxStatus.PENDING, 0, now, null);
+        return new OutboxRow(
+                dispatchKey(workflowId, ordinal),
+                workflowId,
+                ordinal,
+                null,
+                DEFAULT_ROUTE,
+                DEFAULT_ROUTE,
+                null,
+                activityType,
+                input,
+                OutboxStatus.PENDING,
+                0,
+                now,
+                null);
     }
 
     /** @return true when the status is live ({@code PENDING} or {@code CLAIMED}) */
@@ -259,8 +355,23 @@ public record OutboxRow(
      * @return a copy with the run set
      */
     public OutboxRow withRunId(RunId value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, value, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                value,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                priority);
     }
 
     /**
@@ -270,8 +381,23 @@ public record OutboxRow(
      * @return a copy with the route set
      */
     public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, newNamespace, newTaskQueue, newNode,
-                activityType, input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                newNamespace,
+                newTaskQueue,
+                newNode,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                priority);
     }
 
     /**
@@ -281,9 +407,23 @@ public record OutboxRow(
      *     stays {@code CLAIMED} and is 0 otherwise
      */
     public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, value, attempt, visibleAfter, newClaimedAt, value == OutboxStatus.CLAIMED ? claimToken : 0L,
-                traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                value,
+                attempt,
+                visibleAfter,
+                newClaimedAt,
+                value == OutboxStatus.CLAIMED ? claimToken : 0L,
+                traceContext,
+                priority);
     }
 
     /**
@@ -292,8 +432,23 @@ public record OutboxRow(
      * @return a copy with the claim token set
      */
     public OutboxRow withClaimToken(long value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, value, traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                value,
+                traceContext,
+                priority);
     }
 
     /**
@@ -301,8 +456,23 @@ public record OutboxRow(
      * @return a copy with the attempt set
      */
     public OutboxRow withAttempt(int value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, value, visibleAfter, claimedAt, claimToken, traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                value,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                priority);
     }
 
     /**
@@ -310,8 +480,23 @@ public record OutboxRow(
      * @return a copy with {@code visibleAfter} set
      */
     public OutboxRow withVisibleAfter(Instant value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, value, claimedAt, claimToken, traceContext, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                value,
+                claimedAt,
+                claimToken,
+                traceContext,
+                priority);
     }
 
     /**
@@ -319,8 +504,23 @@ public record OutboxRow(
      * @return a copy with the trace context set
      */
     public OutboxRow withTraceContext(String value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken, value, priority);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                value,
+                priority);
     }
 
     /**
@@ -329,7 +529,22 @@ public record OutboxRow(
      * @throws InvalidArgumentException naming {@code row.priority} when out of range
      */
     public OutboxRow withPriority(int value) {
-        return new OutboxRow(dispatchKey, workflowId, ordinal, runId, namespace, taskQueue, node, activityType,
-                input, status, attempt, visibleAfter, claimedAt, claimToken, traceContext, value);
+        return new OutboxRow(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                value);
     }
 }

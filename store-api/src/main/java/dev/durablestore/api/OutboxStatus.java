@@ -40,12 +40,18 @@ public enum OutboxStatus {
     public static OutboxStatus fromToken(String token) {
         if (token != null) {
             switch (token) {
-                case "pending": return PENDING;
-                case "claimed": return CLAIMED;
-                case "done": return DONE;
-                case "failed": return FAILED;
-                case "cancelled": return CANCELLED;
-                default: break;
+                case "pending":
+                    return PENDING;
+                case "claimed":
+                    return CLAIMED;
+                case "done":
+                    return DONE;
+                case "failed":
+                    return FAILED;
+                case "cancelled":
+                    return CANCELLED;
+                default:
+                    break;
             }
         }
         throw new SerializationException("unknown outbox status token '" + token + "'");

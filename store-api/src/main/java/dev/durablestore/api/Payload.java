@@ -55,9 +55,11 @@ public final class Payload {
             if (Character.isHighSurrogate(ch) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(ch)) {
-                throw new InvalidArgumentException("json", String.format(
-                        "must not contain an unpaired UTF-16 surrogate (it has no UTF-8 form), found U+%04X at index %d",
-                        (int) ch, i));
+                throw new InvalidArgumentException(
+                        "json",
+                        String.format(
+                                "must not contain an unpaired UTF-16 surrogate (it has no UTF-8 form), found U+%04X at index %d",
+                                (int) ch, i));
             }
         }
     }

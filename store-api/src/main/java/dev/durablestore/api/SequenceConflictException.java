@@ -37,9 +37,7 @@ public final class SequenceConflictException extends StoreException {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SequenceConflictException other
-                && other.expected == expected
-                && other.found == found;
+        return o instanceof SequenceConflictException other && other.expected == expected && other.found == found;
     }
 
     @Override

@@ -21,8 +21,10 @@ public final class StaleClaimException extends StoreException {
      * @param claimToken the claim the caller named
      */
     public StaleClaimException(String operation, String dispatchKey, long claimToken) {
-        super(operation + " refused: the claim " + claimToken + " of outbox row " + dispatchKey
-                + " is no longer current (re-armed, claimed again or settled since); nothing was written", null);
+        super(
+                operation + " refused: the claim " + claimToken + " of outbox row " + dispatchKey
+                        + " is no longer current (re-armed, claimed again or settled since); nothing was written",
+                null);
         this.dispatchKey = dispatchKey;
         this.claimToken = claimToken;
     }

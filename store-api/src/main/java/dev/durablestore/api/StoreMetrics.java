@@ -11,7 +11,7 @@ import java.util.function.IntSupplier;
 public interface StoreMetrics {
 
     /** Records nothing. */
-    StoreMetrics NONE = new StoreMetrics() { };
+    StoreMetrics NONE = new StoreMetrics() {};
 
     /**
      * One operation finished (for writes: its commit returned or it failed).

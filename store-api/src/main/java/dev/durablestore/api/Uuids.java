@@ -5,7 +5,6 @@ import java.util.UUID;
 /** Strict canonical-text parsing and unsigned ordering shared by the UUID-based identifiers. */
 final class Uuids {
 
-
     private Uuids() {}
 
     static UUID parse(String text, String argument) {

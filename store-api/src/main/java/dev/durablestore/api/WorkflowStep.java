@@ -1,7 +1,6 @@
 package dev.durablestore.api;
 
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
-
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.spi.ClaimFence;
 import java.time.Duration;
@@ -59,8 +58,7 @@ public final class WorkflowStep {
      * @param visibleAfter the new visibility of a {@code RETRY} at an instant, else {@code null}
      * @param delay the delay, on the store's clock, of a {@code RETRY} after a delay, else {@code null}
      */
-    public record Settle(OutboxRow row, Settlement settlement, int nextAttempt, Instant visibleAfter,
-            Duration delay) {}
+    public record Settle(OutboxRow row, Settlement settlement, int nextAttempt, Instant visibleAfter, Duration delay) {}
 
     /**
      * One timer change of a step.
@@ -231,8 +229,12 @@ public final class WorkflowStep {
          */
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-            settles.add(new Settle(claimed, Settlement.RETRY, nextAttempt,
-                    InvalidArgumentException.requireNonNull(visibleAfter, "visibleAfter"), null));
+            settles.add(new Settle(
+                    claimed,
+                    Settlement.RETRY,
+                    nextAttempt,
+                    InvalidArgumentException.requireNonNull(visibleAfter, "visibleAfter"),
+                    null));
             return this;
         }
 
@@ -246,7 +248,11 @@ public final class WorkflowStep {
          */
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retryAfter(OutboxRow claimed, int nextAttempt, Duration delay) {
-            settles.add(new Settle(claimed, Settlement.RETRY, nextAttempt, null,
+            settles.add(new Settle(
+                    claimed,
+                    Settlement.RETRY,
+                    nextAttempt,
+                    null,
                     InvalidArgumentException.requireNonNull(delay, "delay")));
             return this;
         }
@@ -320,7 +326,8 @@ public final class WorkflowStep {
             Set<TimerId> changed = new HashSet<>();
             for (int i = 0; i < timers.size(); i++) {
                 String name = "timers[" + i + "].timerId";
-                TimerId id = InvalidArgumentException.requireNonNull(timers.get(i).timerId(), name);
+                TimerId id =
+                        InvalidArgumentException.requireNonNull(timers.get(i).timerId(), name);
                 if (!changed.add(id)) {
                     throw new InvalidArgumentException(name, "changes timer " + id + " a second time in one step");
                 }
@@ -331,12 +338,14 @@ public final class WorkflowStep {
         private void checkSettle(Settle s, String name, Set<String> settled) {
             OutboxRow row = ClaimFence.requireClaimed(s.row(), name);
             if (!row.workflowId().equals(workflowId)) {
-                throw new InvalidArgumentException(name + ".workflowId", "row " + row.dispatchKey()
-                        + " belongs to workflow " + row.workflowId() + ", not to the step's workflow " + workflowId);
+                throw new InvalidArgumentException(
+                        name + ".workflowId",
+                        "row " + row.dispatchKey() + " belongs to workflow " + row.workflowId()
+                                + ", not to the step's workflow " + workflowId);
             }
             if (!settled.add(row.dispatchKey())) {
-                throw new InvalidArgumentException(name + ".dispatchKey", "settles row " + row.dispatchKey()
-                        + " a second time in one step");
+                throw new InvalidArgumentException(
+                        name + ".dispatchKey", "settles row " + row.dispatchKey() + " a second time in one step");
             }
             if (s.settlement() == Settlement.RETRY) {
                 InvalidArgumentException.requireNonNegative(s.nextAttempt(), name + ".nextAttempt");

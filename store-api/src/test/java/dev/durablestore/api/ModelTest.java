@@ -28,8 +28,13 @@ class ModelTest {
     void C153_event_accessors_return_envelope_fields() {
         WorkflowId workflow = WorkflowId.random();
         Instant at = Instant.parse("2023-11-14T22:13:20.123Z");
-        WorkflowStarted event = new WorkflowStarted(new EventEnvelope(17, at, workflow), "checkout",
-                Payload.json("{}"), RunId.random(), null, new PackageVersion("v"));
+        WorkflowStarted event = new WorkflowStarted(
+                new EventEnvelope(17, at, workflow),
+                "checkout",
+                Payload.json("{}"),
+                RunId.random(),
+                null,
+                new PackageVersion("v"));
 
         assertThat(event.seq()).isEqualTo(17);
         assertThat(event.recordedAt()).isEqualTo(at);
@@ -93,9 +98,11 @@ class ModelTest {
         assertThat(SearchAttributeValue.of(42L).type()).isEqualTo(SearchAttributeValue.Type.INT);
         assertThat(SearchAttributeValue.of(12.5).type()).isEqualTo(SearchAttributeValue.Type.FLOAT);
         assertThat(SearchAttributeValue.of(true).type()).isEqualTo(SearchAttributeValue.Type.BOOL);
-        assertThat(SearchAttributeValue.of(Instant.parse("2023-11-14T22:13:20.123Z")).type())
+        assertThat(SearchAttributeValue.of(Instant.parse("2023-11-14T22:13:20.123Z"))
+                        .type())
                 .isEqualTo(SearchAttributeValue.Type.DATETIME);
-        assertThat(SearchAttributeValue.of(List.of("vip", "west")).type()).isEqualTo(SearchAttributeValue.Type.KEYWORD_LIST);
+        assertThat(SearchAttributeValue.of(List.of("vip", "west")).type())
+                .isEqualTo(SearchAttributeValue.Type.KEYWORD_LIST);
     }
 
     @Test
@@ -104,10 +111,21 @@ class ModelTest {
 
         assertThat(WorkflowId.parse(id.toString())).isEqualTo(id);
         assertThat(RunId.parse(NIL)).isEqualTo(RunId.nil());
-        assertThat(WorkflowId.parse(id.toString().toUpperCase(java.util.Locale.ROOT))).isEqualTo(id);
-        for (String bad : List.of("", "1-2-3-4-5", "f1e2d3c4b5a647988a7b6c5d4e3f2a10", "{" + NIL + "}", NIL + "0",
-                NIL.substring(1), "g" + NIL.substring(1), NIL.replace('-', '0'), "0000000-00000-0000-0000-000000000000",
-                "\u0663" + NIL.substring(1), "\uff10" + NIL.substring(1), NIL.substring(0, 35) + " ")) {
+        assertThat(WorkflowId.parse(id.toString().toUpperCase(java.util.Locale.ROOT)))
+                .isEqualTo(id);
+        for (String bad : List.of(
+                "",
+                "1-2-3-4-5",
+                "f1e2d3c4b5a647988a7b6c5d4e3f2a10",
+                "{" + NIL + "}",
+                NIL + "0",
+                NIL.substring(1),
+                "g" + NIL.substring(1),
+                NIL.replace('-', '0'),
+                "0000000-00000-0000-0000-000000000000",
+                "\u0663" + NIL.substring(1),
+                "\uff10" + NIL.substring(1),
+                NIL.substring(0, 35) + " ")) {
             assertThatThrownBy(() -> WorkflowId.parse(bad)).isInstanceOf(InvalidArgumentException.class);
         }
         assertThatThrownBy(() -> WorkflowId.parse(null)).isInstanceOf(InvalidArgumentException.class);
@@ -126,8 +144,10 @@ class ModelTest {
         assertThat(lowLow.value().compareTo(highLow.value())).isPositive();
         assertThat(low.compareTo(high)).isNegative();
         assertThat(lowLow.compareTo(highLow)).isNegative();
-        assertThat(RunId.parse(low.toString()).compareTo(RunId.parse(high.toString()))).isNegative();
-        assertThat(ScheduleId.parse(low.toString()).compareTo(ScheduleId.parse(high.toString()))).isNegative();
+        assertThat(RunId.parse(low.toString()).compareTo(RunId.parse(high.toString())))
+                .isNegative();
+        assertThat(ScheduleId.parse(low.toString()).compareTo(ScheduleId.parse(high.toString())))
+                .isNegative();
 
         Random random = new Random(3);
         List<WorkflowId> ids = new ArrayList<>();
@@ -149,12 +169,21 @@ class ModelTest {
         assertThat(TimerId.named("3")).isNotEqualTo(TimerId.anonymous(3));
         assertThat(TimerId.named("3")).isEqualTo(TimerId.named("3"));
         assertThat(TimerId.anonymous(3)).isEqualTo(TimerId.anonymous(3));
-        for (TimerId id : List.of(TimerId.named("a:b"), TimerId.named("timer:anonymous:1"), TimerId.anonymous(0),
+        for (TimerId id : List.of(
+                TimerId.named("a:b"),
+                TimerId.named("timer:anonymous:1"),
+                TimerId.anonymous(0),
                 TimerId.anonymous(Long.MAX_VALUE))) {
             assertThat(TimerId.parse(id.canonicalText())).isEqualTo(id);
         }
-        for (String bad : List.of("", "timer:", "timer:anonymous:", "timer:anonymous:-1", "timer:anonymous:1x",
-                "timer:anonymous:99999999999999999999", "activity:3")) {
+        for (String bad : List.of(
+                "",
+                "timer:",
+                "timer:anonymous:",
+                "timer:anonymous:-1",
+                "timer:anonymous:1x",
+                "timer:anonymous:99999999999999999999",
+                "activity:3")) {
             assertThatThrownBy(() -> TimerId.parse(bad)).as(bad).isInstanceOf(InvalidArgumentException.class);
         }
     }
@@ -185,7 +214,8 @@ class ModelTest {
         }
         assertThat(names).hasSize(31);
         assertThat(EventKind.fromTypeName("Nope")).isNull();
-        assertThat(Arrays.stream(EventKind.values()).filter(EventKind::isQueryable)).hasSize(10);
+        assertThat(Arrays.stream(EventKind.values()).filter(EventKind::isQueryable))
+                .hasSize(10);
     }
 
     @Test

@@ -34,7 +34,8 @@ public enum R2dbcDialect {
      */
     public static R2dbcDialect detect(ConnectionFactory factory) {
         InvalidArgumentException.requireNonNull(factory, "connectionFactory");
-        String name = factory.getMetadata() == null ? null : factory.getMetadata().getName();
+        String name =
+                factory.getMetadata() == null ? null : factory.getMetadata().getName();
         if (name != null) {
             String lower = name.toLowerCase(java.util.Locale.ROOT);
             if (lower.contains("postgres")) {
@@ -44,7 +45,9 @@ public enum R2dbcDialect {
                 return H2;
             }
         }
-        throw new InvalidArgumentException("dialect", "cannot be detected from connection factory metadata name '"
-                + name + "'; set it with R2dbcStoreConfig.withDialect(...)");
+        throw new InvalidArgumentException(
+                "dialect",
+                "cannot be detected from connection factory metadata name '" + name
+                        + "'; set it with R2dbcStoreConfig.withDialect(...)");
     }
 }

@@ -2,8 +2,8 @@ package dev.durablestore.r2dbc;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
@@ -91,11 +91,16 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     public static Mono<R2dbcReactiveStore> open(R2dbcStoreConfig config) {
         return Mono.defer(() -> {
             InvalidArgumentException.requireNonNull(config, "config");
-            R2dbcDialect dialect = config.dialect() != null ? config.dialect()
-                    : R2dbcDialect.detect(config.connectionFactory());
+            R2dbcDialect dialect =
+                    config.dialect() != null ? config.dialect() : R2dbcDialect.detect(config.connectionFactory());
             String name = String.valueOf(INSTANCES.incrementAndGet());
-            return Backend.open(config.connectionFactory(), dialect == R2dbcDialect.POSTGRESQL, config.clock(),
-                            config.notifications() ? config.notifyChannel() : null, config.metrics(), config.operationTimeout(),
+            return Backend.open(
+                            config.connectionFactory(),
+                            dialect == R2dbcDialect.POSTGRESQL,
+                            config.clock(),
+                            config.notifications() ? config.notifyChannel() : null,
+                            config.metrics(),
+                            config.operationTimeout(),
                             name)
                     .map(R2dbcReactiveStore::new);
         });
@@ -107,7 +112,8 @@ public final class R2dbcReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+    public Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
         return backend.appendWithOutbox(workflowId, events, expectedSeq, rows);
     }
 

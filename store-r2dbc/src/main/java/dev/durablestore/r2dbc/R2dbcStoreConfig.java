@@ -37,8 +37,14 @@ public final class R2dbcStoreConfig {
     private final StoreMetrics metrics;
     private final Duration operationTimeout;
 
-    private R2dbcStoreConfig(ConnectionFactory connectionFactory, R2dbcDialect dialect, Clock clock, boolean notifications,
-            String notifyChannel, StoreMetrics metrics, Duration operationTimeout) {
+    private R2dbcStoreConfig(
+            ConnectionFactory connectionFactory,
+            R2dbcDialect dialect,
+            Clock clock,
+            boolean notifications,
+            String notifyChannel,
+            StoreMetrics metrics,
+            Duration operationTimeout) {
         InvalidArgumentException.requireNonNull(connectionFactory, "connectionFactory");
         InvalidArgumentException.requireNonNull(clock, "clock");
         Backend.requireChannel(notifyChannel);
@@ -62,7 +68,13 @@ public final class R2dbcStoreConfig {
      *     {@value #DEFAULT_CHANNEL}, no metrics, operations time out after 30 s
      */
     public static R2dbcStoreConfig of(ConnectionFactory connectionFactory) {
-        return new R2dbcStoreConfig(connectionFactory, null, Clock.systemUTC(), true, DEFAULT_CHANNEL, StoreMetrics.NONE,
+        return new R2dbcStoreConfig(
+                connectionFactory,
+                null,
+                Clock.systemUTC(),
+                true,
+                DEFAULT_CHANNEL,
+                StoreMetrics.NONE,
                 DEFAULT_OPERATION_TIMEOUT);
     }
 
@@ -135,7 +147,8 @@ public final class R2dbcStoreConfig {
      * @return a copy with the dialect set
      */
     public R2dbcStoreConfig withDialect(R2dbcDialect value) {
-        return new R2dbcStoreConfig(connectionFactory, value, clock, notifications, notifyChannel, metrics, operationTimeout);
+        return new R2dbcStoreConfig(
+                connectionFactory, value, clock, notifications, notifyChannel, metrics, operationTimeout);
     }
 
     /**
@@ -143,7 +156,8 @@ public final class R2dbcStoreConfig {
      * @return a copy with the clock set
      */
     public R2dbcStoreConfig withClock(Clock value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, value, notifications, notifyChannel, metrics, operationTimeout);
+        return new R2dbcStoreConfig(
+                connectionFactory, dialect, value, notifications, notifyChannel, metrics, operationTimeout);
     }
 
     /**
@@ -167,7 +181,8 @@ public final class R2dbcStoreConfig {
      * @return a copy with the metrics sink set
      */
     public R2dbcStoreConfig withMetrics(StoreMetrics value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, value, operationTimeout);
+        return new R2dbcStoreConfig(
+                connectionFactory, dialect, clock, notifications, notifyChannel, value, operationTimeout);
     }
 
     /**
@@ -181,9 +196,14 @@ public final class R2dbcStoreConfig {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof R2dbcStoreConfig c && connectionFactory.equals(c.connectionFactory) && dialect == c.dialect
-                && clock.equals(c.clock) && notifications == c.notifications && notifyChannel.equals(c.notifyChannel)
-                && metrics.equals(c.metrics) && operationTimeout.equals(c.operationTimeout);
+        return o instanceof R2dbcStoreConfig c
+                && connectionFactory.equals(c.connectionFactory)
+                && dialect == c.dialect
+                && clock.equals(c.clock)
+                && notifications == c.notifications
+                && notifyChannel.equals(c.notifyChannel)
+                && metrics.equals(c.metrics)
+                && operationTimeout.equals(c.operationTimeout);
     }
 
     @Override

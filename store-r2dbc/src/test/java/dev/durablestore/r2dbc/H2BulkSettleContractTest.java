@@ -4,5 +4,8 @@ import dev.durablestore.tck.BulkSettleContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2BulkSettleContractTest extends BulkSettleContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2ClaimContractTest extends ClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2ClaimStreamContractTest extends ClaimStreamContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamReleaseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2ClaimStreamReleaseContractTest extends ClaimStreamReleaseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

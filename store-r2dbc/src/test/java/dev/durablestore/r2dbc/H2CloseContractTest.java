@@ -4,5 +4,8 @@ import dev.durablestore.tck.CloseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2CloseContractTest extends CloseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

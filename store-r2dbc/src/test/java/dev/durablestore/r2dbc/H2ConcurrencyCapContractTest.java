@@ -4,5 +4,8 @@ import dev.durablestore.tck.ConcurrencyCapContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2ConcurrencyCapContractTest extends ConcurrencyCapContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -32,7 +32,10 @@ final class H2Harness implements StoreHarness {
         this.raw = ConnectionFactories.get("r2dbc:h2:mem:///" + name + "?options=DB_CLOSE_DELAY=-1;MODE=PostgreSQL");
         // pooled like production: r2dbc-h2 opens a new H2 session per connection, which costs more
         // than the transaction it is used for
-        this.factory = new ConnectionPool(ConnectionPoolConfiguration.builder(raw).initialSize(0).maxSize(10).build());
+        this.factory = new ConnectionPool(ConnectionPoolConfiguration.builder(raw)
+                .initialSize(0)
+                .maxSize(10)
+                .build());
     }
 
     /** @return the connection factory of this test's database */

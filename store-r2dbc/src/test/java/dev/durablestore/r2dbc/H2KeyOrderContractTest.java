@@ -4,5 +4,8 @@ import dev.durablestore.tck.KeyOrderContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2KeyOrderContractTest extends KeyOrderContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

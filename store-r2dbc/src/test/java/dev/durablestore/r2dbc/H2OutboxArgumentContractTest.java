@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2OutboxArgumentContractTest extends OutboxArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

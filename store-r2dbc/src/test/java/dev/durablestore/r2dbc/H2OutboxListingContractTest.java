@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxListingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2OutboxListingContractTest extends OutboxListingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxRearmContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2OutboxRearmContractTest extends OutboxRearmContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.PriorityContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2PriorityContractTest extends PriorityContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.QueryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2QueryContractTest extends QueryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

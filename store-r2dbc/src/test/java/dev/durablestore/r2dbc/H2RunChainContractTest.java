@@ -4,5 +4,8 @@ import dev.durablestore.tck.RunChainContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2RunChainContractTest extends RunChainContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.SettleContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2SettleContractTest extends SettleContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StaleClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2StaleClaimContractTest extends StaleClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

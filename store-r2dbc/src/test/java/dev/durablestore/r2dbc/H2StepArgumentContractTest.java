@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class H2StepArgumentContractTest extends StepArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return H2Harness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return H2Harness::new;
+    }
 }

@@ -46,8 +46,12 @@ final class HarnessSupport {
 
     /** Overwrites one event's encoding with bytes that are not a valid event. */
     static void corruptEvent(ConnectionFactory factory, String workflowId, long seq) {
-        long n = execute(factory, "UPDATE events SET event = $1 WHERE workflow_id = $2 AND seq = $3",
-                "{\"type\":\"WorkflowStarted\",\"data\":{".getBytes(StandardCharsets.UTF_8), workflowId, seq);
+        long n = execute(
+                factory,
+                "UPDATE events SET event = $1 WHERE workflow_id = $2 AND seq = $3",
+                "{\"type\":\"WorkflowStarted\",\"data\":{".getBytes(StandardCharsets.UTF_8),
+                workflowId,
+                seq);
         if (n != 1) {
             throw new IllegalStateException("no event to corrupt for " + workflowId + "#" + seq);
         }
@@ -55,8 +59,11 @@ final class HarnessSupport {
 
     /** Overwrites one outbox row's input with bytes that cannot be decoded. */
     static void corruptOutboxInput(ConnectionFactory factory, String dispatchKey) {
-        long n = execute(factory, "UPDATE outbox SET input = $1 WHERE dispatch_key = $2",
-                "not json at all".getBytes(StandardCharsets.UTF_8), dispatchKey);
+        long n = execute(
+                factory,
+                "UPDATE outbox SET input = $1 WHERE dispatch_key = $2",
+                "not json at all".getBytes(StandardCharsets.UTF_8),
+                dispatchKey);
         if (n != 1) {
             throw new IllegalStateException("no outbox row to corrupt for " + dispatchKey);
         }

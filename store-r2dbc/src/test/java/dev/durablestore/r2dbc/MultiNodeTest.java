@@ -59,9 +59,14 @@ class MultiNodeTest {
         schema = "multinode_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         HarnessSupport.execute(PostgresServer.admin(), "CREATE SCHEMA " + schema);
         for (int i = 0; i < NODES; i++) {
-            ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(ConnectionFactories.get(
-                    PostgresServer.options().mutate().option(Option.valueOf("schema"), schema).build()))
-                    .initialSize(0).maxSize(6).build());
+            ConnectionPool pool = new ConnectionPool(
+                    ConnectionPoolConfiguration.builder(ConnectionFactories.get(PostgresServer.options()
+                                    .mutate()
+                                    .option(Option.valueOf("schema"), schema)
+                                    .build()))
+                            .initialSize(0)
+                            .maxSize(6)
+                            .build());
             pools.add(pool);
             nodes.add(R2dbcReactiveStore.open(R2dbcStoreConfig.of(pool).withNotifyChannel(schema))
                     .block(HarnessSupport.TIMEOUT));
@@ -85,7 +90,8 @@ class MultiNodeTest {
             WorkflowId w = new WorkflowId(new UUID(0, 1 + i % 100));
             rows.add(OutboxRow.pending(w, i, "work", Payload.json("{}"), now.minusMillis(i % 1000)));
         }
-        Flux.fromIterable(rows).buffer(2_000)
+        Flux.fromIterable(rows)
+                .buffer(2_000)
                 .concatMap(batch -> nodes.get(0).appendOutboxBatch(batch))
                 .blockLast(TIMEOUT);
 
@@ -116,7 +122,8 @@ class MultiNodeTest {
         Set<String> expected = new HashSet<>();
         rows.forEach(r -> expected.add(r.dispatchKey()));
         assertThat(new HashSet<>(completed)).isEqualTo(expected);
-        assertThat(nodes.get(1).countInflight("default").block(HarnessSupport.TIMEOUT)).isZero();
+        assertThat(nodes.get(1).countInflight("default").block(HarnessSupport.TIMEOUT))
+                .isZero();
         assertThat(new HashSet<>(claimedBy.values())).as("nodes that claimed").hasSizeGreaterThan(1);
     }
 
@@ -127,26 +134,34 @@ class MultiNodeTest {
         Instant now = Instant.now();
         for (int i = 0; i < count; i++) {
             WorkflowId w = new WorkflowId(new UUID(7, 1 + i));
-            nodes.get(0).appendWithOutbox(w, List.of(signal(w, 1)), 0,
-                    List.of(OutboxRow.pending(w, 0, "work", Payload.json("{}"), now.minusSeconds(1))))
+            nodes.get(0)
+                    .appendWithOutbox(
+                            w,
+                            List.of(signal(w, 1)),
+                            0,
+                            List.of(OutboxRow.pending(w, 0, "work", Payload.json("{}"), now.minusSeconds(1))))
                     .block(HarnessSupport.TIMEOUT);
         }
         List<OutboxRow> first = nodes.get(0).claim(count).block(HarnessSupport.TIMEOUT);
         assertThat(first).hasSize(count);
         // and node 1's reaper re-armed every one of them, and node 2 claimed them again
-        assertThat(nodes.get(1).rearmStaleClaimed(Instant.now().plusSeconds(1), now.minusSeconds(1), count)
-                .block(HarnessSupport.TIMEOUT)).hasSize(count);
+        assertThat(nodes.get(1)
+                        .rearmStaleClaimed(Instant.now().plusSeconds(1), now.minusSeconds(1), count)
+                        .block(HarnessSupport.TIMEOUT))
+                .hasSize(count);
         List<OutboxRow> second = nodes.get(2).claim(count).block(HarnessSupport.TIMEOUT);
         assertThat(second).hasSize(count);
 
         // when node 0 commits a step for each of its old claims, and node 2 for each of its own, all at once
         List<Mono<String>> outcomes = new ArrayList<>();
         for (OutboxRow r : first) {
-            outcomes.add(step(nodes.get(0), r).thenReturn("committed")
+            outcomes.add(step(nodes.get(0), r)
+                    .thenReturn("committed")
                     .onErrorResume(e -> Mono.just(e.getClass().getSimpleName())));
         }
         for (OutboxRow r : second) {
-            outcomes.add(step(nodes.get(2), r).thenReturn("committed")
+            outcomes.add(step(nodes.get(2), r)
+                    .thenReturn("committed")
                     .onErrorResume(e -> Mono.just(e.getClass().getSimpleName())));
         }
         List<String> results = Flux.mergeSequential(outcomes).collectList().block(TIMEOUT);
@@ -154,19 +169,26 @@ class MultiNodeTest {
         // then for each workflow exactly one step committed: node 2's where node 0's came later, or
         // node 0's was refused as stale; node 2's can only lose to a conflict if node 0's had won
         assertThat(results.stream().filter("committed"::equals).count()).isEqualTo(count);
-        assertThat(results.subList(0, count).stream().filter("committed"::equals).count())
-                .as("old claims that committed").isZero();
+        assertThat(results.subList(0, count).stream()
+                        .filter("committed"::equals)
+                        .count())
+                .as("old claims that committed")
+                .isZero();
         for (OutboxRow r : second) {
-            assertThat(nodes.get(3).readHead(r.workflowId()).block(HarnessSupport.TIMEOUT)).isEqualTo(2L);
+            assertThat(nodes.get(3).readHead(r.workflowId()).block(HarnessSupport.TIMEOUT))
+                    .isEqualTo(2L);
         }
-        assertThat(nodes.get(3).countClaimed("default").block(HarnessSupport.TIMEOUT)).isZero();
+        assertThat(nodes.get(3).countClaimed("default").block(HarnessSupport.TIMEOUT))
+                .isZero();
     }
 
     /** A step at head 1 that records the row's outcome and completes it under its claim. */
     private static Mono<Void> step(ReactiveStore node, OutboxRow claimed) {
         WorkflowId w = claimed.workflowId();
         return node.commitStep(dev.durablestore.api.WorkflowStep.builder(w, 1)
-                .append(signal(w, 2)).complete(claimed).build());
+                .append(signal(w, 2))
+                .complete(claimed)
+                .build());
     }
 
     private static Event signal(WorkflowId w, long seq) {
@@ -181,8 +203,13 @@ class MultiNodeTest {
         for (int i = 0; i < 50; i++) {
             WorkflowId w = WorkflowId.random();
             workflows.add(w);
-            Event start = new WorkflowStarted(new EventEnvelope(1, now, w), "race", Payload.json("{}"), RunId.random(),
-                    null, new PackageVersion("v1"));
+            Event start = new WorkflowStarted(
+                    new EventEnvelope(1, now, w),
+                    "race",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"));
             nodes.get(0).append(w, List.of(start), 0).block(HarnessSupport.TIMEOUT);
         }
 
@@ -194,7 +221,8 @@ class MultiNodeTest {
                 for (int n = 0; n < NODES; n++) {
                     int node = n;
                     List<Event> batch = List.of(signal(w, head + 1, "n" + node), signal(w, head + 2, "n" + node));
-                    attempts.add(nodes.get(node).append(w, batch, head)
+                    attempts.add(nodes.get(node)
+                            .append(w, batch, head)
                             .subscribeOn(Schedulers.parallel())
                             .thenReturn(new Outcome(w, node, null))
                             .onErrorResume(e -> Mono.just(new Outcome(w, node, e))));
@@ -205,12 +233,19 @@ class MultiNodeTest {
             // then per workflow exactly one node won, every other failed with (head, head + 2),
             // and the history holds exactly the winner's batch
             Map<WorkflowId, List<Event>> tails = Flux.fromIterable(workflows)
-                    .flatMap(w -> nodes.get(3).readHistoryFrom(w, head + 1).collectList().map(t -> Map.entry(w, t)), 8)
+                    .flatMap(
+                            w -> nodes.get(3)
+                                    .readHistoryFrom(w, head + 1)
+                                    .collectList()
+                                    .map(t -> Map.entry(w, t)),
+                            8)
                     .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                     .block(TIMEOUT);
             for (WorkflowId w : workflows) {
-                List<Outcome> mine = outcomes.stream().filter(o -> o.workflow.equals(w)).toList();
-                List<Outcome> winners = mine.stream().filter(o -> o.error == null).toList();
+                List<Outcome> mine =
+                        outcomes.stream().filter(o -> o.workflow.equals(w)).toList();
+                List<Outcome> winners =
+                        mine.stream().filter(o -> o.error == null).toList();
                 assertThat(winners).as("winners on %s at head %s", w, head).hasSize(1);
                 for (Outcome loser : mine) {
                     if (loser.error != null) {
@@ -218,8 +253,10 @@ class MultiNodeTest {
                     }
                 }
                 String winner = "n" + winners.get(0).node;
-                assertThat(tails.get(w)).as("events after head %s of %s", head, w)
-                        .extracting(e -> ((SignalReceived) e).name()).containsExactly(winner, winner);
+                assertThat(tails.get(w))
+                        .as("events after head %s of %s", head, w)
+                        .extracting(e -> ((SignalReceived) e).name())
+                        .containsExactly(winner, winner);
             }
         }
     }
@@ -244,8 +281,10 @@ class MultiNodeTest {
     @Test
     void with_notifications_off_a_node_is_not_woken_by_another_nodes_commit() {
         // given a fifth node that neither listens nor notifies, with an idle hourly stream
-        ReactiveStore quiet = R2dbcReactiveStore.open(R2dbcStoreConfig.of(pools.get(2)).withNotifyChannel(schema)
-                .withNotifications(false)).block(HarnessSupport.TIMEOUT);
+        ReactiveStore quiet = R2dbcReactiveStore.open(R2dbcStoreConfig.of(pools.get(2))
+                        .withNotifyChannel(schema)
+                        .withNotifications(false))
+                .block(HarnessSupport.TIMEOUT);
         nodes.add(quiet);
         ClaimStreamOptions hourly = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
         OutboxRow row = OutboxRow.pending(WorkflowId.random(), 0, "work", Payload.json("{}"), Instant.now());
@@ -259,7 +298,8 @@ class MultiNodeTest {
                 .thenCancel()
                 .verify(Duration.ofSeconds(10));
         // and the row is still there for anyone who asks
-        assertThat(quiet.claim(10).block(HarnessSupport.TIMEOUT)).extracting(OutboxRow::dispatchKey)
+        assertThat(quiet.claim(10).block(HarnessSupport.TIMEOUT))
+                .extracting(OutboxRow::dispatchKey)
                 .containsExactly(row.dispatchKey());
     }
 

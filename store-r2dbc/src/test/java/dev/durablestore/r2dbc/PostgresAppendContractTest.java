@@ -4,5 +4,8 @@ import dev.durablestore.tck.AppendContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresAppendContractTest extends AppendContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

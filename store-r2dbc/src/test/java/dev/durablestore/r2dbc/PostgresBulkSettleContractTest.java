@@ -4,5 +4,8 @@ import dev.durablestore.tck.BulkSettleContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresBulkSettleContractTest extends BulkSettleContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

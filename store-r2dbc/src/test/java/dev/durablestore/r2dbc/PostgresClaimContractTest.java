@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresClaimContractTest extends ClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

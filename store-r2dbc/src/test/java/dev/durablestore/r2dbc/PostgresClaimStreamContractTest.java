@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresClaimStreamContractTest extends ClaimStreamContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamReleaseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresClaimStreamReleaseContractTest extends ClaimStreamReleaseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.CloseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresCloseContractTest extends CloseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ConcurrencyCapContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresConcurrencyCapContractTest extends ConcurrencyCapContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.DurabilityContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresDurabilityContractTest extends DurabilityContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.FencingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresFencingContractTest extends FencingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

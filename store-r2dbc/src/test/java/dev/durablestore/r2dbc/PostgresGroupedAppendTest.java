@@ -30,14 +30,16 @@ class PostgresGroupedAppendTest {
 
     private final PostgresHarness harness = new PostgresHarness(new TestClock(TestEvents.T0));
     private final AtomicInteger largestGroup = new AtomicInteger();
-    private final ReactiveStore store = HarnessSupport.open(R2dbcStoreConfig.of(harness.factory())
-            .withNotifyChannel(harness.schema())
-            .withMetrics(new StoreMetrics() {
-                @Override
-                public void batchCommitted(int commands, long nanos) {
-                    largestGroup.accumulateAndGet(commands, Math::max);
-                }
-            }), new ArrayList<>());
+    private final ReactiveStore store = HarnessSupport.open(
+            R2dbcStoreConfig.of(harness.factory())
+                    .withNotifyChannel(harness.schema())
+                    .withMetrics(new StoreMetrics() {
+                        @Override
+                        public void batchCommitted(int commands, long nanos) {
+                            largestGroup.accumulateAndGet(commands, Math::max);
+                        }
+                    }),
+            new ArrayList<>());
 
     @AfterEach
     void close() {
@@ -47,7 +49,8 @@ class PostgresGroupedAppendTest {
 
     private static List<OutboxRow> rows(WorkflowId w) {
         Instant now = TestEvents.T0;
-        return List.of(OutboxRow.pending(w, 0, "work", Payload.json("{\"n\":0}"), now),
+        return List.of(
+                OutboxRow.pending(w, 0, "work", Payload.json("{\"n\":0}"), now),
                 OutboxRow.pending(w, 1, "work", Payload.json("{\"n\":1}"), now));
     }
 
@@ -64,14 +67,18 @@ class PostgresGroupedAppendTest {
         // when each is appended with two outbox rows, all at once, and each append's completion
         // reads its own history back
         Map<WorkflowId, Long> seenAtCompletion = Flux.fromIterable(batches.entrySet())
-                .flatMap(e -> store.appendWithOutbox(e.getKey(), e.getValue(), 0, rows(e.getKey()))
-                        .then(store.readHead(e.getKey()))
-                        .map(head -> Map.entry(e.getKey(), head)), 200)
+                .flatMap(
+                        e -> store.appendWithOutbox(e.getKey(), e.getValue(), 0, rows(e.getKey()))
+                                .then(store.readHead(e.getKey()))
+                                .map(head -> Map.entry(e.getKey(), head)),
+                        200)
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .block(HarnessSupport.TIMEOUT);
 
         // then every append was committed when it completed, whole, rows included
-        assertThat(seenAtCompletion).hasSize(200).allSatisfy((w, head) -> assertThat(head).isEqualTo(2L));
+        assertThat(seenAtCompletion)
+                .hasSize(200)
+                .allSatisfy((w, head) -> assertThat(head).isEqualTo(2L));
         for (Map.Entry<WorkflowId, List<Event>> e : batches.entrySet()) {
             assertThat(store.readHistory(e.getKey()).collectList().block(HarnessSupport.TIMEOUT))
                     .isEqualTo(e.getValue());
@@ -115,8 +122,10 @@ class PostgresGroupedAppendTest {
                 assertThat(failures).doesNotContainKey(w);
                 assertThat(head).isEqualTo(2L);
             } else {
-                assertThat(failures.get(w)).isInstanceOfSatisfying(SequenceConflictException.class,
-                        e -> assertThat(e.found()).isEqualTo(1L));
+                assertThat(failures.get(w))
+                        .isInstanceOfSatisfying(
+                                SequenceConflictException.class,
+                                e -> assertThat(e.found()).isEqualTo(1L));
                 assertThat(head).isEqualTo(1L);
             }
         }

@@ -53,7 +53,8 @@ class PostgresGroupedSettleTest {
     void open() {
         harness = new PostgresHarness(clock);
         store = openStore(new StoreMetrics() {
-            @Override public void batchCommitted(int commands, long nanos) {
+            @Override
+            public void batchCommitted(int commands, long nanos) {
                 batches.add(commands);
             }
         });
@@ -66,8 +67,11 @@ class PostgresGroupedSettleTest {
     }
 
     private ReactiveStore openStore(StoreMetrics metrics) {
-        ReactiveStore s = R2dbcReactiveStore.open(R2dbcStoreConfig.of(harness.factory()).withClock(clock)
-                .withNotifyChannel(harness.schema()).withMetrics(metrics)).block(TIMEOUT);
+        ReactiveStore s = R2dbcReactiveStore.open(R2dbcStoreConfig.of(harness.factory())
+                        .withClock(clock)
+                        .withNotifyChannel(harness.schema())
+                        .withMetrics(metrics))
+                .block(TIMEOUT);
         assertThat(s).isNotNull();
         return s;
     }
@@ -79,8 +83,8 @@ class PostgresGroupedSettleTest {
         batches.clear();
 
         // when every row is completed at once, each caller reading its row back as soon as it completes
-        Flux<OutboxRowState> states = Flux.fromIterable(keys)
-                .flatMap(k -> store.complete(k).then(store.rowState(k)), keys.size());
+        Flux<OutboxRowState> states =
+                Flux.fromIterable(keys).flatMap(k -> store.complete(k).then(store.rowState(k)), keys.size());
 
         // then each caller already sees its row done (committed), and the settles shared statements
         StepVerifier.create(states)
@@ -102,8 +106,11 @@ class PostgresGroupedSettleTest {
             batches.clear();
 
             // when a complete, a fail, a cancel and a retry queue behind it and the lock goes
-            Mono<Void> group = Mono.when(store.complete(k.get(1)), store.fail(k.get(2)),
-                    store.settleCancelled(k.get(3)), store.retry(k.get(4), 3, later));
+            Mono<Void> group = Mono.when(
+                    store.complete(k.get(1)),
+                    store.fail(k.get(2)),
+                    store.settleCancelled(k.get(3)),
+                    store.retry(k.get(4), 3, later));
             StepVerifier.create(group.and(blocked))
                     .then(lock::release)
                     .expectComplete()
@@ -130,8 +137,12 @@ class PostgresGroupedSettleTest {
 
             // when one group holds a retry then a complete of row 1, and a fail then a complete then a
             // retry of row 2
-            Mono<Void> group = Mono.when(store.retry(k.get(1), 5, now), store.complete(k.get(1)),
-                    store.fail(k.get(2)), store.complete(k.get(2)), store.retry(k.get(2), 9, now));
+            Mono<Void> group = Mono.when(
+                    store.retry(k.get(1), 5, now),
+                    store.complete(k.get(1)),
+                    store.fail(k.get(2)),
+                    store.complete(k.get(2)),
+                    store.retry(k.get(2), 9, now));
             StepVerifier.create(group.and(blocked))
                     .then(lock::release)
                     .expectComplete()
@@ -171,14 +182,15 @@ class PostgresGroupedSettleTest {
         List<String> k = stage(3);
         List<Mono<Void>> group = new ArrayList<>();
         try (Lock lock = Lock.table(harness.factory())) {
-            Mono<Void> blocked = store.complete(k.get(0)).onErrorResume(e -> Mono.empty()).cache();
+            Mono<Void> blocked =
+                    store.complete(k.get(0)).onErrorResume(e -> Mono.empty()).cache();
             blocked.subscribe();
 
             // when three settles queue behind it and the table goes away before they run
             group.add(store.complete(k.get(1)).cache());
             group.add(store.fail(k.get(2)).cache());
             group.add(store.retry(k.get(1), 1, clock.instant()).cache());
-            group.forEach(caller -> caller.subscribe(null, e -> { })); // verified below
+            group.forEach(caller -> caller.subscribe(null, e -> {})); // verified below
             lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
             lock.release();
             StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
@@ -198,7 +210,7 @@ class PostgresGroupedSettleTest {
             Mono<Void> blocked = store.complete(k.get(0)).cache();
             blocked.subscribe();
             Mono<Void> queued = store.complete(k.get(1)).cache();
-            queued.subscribe(null, e -> { }); // verified below
+            queued.subscribe(null, e -> {}); // verified below
 
             // when the store closes while that settle waits for its group, and then the lock goes
             Mono<Void> closing = store.closeAsync().cache();
@@ -209,9 +221,11 @@ class PostgresGroupedSettleTest {
             lock.release();
 
             // then the queued settle commits before the close completes
-            StepVerifier.create(queued.and(blocked).then(closing)).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(queued.and(blocked).then(closing))
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
-        ReactiveStore reopened = openStore(new StoreMetrics() { });
+        ReactiveStore reopened = openStore(new StoreMetrics() {});
         try {
             assertThat(reopened.rowState(k.get(1)).block(TIMEOUT).status()).isEqualTo(OutboxStatus.DONE);
         } finally {
@@ -224,7 +238,8 @@ class PostgresGroupedSettleTest {
         // given a second store on the same database whose stream polls only once an hour
         Semaphore claims = new Semaphore(0);
         ReactiveStore other = openStore(new StoreMetrics() {
-            @Override public void rowsClaimed(int rows) {
+            @Override
+            public void rowsClaimed(int rows) {
                 claims.release();
             }
         });
@@ -242,7 +257,8 @@ class PostgresGroupedSettleTest {
                     .then(() -> awaitClaim(claims))
                     .thenRequest(1)
                     .then(() -> awaitClaim(claims))
-                    .then(() -> store.retry(row.dispatchKey(), 1, clock.instant()).block(TIMEOUT))
+                    .then(() ->
+                            store.retry(row.dispatchKey(), 1, clock.instant()).block(TIMEOUT))
                     // and again for the retried row
                     .assertNext(r -> assertThat(r.attempt()).isEqualTo(1))
                     .thenCancel()
@@ -254,7 +270,9 @@ class PostgresGroupedSettleTest {
 
     private static void awaitClaim(Semaphore claims) {
         try {
-            assertThat(claims.tryAcquire(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("a claim returned").isTrue();
+            assertThat(claims.tryAcquire(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+                    .as("a claim returned")
+                    .isTrue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -33,10 +33,12 @@ final class PostgresHarness implements StoreHarness {
 
     PostgresHarness(TestClock clock) {
         this.clock = clock;
-        this.schema = "tck_" + SCHEMAS.incrementAndGet() + "_" + UUID.randomUUID().toString().substring(0, 8);
+        this.schema = "tck_" + SCHEMAS.incrementAndGet() + "_"
+                + UUID.randomUUID().toString().substring(0, 8);
         this.admin = PostgresServer.admin();
         HarnessSupport.execute(admin, "CREATE SCHEMA " + schema);
-        ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options().mutate().option(SCHEMA, schema).build());
+        ConnectionFactory factory = ConnectionFactories.get(
+                PostgresServer.options().mutate().option(SCHEMA, schema).build());
         this.pool = new ConnectionPool(ConnectionPoolConfiguration.builder(factory)
                 .initialSize(0)
                 .maxSize(10)

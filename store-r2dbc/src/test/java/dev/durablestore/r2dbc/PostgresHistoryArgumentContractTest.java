@@ -4,5 +4,8 @@ import dev.durablestore.tck.HistoryArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresHistoryArgumentContractTest extends HistoryArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

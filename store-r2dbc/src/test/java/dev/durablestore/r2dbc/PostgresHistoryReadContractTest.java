@@ -4,5 +4,8 @@ import dev.durablestore.tck.HistoryReadContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresHistoryReadContractTest extends HistoryReadContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.HugeLimitContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresHugeLimitContractTest extends HugeLimitContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.KeyOrderContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresKeyOrderContractTest extends KeyOrderContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

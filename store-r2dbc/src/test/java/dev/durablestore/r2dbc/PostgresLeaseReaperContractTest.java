@@ -4,5 +4,8 @@ import dev.durablestore.tck.LeaseReaperContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresLeaseReaperContractTest extends LeaseReaperContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

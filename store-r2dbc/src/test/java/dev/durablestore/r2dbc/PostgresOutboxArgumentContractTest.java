@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresOutboxArgumentContractTest extends OutboxArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

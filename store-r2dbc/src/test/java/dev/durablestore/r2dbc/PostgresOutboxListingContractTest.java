@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxListingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresOutboxListingContractTest extends OutboxListingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

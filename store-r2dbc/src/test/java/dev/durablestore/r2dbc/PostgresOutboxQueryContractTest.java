@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxQueryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresOutboxQueryContractTest extends OutboxQueryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

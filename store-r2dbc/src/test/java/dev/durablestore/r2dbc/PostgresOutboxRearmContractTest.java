@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxRearmContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresOutboxRearmContractTest extends OutboxRearmContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxStagingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresOutboxStagingContractTest extends OutboxStagingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.PriorityContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresPriorityContractTest extends PriorityContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

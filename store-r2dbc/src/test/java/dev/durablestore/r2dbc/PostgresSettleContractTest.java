@@ -4,5 +4,8 @@ import dev.durablestore.tck.SettleContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresSettleContractTest extends SettleContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StaleClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresStaleClaimContractTest extends StaleClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StatusProjectionContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresStatusProjectionContractTest extends StatusProjectionContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

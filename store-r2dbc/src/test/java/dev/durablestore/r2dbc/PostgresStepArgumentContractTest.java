@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresStepArgumentContractTest extends StepArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresStepContractTest extends StepContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

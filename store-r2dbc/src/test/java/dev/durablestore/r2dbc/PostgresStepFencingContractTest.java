@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepFencingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class PostgresStepFencingContractTest extends StepFencingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

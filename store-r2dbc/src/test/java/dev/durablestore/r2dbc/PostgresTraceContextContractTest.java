@@ -4,5 +4,8 @@ import dev.durablestore.tck.StoreHarnessFactory;
 import dev.durablestore.tck.TraceContextContract;
 
 class PostgresTraceContextContractTest extends TraceContextContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return PostgresHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return PostgresHarness::new;
+    }
 }

@@ -48,8 +48,10 @@ class R2dbcPriorityMigrationTest {
         WorkflowId w = WorkflowId.random();
         Instant now = TestClock.atDefaultStart().instant().minusSeconds(10);
         ReactiveStore first = open.get();
-        first.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
-                OutboxRow.pending(w, 2, "a", Payload.json("{}"), now.plusNanos(1)))).block(TIMEOUT);
+        first.appendOutboxBatch(List.of(
+                        OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
+                        OutboxRow.pending(w, 2, "a", Payload.json("{}"), now.plusNanos(1))))
+                .block(TIMEOUT);
         first.close();
         HarnessSupport.execute(db, "DROP INDEX outbox_prioritized");
         HarnessSupport.execute(db, "ALTER TABLE outbox DROP COLUMN priority");
@@ -57,11 +59,13 @@ class R2dbcPriorityMigrationTest {
         // when a store opens it and a prioritized row is staged beside the old ones
         ReactiveStore store = open.get();
         store.appendOutboxBatch(List.of(OutboxRow.pending(w, 3, "a", Payload.json("{}"), now.plusNanos(2))
-                .withPriority(5))).block(TIMEOUT);
+                        .withPriority(5)))
+                .block(TIMEOUT);
         List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
 
         // then the new row comes first, the old rows follow in their old order with priority 0
-        assertThat(claimed).extracting(OutboxRow::ordinal, OutboxRow::priority).containsExactly(
-                Tuple.tuple(3L, 5), Tuple.tuple(1L, 0), Tuple.tuple(2L, 0));
+        assertThat(claimed)
+                .extracting(OutboxRow::ordinal, OutboxRow::priority)
+                .containsExactly(Tuple.tuple(3L, 5), Tuple.tuple(1L, 0), Tuple.tuple(2L, 0));
     }
 }

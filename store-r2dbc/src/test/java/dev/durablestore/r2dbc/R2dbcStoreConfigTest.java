@@ -32,7 +32,9 @@ class R2dbcStoreConfigTest {
     void with_methods_return_checked_copies() {
         R2dbcStoreConfig base = R2dbcStoreConfig.of(h2);
         Clock clock = Clock.systemUTC();
-        R2dbcStoreConfig changed = base.withDialect(R2dbcDialect.POSTGRESQL).withClock(clock).withNotifications(false)
+        R2dbcStoreConfig changed = base.withDialect(R2dbcDialect.POSTGRESQL)
+                .withClock(clock)
+                .withNotifications(false)
                 .withNotifyChannel("orders_outbox");
         assertThat(changed).isNotSameAs(base);
         assertThat(base.notifications()).isTrue();
@@ -44,19 +46,22 @@ class R2dbcStoreConfigTest {
     @Test
     void invalid_values_are_rejected_naming_the_argument() {
         assertThatThrownBy(() -> R2dbcStoreConfig.of(null))
-                .isInstanceOfSatisfying(InvalidArgumentException.class,
+                .isInstanceOfSatisfying(
+                        InvalidArgumentException.class,
                         e -> assertThat(e.argument()).isEqualTo("connectionFactory"));
         R2dbcStoreConfig base = R2dbcStoreConfig.of(h2);
         for (String channel : new String[] {"", "Upper", "has-dash", "1digit", "x".repeat(64), "a; DROP"}) {
             assertThatThrownBy(() -> base.withNotifyChannel(channel))
-                    .isInstanceOfSatisfying(InvalidArgumentException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidArgumentException.class,
                             e -> assertThat(e.argument()).isEqualTo("notifyChannel"));
         }
         assertThatThrownBy(() -> base.withClock(null)).isInstanceOf(InvalidArgumentException.class);
         assertThatThrownBy(() -> base.withMetrics(null)).isInstanceOf(InvalidArgumentException.class);
         for (Duration timeout : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
             assertThatThrownBy(() -> base.withOperationTimeout(timeout))
-                    .isInstanceOfSatisfying(InvalidArgumentException.class,
+                    .isInstanceOfSatisfying(
+                            InvalidArgumentException.class,
                             e -> assertThat(e.argument()).isEqualTo("operationTimeout"));
         }
     }
@@ -72,16 +77,19 @@ class R2dbcStoreConfigTest {
     @Test
     void open_fails_as_a_signal_when_the_dialect_cannot_be_detected() {
         ConnectionFactory unknown = new ConnectionFactory() {
-            @Override public Publisher<io.r2dbc.spi.Connection> create() {
+            @Override
+            public Publisher<io.r2dbc.spi.Connection> create() {
                 throw new AssertionError("must not connect");
             }
 
-            @Override public ConnectionFactoryMetadata getMetadata() {
+            @Override
+            public ConnectionFactoryMetadata getMetadata() {
                 return () -> "SomeOtherDatabase";
             }
         };
         StepVerifier.create(R2dbcReactiveStore.open(R2dbcStoreConfig.of(unknown)))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(InvalidArgumentException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("SomeOtherDatabase"))
                 .verify(Duration.ofSeconds(10));
     }

@@ -2,8 +2,8 @@ package dev.durablestore.sqlite;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
@@ -22,19 +22,19 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.sqlite.internal.Claims;
 import dev.durablestore.sqlite.internal.Connections;
 import dev.durablestore.sqlite.internal.DbConnection;
 import dev.durablestore.sqlite.internal.EventRows;
 import dev.durablestore.sqlite.internal.FileIdentity;
-import dev.durablestore.sqlite.internal.OutboxRows;
 import dev.durablestore.sqlite.internal.OutboxReads;
+import dev.durablestore.sqlite.internal.OutboxRows;
 import dev.durablestore.sqlite.internal.OutboxWrites;
 import dev.durablestore.sqlite.internal.ReaderPool;
 import dev.durablestore.sqlite.internal.Schema;
 import dev.durablestore.sqlite.internal.SqliteHistory;
 import dev.durablestore.sqlite.internal.SqliteTimers;
-import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.sqlite.internal.Writer;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -43,8 +43,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -97,8 +97,17 @@ public final class SqliteReactiveStore implements ReactiveStore {
     private final Wakeups wakeups;
     private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
 
-    private SqliteReactiveStore(String name, Scheduler emit, Writer writer, ReaderPool readers, SqliteHistory history,
-            SqliteTimers timers, OutboxWrites writes, OutboxReads reads, Claims claims, Wakeups wakeups) {
+    private SqliteReactiveStore(
+            String name,
+            Scheduler emit,
+            Writer writer,
+            ReaderPool readers,
+            SqliteHistory history,
+            SqliteTimers timers,
+            OutboxWrites writes,
+            OutboxReads reads,
+            Claims claims,
+            Wakeups wakeups) {
         this.name = name;
         this.emit = emit;
         this.writer = writer;
@@ -122,18 +131,19 @@ public final class SqliteReactiveStore implements ReactiveStore {
     public static SqliteReactiveStore open(SqliteStoreConfig config) {
         InvalidArgumentException.requireNonNull(config, "config");
         String name = String.valueOf(INSTANCES.incrementAndGet());
-        Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(),
-                (int) config.busyTimeout().toMillis());
+        Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(), (int)
+                config.busyTimeout().toMillis());
         DbConnection writeConnection = connections.openWriter(config.checkpointPages(), config.writerCacheKib());
         try {
             Schema.apply(writeConnection);
         } catch (SQLException | RuntimeException e) {
             writeConnection.close();
-            throw e instanceof StoreException se ? se
+            throw e instanceof StoreException se
+                    ? se
                     : new BackendException("cannot apply the schema to " + config.path() + ": " + e.getMessage(), e);
         }
-        Scheduler emit = Schedulers.newParallel("durable-store-emit-" + name,
-                Math.max(2, Runtime.getRuntime().availableProcessors()), true);
+        Scheduler emit = Schedulers.newParallel(
+                "durable-store-emit-" + name, Math.max(2, Runtime.getRuntime().availableProcessors()), true);
         ReaderPool readers;
         try {
             readers = new ReaderPool(config.readerPoolSize(), connections::openReader, emit, name, config.metrics());
@@ -144,18 +154,31 @@ public final class SqliteReactiveStore implements ReactiveStore {
         }
         EventCodec codec = EventCodec.create();
         Wakeups wakeups = new Wakeups();
-        Writer writer = new Writer(writeConnection, config.maxBatchCommands(), emit,
-                () -> wake(emit, wakeups), () -> settled(emit, wakeups), config.metrics(), name);
+        Writer writer = new Writer(
+                writeConnection,
+                config.maxBatchCommands(),
+                emit,
+                () -> wake(emit, wakeups),
+                () -> settled(emit, wakeups),
+                config.metrics(),
+                name);
         OutboxRows outboxRows = new OutboxRows(codec);
         FileIdentity identity = FileIdentity.of(config.path().toAbsolutePath());
         if (identity != null) {
             writer.addListener(identity);
         }
         OutboxWrites writes = new OutboxWrites(writer, outboxRows, config.clock());
-        return new SqliteReactiveStore(name, emit, writer, readers,
+        return new SqliteReactiveStore(
+                name,
+                emit,
+                writer,
+                readers,
                 new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
-                new SqliteTimers(writer, readers), writes, new OutboxReads(readers, outboxRows, config.clock()),
-                new Claims(writer, writes, outboxRows, config.clock(), wakeups, config.metrics()), wakeups);
+                new SqliteTimers(writer, readers),
+                writes,
+                new OutboxReads(readers, outboxRows, config.clock()),
+                new Claims(writer, writes, outboxRows, config.clock(), wakeups, config.metrics()),
+                wakeups);
     }
 
     /** @return commands waiting for the writer thread (a gauge for metrics) */
@@ -169,7 +192,8 @@ public final class SqliteReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+    public Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
         return history.append(workflowId, events, expectedSeq, rows);
     }
 

@@ -54,18 +54,31 @@ public final class SqliteStoreConfig {
     private final Clock clock;
     private final StoreMetrics metrics;
 
-    private SqliteStoreConfig(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous,
-            boolean durabilityWaived, Duration busyTimeout, int readerPoolSize, int maxBatchCommands,
-            int checkpointPages, int writerCacheKib, Clock clock, StoreMetrics metrics) {
+    private SqliteStoreConfig(
+            Path path,
+            SqliteJournalMode journalMode,
+            SqliteSynchronous synchronous,
+            boolean durabilityWaived,
+            Duration busyTimeout,
+            int readerPoolSize,
+            int maxBatchCommands,
+            int checkpointPages,
+            int writerCacheKib,
+            Clock clock,
+            StoreMetrics metrics) {
         InvalidArgumentException.requireNonNull(path, "path");
         InvalidArgumentException.requireNonNull(journalMode, "journalMode");
         if (!durabilityWaived && !journalMode.crashSafe()) {
-            throw new InvalidArgumentException("journalMode", journalMode + " can corrupt the file on a crash; "
-                    + "call withDurabilityWaived(true) first to allow it");
+            throw new InvalidArgumentException(
+                    "journalMode",
+                    journalMode + " can corrupt the file on a crash; "
+                            + "call withDurabilityWaived(true) first to allow it");
         }
         if (!durabilityWaived && synchronous != null && !synchronous.crashSafe()) {
-            throw new InvalidArgumentException("synchronous", synchronous + " can lose commits and corrupt the file "
-                    + "on a power loss; call withDurabilityWaived(true) first to allow it");
+            throw new InvalidArgumentException(
+                    "synchronous",
+                    synchronous + " can lose commits and corrupt the file "
+                            + "on a power loss; call withDurabilityWaived(true) first to allow it");
         }
         InvalidArgumentException.requireNonNull(busyTimeout, "busyTimeout");
         if (busyTimeout.isNegative() || busyTimeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
@@ -75,15 +88,15 @@ public final class SqliteStoreConfig {
             throw new InvalidArgumentException("readerPoolSize", "must be between 1 and 64, was " + readerPoolSize);
         }
         if (maxBatchCommands < 1 || maxBatchCommands > 100_000) {
-            throw new InvalidArgumentException("maxBatchCommands",
-                    "must be between 1 and 100000, was " + maxBatchCommands);
+            throw new InvalidArgumentException(
+                    "maxBatchCommands", "must be between 1 and 100000, was " + maxBatchCommands);
         }
         if (checkpointPages < 1) {
             throw new InvalidArgumentException("checkpointPages", "must be at least 1, was " + checkpointPages);
         }
         if (writerCacheKib < 1 || writerCacheKib > MAX_WRITER_CACHE_KIB) {
-            throw new InvalidArgumentException("writerCacheKib",
-                    "must be between 1 and " + MAX_WRITER_CACHE_KIB + " KiB, was " + writerCacheKib);
+            throw new InvalidArgumentException(
+                    "writerCacheKib", "must be between 1 and " + MAX_WRITER_CACHE_KIB + " KiB, was " + writerCacheKib);
         }
         InvalidArgumentException.requireNonNull(clock, "clock");
         InvalidArgumentException.requireNonNull(metrics, "metrics");
@@ -108,8 +121,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException when {@code path} is null
      */
     public static SqliteStoreConfig of(Path path) {
-        return new SqliteStoreConfig(path, SqliteJournalMode.WAL, null, false, Duration.ofSeconds(10), 4, 256,
-                DEFAULT_CHECKPOINT_PAGES, DEFAULT_WRITER_CACHE_KIB, Clock.systemUTC(), StoreMetrics.NONE);
+        return new SqliteStoreConfig(
+                path,
+                SqliteJournalMode.WAL,
+                null,
+                false,
+                Duration.ofSeconds(10),
+                4,
+                256,
+                DEFAULT_CHECKPOINT_PAGES,
+                DEFAULT_WRITER_CACHE_KIB,
+                Clock.systemUTC(),
+                StoreMetrics.NONE);
     }
 
     /** @return the database file; created when missing */
@@ -201,8 +224,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code journalMode} when null or not allowed
      */
     public SqliteStoreConfig withJournalMode(SqliteJournalMode value) {
-        return new SqliteStoreConfig(path, value, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                value,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -212,8 +245,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code synchronous} when not allowed
      */
     public SqliteStoreConfig withSynchronous(SqliteSynchronous value) {
-        return new SqliteStoreConfig(path, journalMode, value, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                value,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -226,8 +269,18 @@ public final class SqliteStoreConfig {
      *     configuration already has one that is not crash-safe
      */
     public SqliteStoreConfig withDurabilityWaived(boolean value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, value, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                value,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -236,8 +289,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code busyTimeout} when null or out of range
      */
     public SqliteStoreConfig withBusyTimeout(Duration value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, value, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                value,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -246,8 +309,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code readerPoolSize} when out of range
      */
     public SqliteStoreConfig withReaderPoolSize(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, value,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                value,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -256,8 +329,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code maxBatchCommands} when out of range
      */
     public SqliteStoreConfig withMaxBatchCommands(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                value, checkpointPages, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                value,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -266,8 +349,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code checkpointPages} when below 1
      */
     public SqliteStoreConfig withCheckpointPages(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, value, writerCacheKib, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                value,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     /**
@@ -276,8 +369,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code writerCacheKib} when out of range
      */
     public SqliteStoreConfig withWriterCacheKib(int value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, value, clock, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                value,
+                clock,
+                metrics);
     }
 
     /**
@@ -286,8 +389,18 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code clock} when null
      */
     public SqliteStoreConfig withClock(Clock value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, value, metrics);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                value,
+                metrics);
     }
 
     /**
@@ -296,24 +409,50 @@ public final class SqliteStoreConfig {
      * @throws InvalidArgumentException naming {@code metrics} when null
      */
     public SqliteStoreConfig withMetrics(StoreMetrics value) {
-        return new SqliteStoreConfig(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, value);
+        return new SqliteStoreConfig(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                value);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof SqliteStoreConfig c
-                && path.equals(c.path) && journalMode == c.journalMode && synchronous == c.synchronous
-                && durabilityWaived == c.durabilityWaived && busyTimeout.equals(c.busyTimeout)
-                && readerPoolSize == c.readerPoolSize && maxBatchCommands == c.maxBatchCommands
-                && checkpointPages == c.checkpointPages && writerCacheKib == c.writerCacheKib
-                && clock.equals(c.clock) && metrics.equals(c.metrics);
+                && path.equals(c.path)
+                && journalMode == c.journalMode
+                && synchronous == c.synchronous
+                && durabilityWaived == c.durabilityWaived
+                && busyTimeout.equals(c.busyTimeout)
+                && readerPoolSize == c.readerPoolSize
+                && maxBatchCommands == c.maxBatchCommands
+                && checkpointPages == c.checkpointPages
+                && writerCacheKib == c.writerCacheKib
+                && clock.equals(c.clock)
+                && metrics.equals(c.metrics);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(path, journalMode, synchronous, durabilityWaived, busyTimeout, readerPoolSize,
-                maxBatchCommands, checkpointPages, writerCacheKib, clock, metrics);
+        return Objects.hash(
+                path,
+                journalMode,
+                synchronous,
+                durabilityWaived,
+                busyTimeout,
+                readerPoolSize,
+                maxBatchCommands,
+                checkpointPages,
+                writerCacheKib,
+                clock,
+                metrics);
     }
 
     @Override

@@ -45,15 +45,23 @@ class ReactorContextTest {
     void context_passes_through_writes_reads_and_the_claim_stream() {
         // given a row to claim
         WorkflowId w = WorkflowId.random();
-        OutboxRow row = OutboxRow.pending(w, 1, "a", Payload.json("{}"), harness.clock().instant());
+        OutboxRow row =
+                OutboxRow.pending(w, 1, "a", Payload.json("{}"), harness.clock().instant());
 
         // when each call runs under a caller's context, then operators after it still see it
         StepVerifier.create(traceAfter(store.appendOutboxBatch(List.of(row))).contextWrite(Context.of("trace", "t-1")))
-                .expectNext("t-1").expectComplete().verify(TIMEOUT);
+                .expectNext("t-1")
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(traceAfter(store.readHead(w)).contextWrite(Context.of("trace", "t-2")))
-                .expectNext("t-2").expectComplete().verify(TIMEOUT);
-        StepVerifier.create(traceAfter(store.claimStream(ClaimStreamOptions.defaults()).next())
+                .expectNext("t-2")
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(traceAfter(
+                                store.claimStream(ClaimStreamOptions.defaults()).next())
                         .contextWrite(Context.of("trace", "t-3")))
-                .expectNext("t-3").expectComplete().verify(TIMEOUT);
+                .expectNext("t-3")
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 }

@@ -33,7 +33,8 @@ class SettleBurstTest {
             WorkflowId w = WorkflowId.random();
             List<OutboxRow> rows = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
-                rows.add(OutboxRow.pending(w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
+                rows.add(OutboxRow.pending(
+                        w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
             }
             store.appendOutboxBatch(rows).block(TIMEOUT);
             assertThat(store.claim(200).block(TIMEOUT)).hasSize(200);
@@ -42,15 +43,17 @@ class SettleBurstTest {
             }
 
             // when every row is completed at once, each key twice, with cancels of rows 280..299 among them
-            Flux<Void> completes = Flux.range(0, 600)
-                    .flatMap(n -> store.complete(OutboxRow.dispatchKey(w, n % 300)), 256);
+            Flux<Void> completes =
+                    Flux.range(0, 600).flatMap(n -> store.complete(OutboxRow.dispatchKey(w, n % 300)), 256);
             Flux<Void> cancels = Flux.range(280, 20).flatMap(n -> store.settleCancelled(OutboxRow.dispatchKey(w, n)));
             Flux.merge(completes, cancels).then().block(TIMEOUT);
 
             // then failed rows stay failed (O34: only live rows settle), rows 280..299 are done or
             // cancelled (whichever came first), and every other row is done
             for (int i = 0; i < 300; i++) {
-                OutboxStatus status = store.rowState(OutboxRow.dispatchKey(w, i)).block(TIMEOUT).status();
+                OutboxStatus status = store.rowState(OutboxRow.dispatchKey(w, i))
+                        .block(TIMEOUT)
+                        .status();
                 if (i < 20) {
                     assertThat(status).as("row %d", i).isEqualTo(OutboxStatus.FAILED);
                 } else if (i >= 280) {

@@ -4,5 +4,8 @@ import dev.durablestore.tck.AppendContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteAppendContractTest extends AppendContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

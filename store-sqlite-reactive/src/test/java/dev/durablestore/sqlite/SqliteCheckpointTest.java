@@ -53,7 +53,8 @@ class SqliteCheckpointTest {
         // and both files hold every append after reopening
         for (Path db : List.of(small, large)) {
             try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-                assertThat(store.listWorkflowIds().count().block(Duration.ofSeconds(30))).isEqualTo(WORKFLOWS);
+                assertThat(store.listWorkflowIds().count().block(Duration.ofSeconds(30)))
+                        .isEqualTo(WORKFLOWS);
             }
         }
     }
@@ -78,8 +79,13 @@ class SqliteCheckpointTest {
         List<Event> events = new ArrayList<>(WORKFLOWS);
         for (int i = 0; i < WORKFLOWS; i++) {
             WorkflowId w = WorkflowId.random();
-            events.add(new WorkflowStarted(new EventEnvelope(1, now, w), "t",
-                    Payload.json("{\"pad\":\"" + PADDING + "\"}"), RunId.random(), null, new PackageVersion("v")));
+            events.add(new WorkflowStarted(
+                    new EventEnvelope(1, now, w),
+                    "t",
+                    Payload.json("{\"pad\":\"" + PADDING + "\"}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v")));
         }
         return events;
     }

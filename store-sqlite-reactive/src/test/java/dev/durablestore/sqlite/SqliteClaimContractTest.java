@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteClaimContractTest extends ClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

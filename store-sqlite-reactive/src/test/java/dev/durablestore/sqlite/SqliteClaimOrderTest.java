@@ -36,13 +36,26 @@ class SqliteClaimOrderTest {
             List<OutboxRow> claimed = store.claim(2).block(Duration.ofSeconds(10));
 
             // then U+FFFF comes first (String.compareTo would put the surrogate pair first)
-            assertThat(claimed).extracting(OutboxRow::dispatchKey).containsExactly(bmp.dispatchKey(),
-                    astral.dispatchKey());
+            assertThat(claimed)
+                    .extracting(OutboxRow::dispatchKey)
+                    .containsExactly(bmp.dispatchKey(), astral.dispatchKey());
         }
     }
 
     private static OutboxRow row(String key, WorkflowId w, long ordinal, Instant due) {
-        return new OutboxRow(key, w, ordinal, null, OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE, null, "work",
-                Payload.json("{}"), OutboxStatus.PENDING, 0, due, null);
+        return new OutboxRow(
+                key,
+                w,
+                ordinal,
+                null,
+                OutboxRow.DEFAULT_ROUTE,
+                OutboxRow.DEFAULT_ROUTE,
+                null,
+                "work",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                0,
+                due,
+                null);
     }
 }

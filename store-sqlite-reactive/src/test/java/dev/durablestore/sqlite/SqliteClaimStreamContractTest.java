@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteClaimStreamContractTest extends ClaimStreamContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

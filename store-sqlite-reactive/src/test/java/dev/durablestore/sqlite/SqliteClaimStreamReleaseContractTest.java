@@ -4,5 +4,8 @@ import dev.durablestore.tck.ClaimStreamReleaseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteClaimStreamReleaseContractTest extends ClaimStreamReleaseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.CloseContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteCloseContractTest extends CloseContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

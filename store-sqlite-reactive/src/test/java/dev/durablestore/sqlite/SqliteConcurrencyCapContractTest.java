@@ -4,5 +4,8 @@ import dev.durablestore.tck.ConcurrencyCapContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteConcurrencyCapContractTest extends ConcurrencyCapContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.DurabilityContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteDurabilityContractTest extends DurabilityContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.HistoryArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteHistoryArgumentContractTest extends HistoryArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.HistoryReadContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteHistoryReadContractTest extends HistoryReadContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.LeaseReaperContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteLeaseReaperContractTest extends LeaseReaperContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

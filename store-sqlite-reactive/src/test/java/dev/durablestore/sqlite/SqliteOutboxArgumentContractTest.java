@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteOutboxArgumentContractTest extends OutboxArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

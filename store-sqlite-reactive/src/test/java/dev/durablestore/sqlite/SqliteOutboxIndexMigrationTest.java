@@ -39,8 +39,10 @@ class SqliteOutboxIndexMigrationTest {
         WorkflowId w = WorkflowId.random();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-            store.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
-                    OutboxRow.pending(w, 2, "a", Payload.json("{}"), now))).block(TIMEOUT);
+            store.appendOutboxBatch(List.of(
+                            OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
+                            OutboxRow.pending(w, 2, "a", Payload.json("{}"), now)))
+                    .block(TIMEOUT);
         }
         sql(db, "DROP INDEX outbox_by_workflow", "CREATE INDEX outbox_workflow ON outbox (workflow_id, status)");
         assertThat(outboxIndexes(db)).contains("outbox_workflow").doesNotContain("outbox_by_workflow");
@@ -50,23 +52,28 @@ class SqliteOutboxIndexMigrationTest {
             try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
                 // then the old index is gone, the new one is there, and the rows are all still readable
                 assertThat(outboxIndexes(db)).contains("outbox_by_workflow").doesNotContain("outbox_workflow");
-                assertThat(store.rowState(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT)).isNotNull();
+                assertThat(store.rowState(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT))
+                        .isNotNull();
             }
         }
 
         // and cancelling the workflow's rows finds both through the index, not a table scan
-        assertThat(queryPlan(db, "SELECT dispatch_key FROM outbox WHERE workflow_id = 'x' "
-                + "AND status IN ('pending', 'claimed')")).contains("outbox_by_workflow");
+        assertThat(queryPlan(
+                        db,
+                        "SELECT dispatch_key FROM outbox WHERE workflow_id = 'x' "
+                                + "AND status IN ('pending', 'claimed')"))
+                .contains("outbox_by_workflow");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
             StepVerifier.create(store.cancelWorkflowRows(w))
-                    .assertNext(keys -> assertThat(keys).containsExactlyInAnyOrder(OutboxRow.dispatchKey(w, 1),
-                            OutboxRow.dispatchKey(w, 2)))
+                    .assertNext(keys -> assertThat(keys)
+                            .containsExactlyInAnyOrder(OutboxRow.dispatchKey(w, 1), OutboxRow.dispatchKey(w, 2)))
                     .verifyComplete();
         }
     }
 
     private static void sql(Path db, String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                Statement s = c.createStatement()) {
             for (String statement : statements) {
                 s.execute(statement);
             }
@@ -75,9 +82,10 @@ class SqliteOutboxIndexMigrationTest {
 
     private static List<String> outboxIndexes(Path db) throws SQLException {
         List<String> names = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'index' "
-                        + "AND tbl_name = 'outbox'")) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT name FROM sqlite_master WHERE type = 'index' " + "AND tbl_name = 'outbox'")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -87,7 +95,8 @@ class SqliteOutboxIndexMigrationTest {
 
     private static String queryPlan(Path db, String query) throws SQLException {
         StringBuilder plan = new StringBuilder();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN " + query)) {
             while (rs.next()) {
                 plan.append(rs.getString("detail")).append('\n');

@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxListingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteOutboxListingContractTest extends OutboxListingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

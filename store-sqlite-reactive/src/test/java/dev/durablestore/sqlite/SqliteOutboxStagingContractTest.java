@@ -4,5 +4,8 @@ import dev.durablestore.tck.OutboxStagingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteOutboxStagingContractTest extends OutboxStagingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.PriorityContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqlitePriorityContractTest extends PriorityContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -35,10 +35,13 @@ class SqlitePriorityMigrationTest {
         WorkflowId w = WorkflowId.random();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-            store.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
-                    OutboxRow.pending(w, 2, "a", Payload.json("{}"), now.plusNanos(1)))).block(TIMEOUT);
+            store.appendOutboxBatch(List.of(
+                            OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
+                            OutboxRow.pending(w, 2, "a", Payload.json("{}"), now.plusNanos(1))))
+                    .block(TIMEOUT);
         }
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                Statement s = c.createStatement()) {
             s.execute("DROP INDEX outbox_prioritized");
             s.execute("ALTER TABLE outbox DROP COLUMN priority");
         }
@@ -46,12 +49,14 @@ class SqlitePriorityMigrationTest {
         // when the store opens it and a prioritized row is staged beside the old ones
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
             store.appendOutboxBatch(List.of(OutboxRow.pending(w, 3, "a", Payload.json("{}"), now.plusNanos(2))
-                    .withPriority(5))).block(TIMEOUT);
+                            .withPriority(5)))
+                    .block(TIMEOUT);
             List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
 
             // then the new row comes first, the old rows follow in their old order with priority 0
-            assertThat(claimed).extracting(OutboxRow::ordinal, OutboxRow::priority).containsExactly(
-                    Tuple.tuple(3L, 5), Tuple.tuple(1L, 0), Tuple.tuple(2L, 0));
+            assertThat(claimed)
+                    .extracting(OutboxRow::ordinal, OutboxRow::priority)
+                    .containsExactly(Tuple.tuple(3L, 5), Tuple.tuple(1L, 0), Tuple.tuple(2L, 0));
         }
     }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.QueryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteQueryContractTest extends QueryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.ReadSummaryContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteReadSummaryContractTest extends ReadSummaryContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.RunChainContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteRunChainContractTest extends RunChainContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

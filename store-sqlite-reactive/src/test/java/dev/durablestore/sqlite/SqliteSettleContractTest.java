@@ -4,5 +4,8 @@ import dev.durablestore.tck.SettleContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteSettleContractTest extends SettleContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -3,8 +3,8 @@ package dev.durablestore.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.Payload;
 import dev.durablestore.api.PackageVersion;
+import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.WorkflowId;
@@ -25,18 +25,29 @@ class SqliteSmokeTest {
         try (SqliteTestHarness h = new SqliteTestHarness(clock)) {
             var store = h.open();
             WorkflowId w = WorkflowId.random();
-            Event start = new WorkflowStarted(new EventEnvelope(1, clock.instant(), w), "t", Payload.json("{}"),
-                    RunId.random(), null, new PackageVersion("v"));
+            Event start = new WorkflowStarted(
+                    new EventEnvelope(1, clock.instant(), w),
+                    "t",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v"));
             OutboxRow row = OutboxRow.pending(w, 1, "a", Payload.json("{\"x\":1}"), clock.instant());
-            StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of(row))).verifyComplete();
+            StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of(row)))
+                    .verifyComplete();
             StepVerifier.create(store.append(w, List.of(start), 0))
                     .expectErrorMatches(e -> e.equals(new SequenceConflictException(0, 1)))
                     .verify(Duration.ofSeconds(10));
-            assertThat(store.readHistory(w).collectList().block(Duration.ofSeconds(10))).containsExactly(start);
+            assertThat(store.readHistory(w).collectList().block(Duration.ofSeconds(10)))
+                    .containsExactly(start);
             List<OutboxRow> claimed = store.claim(10).block(Duration.ofSeconds(10));
             assertThat(claimed).hasSize(1);
             StepVerifier.create(store.complete(row.dispatchKey())).verifyComplete();
-            assertThat(store.rowState(row.dispatchKey()).block(Duration.ofSeconds(10)).status().token()).isEqualTo("done");
+            assertThat(store.rowState(row.dispatchKey())
+                            .block(Duration.ofSeconds(10))
+                            .status()
+                            .token())
+                    .isEqualTo("done");
         }
     }
 }

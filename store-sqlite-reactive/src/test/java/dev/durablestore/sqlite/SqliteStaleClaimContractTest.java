@@ -4,5 +4,8 @@ import dev.durablestore.tck.StaleClaimContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteStaleClaimContractTest extends StaleClaimContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StatusProjectionContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteStatusProjectionContractTest extends StatusProjectionContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

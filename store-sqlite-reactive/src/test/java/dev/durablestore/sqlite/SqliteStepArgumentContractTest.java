@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepArgumentContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteStepArgumentContractTest extends StepArgumentContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteStepContractTest extends StepContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StepFencingContract;
 import dev.durablestore.tck.StoreHarnessFactory;
 
 class SqliteStepFencingContractTest extends StepFencingContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

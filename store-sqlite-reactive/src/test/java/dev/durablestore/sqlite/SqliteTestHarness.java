@@ -43,7 +43,8 @@ final class SqliteTestHarness implements StoreHarness {
 
     @Override
     public synchronized ReactiveStore open() {
-        SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(file).withClock(clock));
+        SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(file).withClock(clock));
         opened.add(store);
         return store;
     }
@@ -55,8 +56,11 @@ final class SqliteTestHarness implements StoreHarness {
 
     @Override
     public void corruptEvent(WorkflowId workflowId, long seq) {
-        update("UPDATE events SET event = ? WHERE workflow_id = ? AND seq = ?", "{\"type\":\"WorkflowStarted\",\"data\":{",
-                workflowId.toString(), seq);
+        update(
+                "UPDATE events SET event = ? WHERE workflow_id = ? AND seq = ?",
+                "{\"type\":\"WorkflowStarted\",\"data\":{",
+                workflowId.toString(),
+                seq);
     }
 
     @Override

@@ -4,5 +4,8 @@ import dev.durablestore.tck.StoreHarnessFactory;
 import dev.durablestore.tck.TraceContextContract;
 
 class SqliteTraceContextContractTest extends TraceContextContract {
-    @Override protected StoreHarnessFactory harnessFactory() { return SqliteTestHarness::new; }
+    @Override
+    protected StoreHarnessFactory harnessFactory() {
+        return SqliteTestHarness::new;
+    }
 }

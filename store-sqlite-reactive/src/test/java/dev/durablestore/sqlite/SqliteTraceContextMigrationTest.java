@@ -12,8 +12,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,25 +34,27 @@ class SqliteTraceContextMigrationTest {
         WorkflowId w = WorkflowId.random();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-            store.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now))).block(TIMEOUT);
+            store.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now)))
+                    .block(TIMEOUT);
         }
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE outbox DROP COLUMN trace_context");
         }
 
         // when the store opens it and a row with a context is staged beside the old one
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
             store.appendOutboxBatch(List.of(OutboxRow.pending(w, 2, "a", Payload.json("{}"), now)
-                    .withTraceContext("traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")))
+                            .withTraceContext("traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")))
                     .block(TIMEOUT);
             List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
 
             // then the old row has no context and the new one has its own
-            assertThat(claimed).extracting(OutboxRow::ordinal, OutboxRow::traceContext).containsExactlyInAnyOrder(
-                    Tuple.tuple(1L, null),
-                    Tuple.tuple(2L,
-                            "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+            assertThat(claimed)
+                    .extracting(OutboxRow::ordinal, OutboxRow::traceContext)
+                    .containsExactlyInAnyOrder(
+                            Tuple.tuple(1L, null),
+                            Tuple.tuple(2L, "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
         }
     }
-
 }

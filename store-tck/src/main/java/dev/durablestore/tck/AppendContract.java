@@ -74,8 +74,8 @@ public abstract class AppendContract extends ContractTestSupport {
         given(store, List.of(start));
         // when: a completion that wrongly believes the history is empty
         Event completion = TestEvents.of(w, 1).completed(t(2));
-        SequenceConflictException conflict = failure(store.append(w, List.of(completion), 0),
-                SequenceConflictException.class);
+        SequenceConflictException conflict =
+                failure(store.append(w, List.of(completion), 0), SequenceConflictException.class);
         // then
         assertThat(conflict).isEqualTo(new SequenceConflictException(0, 1));
         assertThat(conflict.expected()).isZero();
@@ -103,8 +103,8 @@ public abstract class AppendContract extends ContractTestSupport {
     public void E3_C57_expected_seq_above_the_head_of_an_empty_workflow_conflicts() {
         // when: seq 1 is appended as if the head were 2
         Event start = TestEvents.of(w).started("checkout");
-        SequenceConflictException conflict = failure(store.append(w, List.of(start), 2),
-                SequenceConflictException.class);
+        SequenceConflictException conflict =
+                failure(store.append(w, List.of(start), 2), SequenceConflictException.class);
         // then
         assertThat(conflict).isEqualTo(new SequenceConflictException(2, 0));
         assertThat(history(store, w)).isEmpty();
@@ -119,8 +119,8 @@ public abstract class AppendContract extends ContractTestSupport {
         given(store, stored);
         // when
         Event later = TestEvents.of(w, 5).signalReceived("b");
-        SequenceConflictException conflict = failure(store.append(w, List.of(later), 5),
-                SequenceConflictException.class);
+        SequenceConflictException conflict =
+                failure(store.append(w, List.of(later), 5), SequenceConflictException.class);
         // then
         assertThat(conflict).isEqualTo(new SequenceConflictException(5, 2));
         assertThat(history(store, w)).isEqualTo(stored);
@@ -191,11 +191,15 @@ public abstract class AppendContract extends ContractTestSupport {
         IntStream.range(0, 9).forEach(i -> stored.add(ev.signalReceived("s" + i)));
         given(store, stored);
         // when: seqs 11, 12, 57 — the first offending event expected 13, actual 57
-        List<Event> batch = List.of(ev.signalReceived("a"), ev.signalReceived("b"), ev.skip(44).signalReceived("c"));
+        List<Event> batch = List.of(
+                ev.signalReceived("a"), ev.signalReceived("b"), ev.skip(44).signalReceived("c"));
         BackendException e = failure(store.append(w, batch, 10), BackendException.class);
         // then
         assertThat(e).isNotInstanceOf(SequenceConflictException.class);
-        assertThat(e.getMessage()).contains("event sequence must be contiguous").contains("13").contains("57");
+        assertThat(e.getMessage())
+                .contains("event sequence must be contiguous")
+                .contains("13")
+                .contains("57");
         assertThat(history(store, w)).isEqualTo(stored);
         assertThat(head(store, w)).isEqualTo(10);
     }
@@ -246,7 +250,10 @@ public abstract class AppendContract extends ContractTestSupport {
         given(store, stored);
         // when: three good events then a gap
         TestEvents next = TestEvents.of(w, 2);
-        List<Event> batch = List.of(next.signalReceived("b"), next.signalReceived("c"), next.signalReceived("d"),
+        List<Event> batch = List.of(
+                next.signalReceived("b"),
+                next.signalReceived("c"),
+                next.signalReceived("d"),
                 next.skip(3).signalReceived("e"));
         failure(store.append(w, batch, 2), BackendException.class);
         // then: nothing of it is visible, and the guard still expects head 2
@@ -266,7 +273,8 @@ public abstract class AppendContract extends ContractTestSupport {
         Event start = ev.started("checkout");
         append(store, w, List.of(start), 0);
         // when
-        List<Event> batch = List.of(ev.activityScheduled(2, "charge"), ev.at(t(3)).completed());
+        List<Event> batch =
+                List.of(ev.activityScheduled(2, "charge"), ev.at(t(3)).completed());
         append(store, w, batch, 1);
         // then
         assertThat(head(store, w)).isEqualTo(3);
@@ -292,7 +300,10 @@ public abstract class AppendContract extends ContractTestSupport {
         for (int b = 0; b < 5; b++) {
             List<Event> batch = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
-                batch.add(all.isEmpty() && batch.isEmpty() ? ev.started("bulk") : ev.activityScheduled(ev.nextSeq(), "step"));
+                batch.add(
+                        all.isEmpty() && batch.isEmpty()
+                                ? ev.started("bulk")
+                                : ev.activityScheduled(ev.nextSeq(), "step"));
             }
             append(store, w, batch, b * 25L);
             all.addAll(batch);
@@ -346,7 +357,8 @@ public abstract class AppendContract extends ContractTestSupport {
         // when: the other workflow starts at 0, and a stale append on w fails
         Event otherStart = TestEvents.of(other).started("b");
         append(store, other, List.of(otherStart), 0);
-        failure(store.append(w, List.of(TestEvents.of(w, 1).signalReceived("stale")), 1),
+        failure(
+                store.append(w, List.of(TestEvents.of(w, 1).signalReceived("stale")), 1),
                 SequenceConflictException.class);
         // then: each head is its own
         assertThat(head(store, w)).isEqualTo(3);
@@ -364,9 +376,8 @@ public abstract class AppendContract extends ContractTestSupport {
         Event checkout = TestEvents.of(w).started("checkout");
         Event billing = TestEvents.of(w).started("billing");
         // when
-        List<Throwable> outcomes = concurrently(List.of(
-                () -> store.append(w, List.of(checkout), 0),
-                () -> store.append(w, List.of(billing), 0)));
+        List<Throwable> outcomes = concurrently(
+                List.of(() -> store.append(w, List.of(checkout), 0), () -> store.append(w, List.of(billing), 0)));
         // then
         int winner = singleWinner(outcomes);
         assertThat(outcomes.get(1 - winner)).isEqualTo(new SequenceConflictException(0, 1));
@@ -394,7 +405,8 @@ public abstract class AppendContract extends ContractTestSupport {
     public void E13_concurrent_appends_on_an_existing_head_report_the_winners_new_head() {
         // given: a three-event history, and 16 writers with batches of 1 to 16 events at expected 3
         TestEvents prefix = TestEvents.of(w);
-        List<Event> stored = List.of(prefix.started("checkout"), prefix.signalReceived("a"), prefix.signalReceived("b"));
+        List<Event> stored =
+                List.of(prefix.started("checkout"), prefix.signalReceived("a"), prefix.signalReceived("b"));
         given(store, stored);
         List<List<Event>> batches = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
@@ -417,8 +429,8 @@ public abstract class AppendContract extends ContractTestSupport {
         assertThat(head(store, w)).isEqualTo(winnersHead);
     }
 
-    static List<Supplier<? extends Publisher<?>>> appendsOf(EventStore target,
-            List<List<Event>> batches, long expectedSeq) {
+    static List<Supplier<? extends Publisher<?>>> appendsOf(
+            EventStore target, List<List<Event>> batches, long expectedSeq) {
         List<Supplier<? extends Publisher<?>>> operations = new ArrayList<>();
         for (List<Event> batch : batches) {
             WorkflowId id = batch.get(0).workflowId();
@@ -428,8 +440,13 @@ public abstract class AppendContract extends ContractTestSupport {
     }
 
     static int singleWinner(List<Throwable> outcomes) {
-        List<Integer> winners = IntStream.range(0, outcomes.size()).filter(i -> outcomes.get(i) == null).boxed().toList();
-        assertThat(winners).as("exactly one append succeeds; outcomes %s", outcomes).hasSize(1);
+        List<Integer> winners = IntStream.range(0, outcomes.size())
+                .filter(i -> outcomes.get(i) == null)
+                .boxed()
+                .toList();
+        assertThat(winners)
+                .as("exactly one append succeeds; outcomes %s", outcomes)
+                .hasSize(1);
         return winners.get(0);
     }
 
@@ -453,7 +470,9 @@ public abstract class AppendContract extends ContractTestSupport {
         List<Event> events = List.of(ev.started("checkout"), ev.activityScheduled(2, "charge"));
         OutboxRow row = OutboxRow.pending(w, 2, "charge", TestEvents.json("{\"amount\":5}"), clock.instant());
         // when
-        StepVerifier.create(store.appendWithOutbox(w, events, 0, List.of(row))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, events, 0, List.of(row)))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then
         assertThat(history(store, w)).isEqualTo(events);
         StepVerifier.create(store.rowState(row.dispatchKey()))
@@ -498,13 +517,17 @@ public abstract class AppendContract extends ContractTestSupport {
     public void E18_C44_append_with_outbox_and_no_rows_is_a_plain_append() {
         // when
         Event start = TestEvents.of(w).started("checkout");
-        StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then
         assertThat(history(store, w)).containsExactly(start);
         assertThat(store.claim(16).block(TIMEOUT)).isEmpty();
         // and the guard behaves as append's
-        assertThat(failure(store.appendWithOutbox(w, List.of(TestEvents.of(w).completed()), 0, List.of()),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(0, 1));
+        assertThat(failure(
+                        store.appendWithOutbox(w, List.of(TestEvents.of(w).completed()), 0, List.of()),
+                        SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(0, 1));
     }
 
     @Test
@@ -518,9 +541,13 @@ public abstract class AppendContract extends ContractTestSupport {
         assertThat(failure(store.appendWithOutbox(w, List.of(), 0, List.of(staleRow)), SequenceConflictException.class))
                 .isEqualTo(new SequenceConflictException(0, 1));
         // then: nothing staged
-        StepVerifier.create(store.rowState(staleRow.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rowState(staleRow.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // when: the matching guard
-        StepVerifier.create(store.appendWithOutbox(w, List.of(), 1, List.of(row))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(), 1, List.of(row)))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then: the row is stored, the history is unchanged
         StepVerifier.create(store.rowState(row.dispatchKey()))
                 .expectNext(new OutboxRowState(OutboxStatus.PENDING, 0, row.visibleAfter()))
@@ -535,17 +562,24 @@ public abstract class AppendContract extends ContractTestSupport {
         // given
         OutboxRow row = OutboxRow.pending(w, 0, "charge", TestEvents.json("{}"), clock.instant());
         // when
-        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of(row))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of(row)))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then
         assertThat(head(store, w)).isZero();
         assertThat(workflowIds(store)).doesNotContain(w);
-        StepVerifier.create(store.rowState(row.dispatchKey())).expectNextCount(1).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rowState(row.dispatchKey()))
+                .expectNextCount(1)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
     public void E20_append_with_outbox_with_both_lists_empty_behaves_like_an_empty_append() {
         // when
-        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then
         assertThat(workflowIds(store)).doesNotContain(w);
         assertThat(head(store, w)).isZero();
@@ -559,9 +593,12 @@ public abstract class AppendContract extends ContractTestSupport {
     public void E21_append_with_outbox_skips_rows_whose_dispatch_key_exists() {
         // given: a row already staged with activity "charge"
         OutboxRow original = OutboxRow.pending(w, 0, "charge", TestEvents.json("{\"v\":1}"), clock.instant());
-        StepVerifier.create(store.appendOutboxBatch(List.of(original))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendOutboxBatch(List.of(original)))
+                .expectComplete()
+                .verify(TIMEOUT);
         // when: the append stages the same key again, a fresh row, and that fresh row repeated
-        OutboxRow sameKey = OutboxRow.pending(w, 0, "different-activity", TestEvents.json("{\"v\":2}"), clock.instant());
+        OutboxRow sameKey =
+                OutboxRow.pending(w, 0, "different-activity", TestEvents.json("{\"v\":2}"), clock.instant());
         OutboxRow fresh = OutboxRow.pending(w, 1, "ship", TestEvents.json("{\"v\":3}"), clock.instant());
         OutboxRow freshAgain = OutboxRow.pending(w, 1, "ship-again", TestEvents.json("{\"v\":4}"), clock.instant());
         Event start = TestEvents.of(w).started("checkout");
@@ -571,10 +608,10 @@ public abstract class AppendContract extends ContractTestSupport {
         // then: the append succeeded, the stored row kept its values, the first fresh row won
         assertThat(history(store, w)).containsExactly(start);
         List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
-        assertThat(claimed).extracting(OutboxRow::dispatchKey)
+        assertThat(claimed)
+                .extracting(OutboxRow::dispatchKey)
                 .containsExactly(original.dispatchKey(), fresh.dispatchKey());
         assertThat(claimed).extracting(OutboxRow::activityType).containsExactly("charge", "ship");
-        assertThat(claimed).extracting(OutboxRow::input)
-                .containsExactly(original.input(), fresh.input());
+        assertThat(claimed).extracting(OutboxRow::input).containsExactly(original.input(), fresh.input());
     }
 }

@@ -50,10 +50,12 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     private OutboxRow claimed;
     /** Done, failed and cancelled, attempt 2, visible at {@link #visible}. */
     private OutboxRow done;
+
     private OutboxRow failed;
     private OutboxRow cancelled;
     /** Pending, never named by a settle. */
     private OutboxRow bystander;
+
     private String unknown;
     private Instant visible;
 
@@ -110,7 +112,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertNoClaimLeft();
 
         // and a dead letter of the bulk fail can be redriven like any other
-        StepVerifier.create(store.redrive(claimed.dispatchKey(), false)).expectNext(true).expectComplete()
+        StepVerifier.create(store.redrive(claimed.dispatchKey(), false))
+                .expectNext(true)
+                .expectComplete()
                 .verify(TIMEOUT);
     }
 
@@ -162,7 +166,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         probe.expectNothingFor(QUIET);
 
         // when the claimed row is retried visible now through the bulk retry
-        StepVerifier.create(store.retry(List.of(claimed.dispatchKey()), 2, now())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(List.of(claimed.dispatchKey()), 2, now()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then it arrives within seconds, long before the poll
         OutboxRow arrived = probe.next(PROMPTLY);
@@ -180,9 +186,12 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         stage(a, b);
 
         // when a is completed and b retried with each key repeated, out of order
-        StepVerifier.create(store.complete(List.of(a.dispatchKey(), pending.dispatchKey(), a.dispatchKey(),
-                a.dispatchKey()))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(List.of(b.dispatchKey(), b.dispatchKey()), 3, now())).expectComplete()
+        StepVerifier.create(store.complete(
+                        List.of(a.dispatchKey(), pending.dispatchKey(), a.dispatchKey(), a.dispatchKey())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.retry(List.of(b.dispatchKey(), b.dispatchKey()), 3, now()))
+                .expectComplete()
                 .verify(TIMEOUT);
 
         // then each is settled exactly as by one single-key call
@@ -202,8 +211,11 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         stageAll(rows);
 
         // when the first 2,000 are completed and the last 500 retried, each in one call
-        StepVerifier.create(store.complete(keys(rows.subList(0, 2_000)))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(keys(rows.subList(2_000, 2_500)), 4, now().plus(HOUR))).expectComplete()
+        StepVerifier.create(store.complete(keys(rows.subList(0, 2_000))))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.retry(keys(rows.subList(2_000, 2_500)), 4, now().plus(HOUR)))
+                .expectComplete()
                 .verify(TIMEOUT);
 
         // then every one of them is settled and only the fixture's live rows are in flight
@@ -237,16 +249,16 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     void O57_X10_bulk_settles_reject_null_collections_null_and_empty_elements_and_write_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
-        List<Function<Collection<String>, Mono<Void>>> settles = List.of(
-                store::complete, store::fail, store::settleCancelled, keys -> store.retry(keys, 1, now()));
+        List<Function<Collection<String>, Mono<Void>>> settles =
+                List.of(store::complete, store::fail, store::settleCancelled, keys -> store.retry(keys, 1, now()));
 
         // when each bulk settle gets null, or a live key followed by null or an empty key
         // then each fails naming the collection or the element, before writing anything
         for (Function<Collection<String>, Mono<Void>> settle : settles) {
             assertRejected(() -> settle.apply(null), "dispatchKeys");
             assertRejected(() -> settle.apply(Arrays.asList(pending.dispatchKey(), null)), "dispatchKeys[1]");
-            assertRejected(() -> settle.apply(List.of(pending.dispatchKey(), claimed.dispatchKey(), "")),
-                    "dispatchKeys[2]");
+            assertRejected(
+                    () -> settle.apply(List.of(pending.dispatchKey(), claimed.dispatchKey(), "")), "dispatchKeys[2]");
         }
         assertThat(snapshot(everyKey())).isEqualTo(before);
     }
@@ -273,7 +285,8 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     void O58_retryAfter_makes_a_live_row_visible_the_delay_after_the_store_clock() {
         // when the claimed row is retried with attempt 2 after 90 seconds
         Instant at = now();
-        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 2, Duration.ofSeconds(90))).expectComplete()
+        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 2, Duration.ofSeconds(90)))
+                .expectComplete()
                 .verify(TIMEOUT);
 
         // then it is pending, attempt 2, visible 90 s after the store clock at the write, and no longer claimed
@@ -302,7 +315,8 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertState(pending.dispatchKey(), OutboxStatus.PENDING, 3, at.plus(Duration.ofMinutes(5)));
 
         // and a zero delay makes a row due at once
-        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 1, Duration.ZERO)).expectComplete()
+        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 1, Duration.ZERO))
+                .expectComplete()
                 .verify(TIMEOUT);
         assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 1, now());
         assertThat(keys(claim(10))).containsExactly(bystander.dispatchKey(), claimed.dispatchKey());
@@ -311,9 +325,11 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     @Test
     void O58_O33_O34_retryAfter_is_a_no_op_on_terminal_unknown_and_unstorable_keys() {
         // when retryAfter is applied to the terminal rows, an unknown and an unstorable key
-        for (String key : List.of(done.dispatchKey(), failed.dispatchKey(), cancelled.dispatchKey(), unknown,
-                UNSTORABLE)) {
-            StepVerifier.create(store.retryAfter(key, 7, Duration.ZERO)).expectComplete().verify(TIMEOUT);
+        for (String key :
+                List.of(done.dispatchKey(), failed.dispatchKey(), cancelled.dispatchKey(), unknown, UNSTORABLE)) {
+            StepVerifier.create(store.retryAfter(key, 7, Duration.ZERO))
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
 
         // then nothing changed and no claim takes them
@@ -345,14 +361,27 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
 
     /** Every row's key but the bystander's, the live ones twice, plus an unknown and an unstorable key. */
     private List<String> allNamed() {
-        return List.of(cancelled.dispatchKey(), claimed.dispatchKey(), unknown, done.dispatchKey(),
-                pending.dispatchKey(), UNSTORABLE, failed.dispatchKey(), claimed.dispatchKey(),
+        return List.of(
+                cancelled.dispatchKey(),
+                claimed.dispatchKey(),
+                unknown,
+                done.dispatchKey(),
+                pending.dispatchKey(),
+                UNSTORABLE,
+                failed.dispatchKey(),
+                claimed.dispatchKey(),
                 pending.dispatchKey());
     }
 
     private List<String> everyKey() {
-        return List.of(pending.dispatchKey(), claimed.dispatchKey(), done.dispatchKey(), failed.dispatchKey(),
-                cancelled.dispatchKey(), bystander.dispatchKey(), unknown);
+        return List.of(
+                pending.dispatchKey(),
+                claimed.dispatchKey(),
+                done.dispatchKey(),
+                failed.dispatchKey(),
+                cancelled.dispatchKey(),
+                bystander.dispatchKey(),
+                unknown);
     }
 
     private void assertTerminalAndOthersUnchanged() {
@@ -365,6 +394,8 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
 
     private void assertNoClaimLeft() {
         assertThat(store.countClaimed("default").block(TIMEOUT)).isZero();
-        StepVerifier.create(store.listStaleClaimed(now().plus(HOUR), 10)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now().plus(HOUR), 10))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 }

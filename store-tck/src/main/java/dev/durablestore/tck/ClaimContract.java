@@ -78,11 +78,22 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when every variant claims with limit 0
         ClaimScope any = ClaimScope.of("default", "default");
-        StepVerifier.create(store.claim(0)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.claimExcluding(0, Set.of())).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.claimScoped(any, 0)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.claimScopedExcluding(any, 0, Set.of())).expectNext(List.of())
-                .expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.claim(0))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.claimExcluding(0, Set.of()))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.claimScoped(any, 0))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.claimScopedExcluding(any, 0, Set.of()))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then both rows are still pending
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, now());
@@ -141,11 +152,15 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 10
         // then a comes before b, both claimed at now; a second claim is empty
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
-                        a.withStatus(OutboxStatus.CLAIMED, now()), b.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(
+                                a.withStatus(OutboxStatus.CLAIMED, now()), b.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claim(10)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.claim(10))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -160,8 +175,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming
         // then keys come in plain text order: ":1", ":10", ":2"
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(keys(rows))
-                        .containsExactly(one.dispatchKey(), ten.dispatchKey(), two.dispatchKey()))
+                .assertNext(rows ->
+                        assertThat(keys(rows)).containsExactly(one.dispatchKey(), ten.dispatchKey(), two.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -220,11 +235,16 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when it is claimed
         // then it is returned claimed at the clock's instant, attempt not incremented
         StepVerifier.create(store.claim(1))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(a.withStatus(OutboxStatus.CLAIMED, claimTime)))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(a.withStatus(OutboxStatus.CLAIMED, claimTime)))
                 .expectComplete()
                 .verify(TIMEOUT);
         // and the stored row agrees
-        assertState(a.dispatchKey(), OutboxStatus.CLAIMED, 3, now().minusMillis(1234).minusSeconds(5));
+        assertState(
+                a.dispatchKey(),
+                OutboxStatus.CLAIMED,
+                3,
+                now().minusMillis(1234).minusSeconds(5));
         StepVerifier.create(store.listStaleClaimed(claimTime.plusNanos(1), 10).map(OutboxFixtures::withoutToken))
                 .expectNext(a.withStatus(OutboxStatus.CLAIMED, claimTime))
                 .expectComplete()
@@ -243,7 +263,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // then none returns it
         assertThat(claim(10)).isEmpty();
         assertThat(store.claimExcluding(10, Set.of()).block(TIMEOUT)).isEmpty();
-        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 10).block(TIMEOUT)).isEmpty();
+        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 10).block(TIMEOUT))
+                .isEmpty();
 
         // when it is retried
         store.retry(a.dispatchKey(), 1, now()).block(TIMEOUT);
@@ -266,7 +287,10 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // then every row was claimed exactly once
         assertThat(claimed).hasSize(all.size()).doesNotHaveDuplicates();
         assertThat(new HashSet<>(claimed)).isEqualTo(new HashSet<>(all));
-        StepVerifier.create(store.countClaimed("default")).expectNext(2_000L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(2_000L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -277,8 +301,10 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when 4 claim loops on each instance run in parallel until the outbox is drained
         List<String> claimed = Flux.range(1, 8)
-                .flatMap(i -> claimUntilEmpty(i % 2 == 0 ? store : second, 1 + i / 2)
-                        .subscribeOn(Schedulers.parallel()), 8)
+                .flatMap(
+                        i -> claimUntilEmpty(i % 2 == 0 ? store : second, 1 + i / 2)
+                                .subscribeOn(Schedulers.parallel()),
+                        8)
                 .collectList()
                 .block(Duration.ofMinutes(2));
 
@@ -301,8 +327,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 100 unscoped
         // then all three are claimed
         StepVerifier.create(store.claim(100))
-                .assertNext(rows -> assertThat(keys(rows))
-                        .containsExactly(a.dispatchKey(), b.dispatchKey(), c.dispatchKey()))
+                .assertNext(rows ->
+                        assertThat(keys(rows)).containsExactly(a.dispatchKey(), b.dispatchKey(), c.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -368,7 +394,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming excluding 1, 3 and a workflow with no rows
         // then only workflow 2's row is claimed
         StepVerifier.create(store.claimExcluding(10, Set.of(w1, w3, workflow(99))))
-                .assertNext(rows -> assertThat(rows).extracting(OutboxRow::workflowId).containsExactly(w2))
+                .assertNext(rows ->
+                        assertThat(rows).extracting(OutboxRow::workflowId).containsExactly(w2))
                 .expectComplete()
                 .verify(TIMEOUT);
         assertStatus(OutboxRow.dispatchKey(w1, 0), OutboxStatus.PENDING);
@@ -389,8 +416,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 100 with scope (remote, gpu, box-7)
         // then exactly the first two are claimed; the others stay pending
         StepVerifier.create(store.claimScoped(scope("remote", "gpu", "box-7"), 100))
-                .assertNext(rows -> assertThat(keys(rows))
-                        .containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
+                .assertNext(
+                        rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
         for (OutboxRow r : List.of(otherNamespace, otherQueue, otherNode)) {
@@ -434,7 +461,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
                 .expectComplete()
                 .verify(TIMEOUT);
         StepVerifier.create(store.claimScoped(gpu, 3))
-                .assertNext(rows -> assertThat(keys(rows)).containsExactly(admitted.get(3).dispatchKey()))
+                .assertNext(rows ->
+                        assertThat(keys(rows)).containsExactly(admitted.get(3).dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -480,8 +508,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 2 with scope (remote, gpu, box-7) excluding P
         // then exactly O's two admitted rows are claimed
         StepVerifier.create(store.claimScopedExcluding(scope("remote", "gpu", "box-7"), 2, Set.of(p)))
-                .assertNext(rows -> assertThat(keys(rows))
-                        .containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
+                .assertNext(
+                        rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
         for (OutboxRow r : List.of(heldPinned, heldUnpinned, otherNode, otherQueue)) {
@@ -499,7 +527,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // then neither ever returns P's rows
         for (int i = 0; i < 3; i++) {
             assertThat(store.claimExcluding(10, Set.of(p)).block(TIMEOUT)).isEmpty();
-            assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 10, Set.of(p)).block(TIMEOUT))
+            assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 10, Set.of(p))
+                            .block(TIMEOUT))
                     .isEmpty();
         }
         assertThat(claim(10)).hasSize(2);
@@ -520,7 +549,8 @@ public abstract class ClaimContract extends OutboxContractSupport {
         // when claiming 10
         // then the claim fails with a serialization error naming the corrupt row's key
         StepVerifier.create(store.claim(10))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(SerializationException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(SerializationException.class)
                         .hasMessageContaining(corrupt.dispatchKey()))
                 .verify(TIMEOUT);
 

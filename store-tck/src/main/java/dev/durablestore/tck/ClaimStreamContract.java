@@ -92,16 +92,20 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
                 .thenRequest(3)
                 .recordWith(ArrayList::new)
                 .expectNextCount(3)
-                .consumeRecordedWith(delivered -> assertThat(OutboxFixtures.withoutTokens(new ArrayList<>(delivered))).containsExactly(
-                        rows.get(0).withStatus(OutboxStatus.CLAIMED, now()),
-                        rows.get(1).withStatus(OutboxStatus.CLAIMED, now()),
-                        rows.get(2).withStatus(OutboxStatus.CLAIMED, now())))
+                .consumeRecordedWith(delivered -> assertThat(OutboxFixtures.withoutTokens(new ArrayList<>(delivered)))
+                        .containsExactly(
+                                rows.get(0).withStatus(OutboxStatus.CLAIMED, now()),
+                                rows.get(1).withStatus(OutboxStatus.CLAIMED, now()),
+                                rows.get(2).withStatus(OutboxStatus.CLAIMED, now())))
                 .expectNoEvent(QUIET)
                 .thenCancel()
                 .verify(TIMEOUT);
 
         // and the other seven are still pending
-        StepVerifier.create(store.countClaimed("default")).expectNext(3L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(3L)
+                .expectComplete()
+                .verify(TIMEOUT);
         for (OutboxRow r : rows.subList(3, 10)) {
             assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         }
@@ -124,11 +128,17 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         probe.request(2);
         List<OutboxRow> first = probe.next(2, PROMPTLY);
         probe.expectNothingFor(QUIET);
-        StepVerifier.create(store.countClaimed("default")).expectNext(2L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(2L)
+                .expectComplete()
+                .verify(TIMEOUT);
         probe.request(5);
         List<OutboxRow> second = probe.next(5, PROMPTLY);
         probe.expectNothingFor(QUIET);
-        StepVerifier.create(store.countClaimed("default")).expectNext(7L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(7L)
+                .expectComplete()
+                .verify(TIMEOUT);
         probe.request(3);
         List<OutboxRow> third = probe.next(3, PROMPTLY);
 
@@ -146,8 +156,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // given ten due rows and a stream with batches of at most 3 whose held-workflow supplier counts its calls
         List<OutboxRow> rows = stageDue(workflow(1), 10);
         AtomicInteger claims = new AtomicInteger();
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().maxBatch(3).pollInterval(HOUR)
-                .heldWorkflows(() -> {
+        ClaimStreamProbe probe = probe(
+                ClaimStreamOptions.defaults().maxBatch(3).pollInterval(HOUR).heldWorkflows(() -> {
                     claims.incrementAndGet();
                     return Set.of();
                 }));
@@ -160,7 +170,10 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         assertThat(keys(delivered)).containsExactlyElementsOf(keys(rows));
         assertThat(claims.get()).as("claims (held-workflow supplier calls)").isGreaterThanOrEqualTo(4);
         probe.expectNothingFor(QUIET);
-        StepVerifier.create(store.countClaimed("default")).expectNext(10L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(10L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -168,8 +181,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // given five due rows and a stream with batches of one whose held-workflow supplier counts its calls
         stageDue(workflow(1), 5);
         AtomicInteger claims = new AtomicInteger();
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().maxBatch(1).pollInterval(HOUR)
-                .heldWorkflows(() -> {
+        ClaimStreamProbe probe = probe(
+                ClaimStreamOptions.defaults().maxBatch(1).pollInterval(HOUR).heldWorkflows(() -> {
                     claims.incrementAndGet();
                     return Set.of();
                 }));
@@ -282,7 +295,10 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         for (OutboxRow r : rows.subList(4, 10)) {
             assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         }
-        StepVerifier.create(store.countClaimed("default")).expectNext(4L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(4L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -298,8 +314,10 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         probe.watchFor(QUIET);
 
         // then only rows the subscriber received stay claimed; every other row is pending again
-        awaitTrue("only delivered rows stay claimed", () -> store.countClaimed("default")
-                .map(claimed -> claimed == probe.received().size()));
+        awaitTrue(
+                "only delivered rows stay claimed",
+                () -> store.countClaimed("default")
+                        .map(claimed -> claimed == probe.received().size()));
         Set<String> delivered = new HashSet<>(keys(probe.received()));
         for (OutboxRow r : rows) {
             OutboxStatus expected = delivered.contains(r.dispatchKey()) ? OutboxStatus.CLAIMED : OutboxStatus.PENDING;
@@ -330,7 +348,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // then together they received every row exactly once
         assertThat(received).hasSize(rows.size()).doesNotHaveDuplicates();
         assertThat(new HashSet<>(received)).isEqualTo(new HashSet<>(keys(rows)));
-        awaitTrue("no row is left in flight", () -> store.countInflight("default").map(n -> n == 0));
+        awaitTrue(
+                "no row is left in flight", () -> store.countInflight("default").map(n -> n == 0));
     }
 
     // ---------------------------------------------------------------- scope and holds
@@ -382,7 +401,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         stage(unpinned, pinned);
 
         // when a stream scoped to (default, email) asks for two rows
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().scope(ClaimScope.of("default", "email"))
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults()
+                .scope(ClaimScope.of("default", "email"))
                 .pollInterval(SHORT_POLL));
         probe.request(2);
 

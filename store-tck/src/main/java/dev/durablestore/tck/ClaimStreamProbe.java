@@ -27,8 +27,7 @@ final class ClaimStreamProbe extends BaseSubscriber<OutboxRow> {
     private final AtomicReference<Throwable> error = new AtomicReference<>();
     private volatile boolean completed;
 
-    private ClaimStreamProbe() {
-    }
+    private ClaimStreamProbe() {}
 
     /**
      * @param stream the claim stream
@@ -69,9 +68,11 @@ final class ClaimStreamProbe extends BaseSubscriber<OutboxRow> {
     OutboxRow next(Duration timeout) throws InterruptedException {
         OutboxRow row = pending.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
         if (row == null) {
-            throw new AssertionError("no row within " + timeout + "; received so far " + OutboxFixtures.keys(received)
-                    + (error.get() != null ? ", stream failed with " + error.get() : "")
-                    + (completed ? ", stream completed" : ""), error.get());
+            throw new AssertionError(
+                    "no row within " + timeout + "; received so far " + OutboxFixtures.keys(received)
+                            + (error.get() != null ? ", stream failed with " + error.get() : "")
+                            + (completed ? ", stream completed" : ""),
+                    error.get());
         }
         return row;
     }
@@ -90,8 +91,8 @@ final class ClaimStreamProbe extends BaseSubscriber<OutboxRow> {
             try {
                 rows.add(next(left));
             } catch (AssertionError e) {
-                throw new AssertionError("only " + rows.size() + " of " + count + " rows arrived: " + e.getMessage(),
-                        e.getCause());
+                throw new AssertionError(
+                        "only " + rows.size() + " of " + count + " rows arrived: " + e.getMessage(), e.getCause());
             }
         }
         return rows;

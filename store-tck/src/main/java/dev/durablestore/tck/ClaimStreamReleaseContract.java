@@ -36,6 +36,7 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
     /** Long enough that a row pending again cannot have been re-armed by a poll or a reaper. */
     private static final Duration LONG_POLL = Duration.ofSeconds(30);
+
     private static final int ROWS = 20;
 
     private ClaimStreamOptions options() {
@@ -58,12 +59,16 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
     /** Waits until exactly the delivered rows are claimed and every other staged row is pending at attempt 0. */
     private void assertOnlyDeliveredStayClaimed(List<OutboxRow> staged, Set<String> delivered) {
-        awaitTrue("only the delivered rows are still claimed", () -> Flux.fromIterable(staged)
-                .concatMap(r -> store.rowState(r.dispatchKey()).map(st -> st.status() == OutboxStatus.CLAIMED
-                        ? delivered.contains(r.dispatchKey())
-                        : st.status() == OutboxStatus.PENDING && !delivered.contains(r.dispatchKey())
-                                && st.attempt() == 0))
-                .all(ok -> ok));
+        awaitTrue(
+                "only the delivered rows are still claimed",
+                () -> Flux.fromIterable(staged)
+                        .concatMap(r -> store.rowState(r.dispatchKey())
+                                .map(st -> st.status() == OutboxStatus.CLAIMED
+                                        ? delivered.contains(r.dispatchKey())
+                                        : st.status() == OutboxStatus.PENDING
+                                                && !delivered.contains(r.dispatchKey())
+                                                && st.attempt() == 0))
+                        .all(ok -> ok));
         // visible at once: a plain claim takes every row the stream gave back
         assertThat(claim(staged.size())).hasSize(staged.size() - delivered.size());
     }
@@ -98,7 +103,8 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
         List<OutboxRow> staged = stageDue(ROWS);
 
         // when three rows are taken
-        List<OutboxRow> taken = store.claimStream(options()).take(3).collectList().block(TIMEOUT);
+        List<OutboxRow> taken =
+                store.claimStream(options()).take(3).collectList().block(TIMEOUT);
 
         // then those three stay claimed and no other row does
         assertThat(taken).hasSize(3);
@@ -114,18 +120,21 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
         // when it cancels in its fourth onNext
         store.claimStream(options()).subscribe(new BaseSubscriber<>() {
-            @Override protected void hookOnSubscribe(Subscription s) {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
                 s.request(ROWS);
             }
 
-            @Override protected void hookOnNext(OutboxRow row) {
+            @Override
+            protected void hookOnNext(OutboxRow row) {
                 delivered.add(row.dispatchKey());
                 if (delivered.size() == 4) {
                     cancel();
                 }
             }
 
-            @Override protected void hookFinally(reactor.core.publisher.SignalType type) {
+            @Override
+            protected void hookFinally(reactor.core.publisher.SignalType type) {
                 ended.countDown();
             }
         });
@@ -144,11 +153,13 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
             Set<String> delivered = ConcurrentHashMap.newKeySet();
             CountDownLatch firstRow = new CountDownLatch(1);
             BaseSubscriber<OutboxRow> subscriber = new BaseSubscriber<>() {
-                @Override protected void hookOnSubscribe(Subscription s) {
+                @Override
+                protected void hookOnSubscribe(Subscription s) {
                     s.request(ROWS);
                 }
 
-                @Override protected void hookOnNext(OutboxRow row) {
+                @Override
+                protected void hookOnNext(OutboxRow row) {
                     delivered.add(row.dispatchKey());
                     firstRow.countDown();
                 }
@@ -163,7 +174,9 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
             assertOnlyDeliveredStayClaimed(staged, delivered);
             // (every row of this trial is settled, so the next trial starts from an empty outbox: the
             // check above claimed the given-back ones)
-            Flux.fromIterable(staged).concatMap(r -> store.complete(r.dispatchKey())).blockLast(TIMEOUT);
+            Flux.fromIterable(staged)
+                    .concatMap(r -> store.complete(r.dispatchKey()))
+                    .blockLast(TIMEOUT);
         }
     }
 
@@ -176,7 +189,8 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
         // when streams are opened one after another, each taking a few rows and cancelled, in pairs
         for (int round = 0; round < 20; round++) {
-            Mono<List<OutboxRow>> a = store.claimStream(options()).take(1 + round % 4).collectList();
+            Mono<List<OutboxRow>> a =
+                    store.claimStream(options()).take(1 + round % 4).collectList();
             Mono<List<OutboxRow>> b = store.claimStream(options()).next().map(List::of);
             for (List<OutboxRow> got : Flux.merge(a, b).collectList().block(TIMEOUT)) {
                 for (OutboxRow r : got) {
@@ -200,7 +214,8 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
         // when the stream's held-workflows supplier returns null
         // then the stream fails with InvalidArgumentException naming it, instead of retrying forever
         StepVerifier.create(store.claimStream(options().heldWorkflows(() -> null)))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(InvalidArgumentException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("heldWorkflows"))
                 .verify(TIMEOUT);
     }
@@ -215,7 +230,8 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
         // when the supplier's set holds null
         // then the stream fails with InvalidArgumentException naming it, and the row is untouched
         StepVerifier.create(store.claimStream(options().heldWorkflows(() -> withNull)))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(InvalidArgumentException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("heldWorkflows"))
                 .verify(TIMEOUT);
         assertStatus(staged.get(0).dispatchKey(), OutboxStatus.PENDING);

@@ -58,17 +58,19 @@ public abstract class CloseContract extends OutboxContractSupport {
         for (int seq = 2; seq <= HISTORY; seq++) {
             history.add(OutboxFixtures.signal(w, seq, now()));
         }
-        store.appendWithOutbox(w, history, 0, List.of(row(w, 0, now()), row(w, 1, now()))).block(TIMEOUT);
+        store.appendWithOutbox(w, history, 0, List.of(row(w, 0, now()), row(w, 1, now())))
+                .block(TIMEOUT);
         List<Mono<?>> operations = new ArrayList<>();
         for (int i = 0; i < QUEUED; i++) {
-            operations.add(switch (i % 6) {
-                case 0 -> store.readHistory(w).collectList();
-                case 1 -> store.countInflight(row(w, 0, now()).namespace());
-                case 2 -> store.rowState(row(w, 0, now()).dispatchKey());
-                case 3 -> store.readHead(w);
-                case 4 -> store.claim(1);
-                default -> store.append(workflow(1000 + i), List.of(started(workflow(1000 + i), 1, now())), 0);
-            });
+            operations.add(
+                    switch (i % 6) {
+                        case 0 -> store.readHistory(w).collectList();
+                        case 1 -> store.countInflight(row(w, 0, now()).namespace());
+                        case 2 -> store.rowState(row(w, 0, now()).dispatchKey());
+                        case 3 -> store.readHead(w);
+                        case 4 -> store.claim(1);
+                        default -> store.append(workflow(1000 + i), List.of(started(workflow(1000 + i), 1, now())), 0);
+                    });
         }
         List<Signal<?>> outcomes = new CopyOnWriteArrayList<>();
         CountDownLatch terminated = new CountDownLatch(QUEUED);
@@ -84,7 +86,8 @@ public abstract class CloseContract extends OutboxContractSupport {
 
         // then each one terminated: with its result or with StoreClosedException
         assertThat(terminated.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
-                .as("operations left unanswered: %d of %d", terminated.getCount(), QUEUED).isTrue();
+                .as("operations left unanswered: %d of %d", terminated.getCount(), QUEUED)
+                .isTrue();
         for (Signal<?> s : outcomes) {
             if (s.isOnError()) {
                 assertThat(s.getThrowable()).isInstanceOf(StoreClosedException.class);
@@ -144,22 +147,26 @@ public abstract class CloseContract extends OutboxContractSupport {
 
         // when the subscriber closes the store on the first row, while the other four are in hand
         store.claimStream(ClaimStreamOptions.defaults().pollInterval(LONG_POLL)).subscribe(new BaseSubscriber<>() {
-            @Override protected void hookOnSubscribe(Subscription s) {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
                 s.request(5);
             }
 
-            @Override protected void hookOnNext(OutboxRow row) {
+            @Override
+            protected void hookOnNext(OutboxRow row) {
                 delivered.add(row);
                 if (delivered.size() == 1) {
                     store.closeAsync().subscribe();
                 }
             }
 
-            @Override protected void hookFinally(reactor.core.publisher.SignalType type) {
+            @Override
+            protected void hookFinally(reactor.core.publisher.SignalType type) {
                 done.countDown();
             }
 
-            @Override protected void hookOnError(Throwable e) {
+            @Override
+            protected void hookOnError(Throwable e) {
                 ended.set(e);
             }
         });
@@ -171,9 +178,13 @@ public abstract class CloseContract extends OutboxContractSupport {
         assertThat(ended.get()).isInstanceOf(StoreClosedException.class);
         ReactiveStore reopened = harness.open();
         for (OutboxRow r : rows) {
-            OutboxStatus expected = keys(delivered).contains(r.dispatchKey()) ? OutboxStatus.CLAIMED : OutboxStatus.PENDING;
-            assertThat(reopened.rowState(r.dispatchKey()).block(TIMEOUT).status()).as(r.dispatchKey()).isEqualTo(expected);
-            assertThat(reopened.rowState(r.dispatchKey()).block(TIMEOUT).attempt()).isZero();
+            OutboxStatus expected =
+                    keys(delivered).contains(r.dispatchKey()) ? OutboxStatus.CLAIMED : OutboxStatus.PENDING;
+            assertThat(reopened.rowState(r.dispatchKey()).block(TIMEOUT).status())
+                    .as(r.dispatchKey())
+                    .isEqualTo(expected);
+            assertThat(reopened.rowState(r.dispatchKey()).block(TIMEOUT).attempt())
+                    .isZero();
         }
         assertThat(delivered).hasSizeGreaterThanOrEqualTo(1);
         assertThat(reopened.claim(10).block(TIMEOUT)).hasSize(rows.size() - delivered.size());
@@ -199,7 +210,9 @@ public abstract class CloseContract extends OutboxContractSupport {
         StepVerifier.create(write.then(Mono.fromRunnable(store::close).subscribeOn(Schedulers.parallel()))
                         .then(store.closeAsync()))
                 .verifyComplete();
-        assertThat(store.readHead(w).onErrorResume(StoreClosedException.class, e -> Mono.just(-1L)).block(TIMEOUT))
+        assertThat(store.readHead(w)
+                        .onErrorResume(StoreClosedException.class, e -> Mono.just(-1L))
+                        .block(TIMEOUT))
                 .isEqualTo(-1L);
         assertThat(harness.open().readHead(w).block(TIMEOUT)).isEqualTo(1L);
     }
@@ -220,7 +233,10 @@ public abstract class CloseContract extends OutboxContractSupport {
         // given a reaper on virtual time
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
-        Disposable reaper = OutboxLeaseReaper.of(store).interval(Duration.ofSeconds(1)).onError(errors::add).start(time);
+        Disposable reaper = OutboxLeaseReaper.of(store)
+                .interval(Duration.ofSeconds(1))
+                .onError(errors::add)
+                .start(time);
 
         // when the store closes and many intervals pass
         store.close();

@@ -82,7 +82,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         }
         stageAll(other);
         assertThat(store.claimScoped(ROUTE, 2).block(TIMEOUT)).hasSize(2);
-        assertThat(store.claimScoped(ClaimScope.of("ns", "other"), 4).block(TIMEOUT)).hasSize(4);
+        assertThat(store.claimScoped(ClaimScope.of("ns", "other"), 4).block(TIMEOUT))
+                .hasSize(4);
 
         // when a claim with a cap of 3 runs on the route, then it takes one (3 minus the 2)
         assertThat(claim(ROUTE, 10, cap(3))).hasSize(1);
@@ -124,7 +125,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         for (int bad : new int[] {0, -1, Integer.MIN_VALUE, DispatchPolicy.MAX_CONCURRENCY_CAP + 1}) {
             assertThatThrownBy(() -> DispatchPolicy.none().concurrencyCap(bad))
                     .isInstanceOf(InvalidArgumentException.class)
-                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument()).isEqualTo("concurrencyCap"));
+                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
+                            .isEqualTo("concurrencyCap"));
         }
         // and a cap without a scope fails naming policy.concurrencyCap, as a claim and as a stream
         assertRejected(() -> store.claim(null, 5, Set.of(), cap(3)), "policy.concurrencyCap");
@@ -143,9 +145,9 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         // when a stream capped at 2 with an hour-long poll is asked for everything
         // then two arrive and it waits; each completion (not the poll) lets one more through
         StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
-                                .scope(ROUTE)
-                                .policy(cap(2))
-                                .pollInterval(Duration.ofHours(1))))
+                        .scope(ROUTE)
+                        .policy(cap(2))
+                        .pollInterval(Duration.ofHours(1))))
                 .recordWith(() -> received)
                 .expectNextCount(2)
                 .expectNoEvent(Duration.ofMillis(300))
@@ -171,8 +173,10 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
 
         // when 8 loops (2 per instance) claim up to 2 rows at a time with a cap of 3, complete each
         Flux.range(0, 8)
-                .flatMap(i -> drain(nodes.get(i % 4), cap, inFlight, maxSeen, completed, rows.size())
-                        .subscribeOn(Schedulers.parallel()), 8)
+                .flatMap(
+                        i -> drain(nodes.get(i % 4), cap, inFlight, maxSeen, completed, rows.size())
+                                .subscribeOn(Schedulers.parallel()),
+                        8)
                 .blockLast(Duration.ofMinutes(2));
 
         // then every row was completed and the route never had more than 3 in flight
@@ -180,8 +184,13 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         assertThat(maxSeen.get()).isBetween(1, cap);
     }
 
-    private Mono<Void> drain(ReactiveStore on, int cap, AtomicInteger inFlight, AtomicInteger maxSeen,
-            AtomicInteger completed, int total) {
+    private Mono<Void> drain(
+            ReactiveStore on,
+            int cap,
+            AtomicInteger inFlight,
+            AtomicInteger maxSeen,
+            AtomicInteger completed,
+            int total) {
         return Mono.defer(() -> on.claim(scope("ns", "q", null), 2, Set.of(), cap(cap)))
                 .flatMap(claimed -> {
                     if (claimed.isEmpty()) {

@@ -25,8 +25,8 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
-import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.UndecodableEvent;
+import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import java.util.ArrayList;
@@ -102,8 +102,9 @@ public abstract class DurabilityContract extends ContractTestSupport {
                 .isEqualTo(new SequenceConflictException(0, 1));
         append(second, w, List.of(signal), 1);
         // then: the first instance sees the head the second wrote
-        assertThat(failure(store.append(w, List.of(TestEvents.of(w, 1).completed()), 1),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(1, 2));
+        assertThat(failure(
+                        store.append(w, List.of(TestEvents.of(w, 1).completed()), 1), SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(1, 2));
         assertThat(history(store, w)).containsExactly(start, signal);
     }
 
@@ -125,9 +126,8 @@ public abstract class DurabilityContract extends ContractTestSupport {
             (i % 2 == 0 ? firstWrites : secondWrites).add(write);
         }
         // when: each instance commits its 40 workflows one after another, both at the same time
-        List<Throwable> outcomes = concurrently(List.of(
-                () -> Flux.concat(firstWrites),
-                () -> Flux.concat(secondWrites)));
+        List<Throwable> outcomes =
+                concurrently(List.of(() -> Flux.concat(firstWrites), () -> Flux.concat(secondWrites)));
         // then: no lock error surfaced and every write is there
         assertThat(outcomes).containsOnlyNulls();
         for (Map.Entry<WorkflowId, List<Event>> e : written.entrySet()) {
@@ -149,8 +149,9 @@ public abstract class DurabilityContract extends ContractTestSupport {
         // then
         Event third = ev.signalReceived("b");
         append(store, w, List.of(third), 2);
-        assertThat(failure(store.append(w, List.of(TestEvents.of(w, 3).completed()), 0),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(0, 3));
+        assertThat(failure(
+                        store.append(w, List.of(TestEvents.of(w, 3).completed()), 0), SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(0, 3));
         assertThat(history(store, w)).extracting(Event::seq).containsExactly(1L, 2L, 3L);
     }
 
@@ -179,7 +180,10 @@ public abstract class DurabilityContract extends ContractTestSupport {
             TestEvents ev = TestEvents.of(id);
             List<Event> batch = List.of(ev.started("w" + i), ev.signalReceived("x"));
             batches.put(id, batch);
-            outcomes.add(store.append(id, batch, 0).then(Mono.<Throwable>empty()).onErrorResume(Mono::just).toFuture());
+            outcomes.add(store.append(id, batch, 0)
+                    .then(Mono.<Throwable>empty())
+                    .onErrorResume(Mono::just)
+                    .toFuture());
         }
         // when
         store.close();
@@ -216,8 +220,10 @@ public abstract class DurabilityContract extends ContractTestSupport {
         TestEvents c = TestEvents.of(completed);
         given(store, List.of(c.started("b", t(2)), c.completed(t(3))));
         given(store, TestEvents.of(rich).everyKind());
-        StepVerifier.create(store.scheduleTimer(running, TimerId.anonymous(10), t(50))).verifyComplete();
-        StepVerifier.create(store.scheduleTimer(running, TimerId.anonymous(11), t(500))).verifyComplete();
+        StepVerifier.create(store.scheduleTimer(running, TimerId.anonymous(10), t(50)))
+                .verifyComplete();
+        StepVerifier.create(store.scheduleTimer(running, TimerId.anonymous(11), t(500)))
+                .verifyComplete();
         Map<WorkflowId, List<Event>> histories = new LinkedHashMap<>();
         for (WorkflowId id : List.of(running, completed, rich)) {
             histories.put(id, history(store, id));
@@ -304,12 +310,15 @@ public abstract class DurabilityContract extends ContractTestSupport {
         harness.corruptEvent(first, 4);
         harness.corruptEvent(first, 1);
         // when
-        List<UndecodableEvent> found = store.findUndecodableEvents().collectList().block(TIMEOUT);
+        List<UndecodableEvent> found =
+                store.findUndecodableEvents().collectList().block(TIMEOUT);
         // then: exactly those three, in (workflow id text, seq) order, and nothing was changed
-        assertThat(found).extracting(UndecodableEvent::workflowId, UndecodableEvent::seq).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(first.toString(), 1L),
-                org.assertj.core.groups.Tuple.tuple(first.toString(), 4L),
-                org.assertj.core.groups.Tuple.tuple(second.toString(), 2L));
+        assertThat(found)
+                .extracting(UndecodableEvent::workflowId, UndecodableEvent::seq)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(first.toString(), 1L),
+                        org.assertj.core.groups.Tuple.tuple(first.toString(), 4L),
+                        org.assertj.core.groups.Tuple.tuple(second.toString(), 2L));
         assertThat(found).allSatisfy(p -> assertThat(p.message()).isNotBlank());
         assertThat(store.findUndecodableEvents().collectList().block(TIMEOUT)).isEqualTo(found);
     }
@@ -318,13 +327,16 @@ public abstract class DurabilityContract extends ContractTestSupport {
     public void S26_C64_read_meeting_a_corrupt_event_fails_naming_workflow_and_seq() {
         // given
         TestEvents ev = TestEvents.of(w);
-        List<Event> events = List.of(ev.started("checkout"), ev.signalReceived("a"), ev.signalReceived("b"),
-                ev.completed());
+        List<Event> events =
+                List.of(ev.started("checkout"), ev.signalReceived("a"), ev.signalReceived("b"), ev.completed());
         given(store, events);
         harness.corruptEvent(w, 2);
         // when / then: every read that reaches seq 2 fails with Serialization, without skipping it
-        for (Flux<Event> read : List.of(store.readHistory(w), store.readHistoryFrom(w, 0),
-                store.readHistoryFrom(w, 1), store.readHistoryFrom(w, 2))) {
+        for (Flux<Event> read : List.of(
+                store.readHistory(w),
+                store.readHistoryFrom(w, 0),
+                store.readHistoryFrom(w, 1),
+                store.readHistoryFrom(w, 2))) {
             SerializationException e = failure(read, SerializationException.class);
             assertThat(e.getMessage()).contains(w.toString()).matches(namesSeq(2));
         }
@@ -385,14 +397,19 @@ public abstract class DurabilityContract extends ContractTestSupport {
         for (Map.Entry<String, Supplier<Publisher<?>>> operation : operations.entrySet()) {
             Publisher<?>[] publisher = new Publisher<?>[1];
             assertThatCode(() -> publisher[0] = operation.getValue().get())
-                    .as(operation.getKey()).doesNotThrowAnyException();
-            Throwable error = Flux.from(publisher[0]).then(Mono.<Throwable>empty()).onErrorResume(Mono::just)
+                    .as(operation.getKey())
+                    .doesNotThrowAnyException();
+            Throwable error = Flux.from(publisher[0])
+                    .then(Mono.<Throwable>empty())
+                    .onErrorResume(Mono::just)
                     .block(TIMEOUT);
             if (!(error instanceof StoreClosedException)) {
                 wrong.add(operation.getKey() + " -> " + (error == null ? "completed" : error));
             }
         }
-        assertThat(wrong).as("operations that did not signal StoreClosedException").isEmpty();
+        assertThat(wrong)
+                .as("operations that did not signal StoreClosedException")
+                .isEmpty();
         // and the append after close wrote nothing
         assertThat(history(reopenedStore(), w)).hasSize(1);
     }

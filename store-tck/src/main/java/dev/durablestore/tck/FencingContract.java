@@ -30,10 +30,7 @@ public abstract class FencingContract extends OutboxContractSupport {
 
     /** The four fenced settles, each as a function of the claimed row. */
     private final List<Function<OutboxRow, Mono<Void>>> fencedSettles = List.of(
-            r -> store.complete(r),
-            r -> store.retry(r, 1, now()),
-            r -> store.fail(r),
-            r -> store.settleCancelled(r));
+            r -> store.complete(r), r -> store.retry(r, 1, now()), r -> store.fail(r), r -> store.settleCancelled(r));
 
     // ---------------------------------------------------------------- W5: claim tokens
 
@@ -42,7 +39,9 @@ public abstract class FencingContract extends OutboxContractSupport {
         // given a staged row
         OutboxRow staged = row(workflow(1), 0, now());
         stage(staged);
-        assertThat(staged.claimToken()).as("a row that does not come from a claim").isZero();
+        assertThat(staged.claimToken())
+                .as("a row that does not come from a claim")
+                .isZero();
 
         // when it is claimed
         OutboxRow first = claimOne();
@@ -50,7 +49,9 @@ public abstract class FencingContract extends OutboxContractSupport {
         assertThat(first.claimToken()).isNotZero();
 
         // when it is retried by key and claimed again
-        StepVerifier.create(store.retry(staged.dispatchKey(), 0, now())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(staged.dispatchKey(), 0, now()))
+                .expectComplete()
+                .verify(TIMEOUT);
         OutboxRow second = claimOne();
         // then the second claim has a token of its own
         assertThat(second.claimToken()).isNotZero().isNotEqualTo(first.claimToken());
@@ -87,12 +88,16 @@ public abstract class FencingContract extends OutboxContractSupport {
         assertRejected(() -> store.complete(stagedClaimed), "claimed.claimToken");
 
         // when a row is built with a token and another status, then the constructor refuses it
-        InvalidArgumentException e = org.assertj.core.api.Assertions.catchThrowableOfType(InvalidArgumentException.class,
-                () -> row(workflow(1), 1, now()).withClaimToken(7));
+        InvalidArgumentException e = org.assertj.core.api.Assertions.catchThrowableOfType(
+                InvalidArgumentException.class, () -> row(workflow(1), 1, now()).withClaimToken(7));
         assertThat(e.argument()).isEqualTo("row.claimToken");
         // and leaving the claimed status drops the token
-        assertThat(row(workflow(1), 1, now()).withStatus(OutboxStatus.CLAIMED, now()).withClaimToken(7)
-                .withStatus(OutboxStatus.PENDING, null).claimToken()).isZero();
+        assertThat(row(workflow(1), 1, now())
+                        .withStatus(OutboxStatus.CLAIMED, now())
+                        .withClaimToken(7)
+                        .withStatus(OutboxStatus.PENDING, null)
+                        .claimToken())
+                .isZero();
     }
 
     // ---------------------------------------------------------------- W6: fenced settles
@@ -110,15 +115,31 @@ public abstract class FencingContract extends OutboxContractSupport {
 
         // when each is settled by its claim
         StepVerifier.create(store.complete(claimed.get(0))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(claimed.get(1), 3, now().plusSeconds(60))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(claimed.get(1), 3, now().plusSeconds(60)))
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.fail(claimed.get(2))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(claimed.get(3))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(claimed.get(3)))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then each row is settled as asked (O29–O32)
-        assertState(claimed.get(0).dispatchKey(), OutboxStatus.DONE, 0, claimed.get(0).visibleAfter());
+        assertState(
+                claimed.get(0).dispatchKey(),
+                OutboxStatus.DONE,
+                0,
+                claimed.get(0).visibleAfter());
         assertState(claimed.get(1).dispatchKey(), OutboxStatus.PENDING, 3, now().plusSeconds(60));
-        assertState(claimed.get(2).dispatchKey(), OutboxStatus.FAILED, 0, claimed.get(2).visibleAfter());
-        assertState(claimed.get(3).dispatchKey(), OutboxStatus.CANCELLED, 0, claimed.get(3).visibleAfter());
+        assertState(
+                claimed.get(2).dispatchKey(),
+                OutboxStatus.FAILED,
+                0,
+                claimed.get(2).visibleAfter());
+        assertState(
+                claimed.get(3).dispatchKey(),
+                OutboxStatus.CANCELLED,
+                0,
+                claimed.get(3).visibleAfter());
         assertThat(staleTokens()).as("no row is left claimed").isEmpty();
     }
 
@@ -129,12 +150,16 @@ public abstract class FencingContract extends OutboxContractSupport {
             OutboxRow claimed = freshClaim();
             clock.advance(Duration.ofMinutes(5));
             StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
-                    .expectNext(1).expectComplete().verify(TIMEOUT);
+                    .expectNext(1)
+                    .expectComplete()
+                    .verify(TIMEOUT);
 
             // when the old claim settles it, then it is stale and the row stays pending
             assertStale(() -> settle.apply(claimed), claimed);
             assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 0, now());
-            StepVerifier.create(store.complete(claimed.dispatchKey())).expectComplete().verify(TIMEOUT); // out of the way
+            StepVerifier.create(store.complete(claimed.dispatchKey()))
+                    .expectComplete()
+                    .verify(TIMEOUT); // out of the way
         }
     }
 
@@ -166,7 +191,9 @@ public abstract class FencingContract extends OutboxContractSupport {
         StepVerifier.create(store.fail(byKey.dispatchKey())).expectComplete().verify(TIMEOUT);
         OutboxRow byCancel = freshClaim();
         StepVerifier.create(store.cancelWorkflowRows(byCancel.workflowId()))
-                .expectNext(List.of(byCancel.dispatchKey())).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of(byCancel.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when each is settled again by its old claim, then every settle is stale and nothing changes
         for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
@@ -185,10 +212,14 @@ public abstract class FencingContract extends OutboxContractSupport {
         OutboxRow claimed = freshClaim();
         clock.advance(Duration.ofMinutes(5));
         StepVerifier.create(store.heartbeat(List.of(claimed.dispatchKey())))
-                .expectNext(List.of(claimed.dispatchKey())).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of(claimed.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // and the reaper finds nothing stale before the heartbeat
         StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
-                .expectNext(0).expectComplete().verify(TIMEOUT);
+                .expectNext(0)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when the dispatcher completes it by its claim, then it is done
         StepVerifier.create(store.complete(claimed)).expectComplete().verify(TIMEOUT);
@@ -201,12 +232,14 @@ public abstract class FencingContract extends OutboxContractSupport {
         OutboxRow claimed = freshClaim();
 
         // when it is completed and failed by the same claim at once
-        List<Supplier<? extends Publisher<?>>> racing = List.of(
-                () -> store.complete(claimed), () -> store.fail(claimed));
+        List<Supplier<? extends Publisher<?>>> racing =
+                List.of(() -> store.complete(claimed), () -> store.fail(claimed));
         List<Throwable> outcomes = concurrently(racing);
 
         // then exactly one succeeded, the other is stale, and the row is in the winner's status
-        assertThat(outcomes.stream().filter(Objects::isNull).count()).as("successes").isEqualTo(1);
+        assertThat(outcomes.stream().filter(Objects::isNull).count())
+                .as("successes")
+                .isEqualTo(1);
         Throwable loser = outcomes.stream().filter(Objects::nonNull).findFirst().orElseThrow();
         assertThat(loser).isInstanceOf(StaleClaimException.class);
         assertStatus(claimed.dispatchKey(), outcomes.get(0) == null ? OutboxStatus.DONE : OutboxStatus.FAILED);
@@ -254,11 +287,14 @@ public abstract class FencingContract extends OutboxContractSupport {
         assertThat(claimed).hasSize(n);
         // and the claim of workflow 3 taken away (re-armed and claimed again)
         WorkflowId staleOne = workflows.get(3);
-        StepVerifier.create(store.rearmPending(List.of(claimed.get(staleOne)))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(claimed.get(staleOne))))
+                .expectComplete()
+                .verify(TIMEOUT);
         OutboxRow reclaimed = claimOne();
         // and workflow 7's head moved on
         WorkflowId movedOn = workflows.get(7);
-        store.append(movedOn, List.of(OutboxFixtures.signal(movedOn, 2, now())), 1).block(TIMEOUT);
+        store.append(movedOn, List.of(OutboxFixtures.signal(movedOn, 2, now())), 1)
+                .block(TIMEOUT);
 
         // when every workflow commits a step at head 1 completing its row, all at once
         List<Mono<Throwable>> outcomes = new java.util.ArrayList<>();
@@ -268,10 +304,14 @@ public abstract class FencingContract extends OutboxContractSupport {
                     .stage(row(w, 1, now().plusSeconds(3600)))
                     .complete(claimed.get(w))
                     .build();
-            outcomes.add(store.commitStep(step).then(Mono.<Throwable>empty()).onErrorResume(Mono::just)
+            outcomes.add(store.commitStep(step)
+                    .then(Mono.<Throwable>empty())
+                    .onErrorResume(Mono::just)
                     .defaultIfEmpty(NONE));
         }
-        List<Throwable> results = reactor.core.publisher.Flux.mergeSequential(outcomes).collectList().block(TIMEOUT);
+        List<Throwable> results = reactor.core.publisher.Flux.mergeSequential(outcomes)
+                .collectList()
+                .block(TIMEOUT);
 
         // then only the stale step and the conflicting step failed, and each wrote nothing
         for (int i = 0; i < n; i++) {
@@ -279,7 +319,8 @@ public abstract class FencingContract extends OutboxContractSupport {
             Throwable result = results.get(i);
             if (w.equals(staleOne)) {
                 assertThat(result).isInstanceOf(StaleClaimException.class);
-                assertThat(((StaleClaimException) result).dispatchKey()).isEqualTo(claimed.get(w).dispatchKey());
+                assertThat(((StaleClaimException) result).dispatchKey())
+                        .isEqualTo(claimed.get(w).dispatchKey());
                 assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(1L);
                 assertAbsent(OutboxRow.dispatchKey(w, 1));
                 assertThat(staleTokens()).contains(reclaimed.claimToken());
@@ -317,7 +358,9 @@ public abstract class FencingContract extends OutboxContractSupport {
 
     /** @return the claim token of every claimed row, as {@code listStaleClaimed} gives them */
     private List<Long> staleTokens() {
-        return store.listStaleClaimed(now().plusSeconds(3600), 100).map(OutboxRow::claimToken).collectList()
+        return store.listStaleClaimed(now().plusSeconds(3600), 100)
+                .map(OutboxRow::claimToken)
+                .collectList()
                 .block(TIMEOUT);
     }
 

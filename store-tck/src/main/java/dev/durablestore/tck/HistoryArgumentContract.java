@@ -47,7 +47,9 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     void givenBaseline() {
         baseline = List.of(TestEvents.of(w).started("checkout", t(1)));
         given(store, baseline);
-        StepVerifier.create(store.scheduleTimer(w, TimerId.named("baseline"), t(5))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.scheduleTimer(w, TimerId.named("baseline"), t(5)))
+                .expectComplete()
+                .verify(TIMEOUT);
         baselineTimers = List.of(new TimerEntry(w, TimerId.named("baseline"), t(5)));
     }
 
@@ -67,8 +69,10 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
         assertThat(workflowIds(store)).containsExactly(w);
         assertThat(expired(store, LATEST)).as("timers").isEqualTo(baselineTimers);
         for (OutboxRow row : rows) {
-            StepVerifier.create(store.rowState(row.dispatchKey())).as("row " + row.dispatchKey())
-                    .expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.rowState(row.dispatchKey()))
+                    .as("row " + row.dispatchKey())
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
     }
 
@@ -115,7 +119,10 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
         // given: a batch whose second event belongs to another workflow, and one entirely foreign
         TestEvents mine = TestEvents.of(w, 1);
         TestEvents foreign = TestEvents.of(other, 2);
-        List<Event> mixed = List.of(mine.signalReceived("a"), foreign.signalReceived("b"), mine.skip(1).signalReceived("c"));
+        List<Event> mixed = List.of(
+                mine.signalReceived("a"),
+                foreign.signalReceived("b"),
+                mine.skip(1).signalReceived("c"));
         List<Event> allForeign = List.of(TestEvents.of(other, 1).signalReceived("x"));
         // when / then
         invalidArgument(() -> store.append(w, mixed, 1), "events", "workflowId");
@@ -129,7 +136,8 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
         // when / then (given: the baseline)
         for (Instant outOfRange : List.of(Instant.MAX, Instant.MIN)) {
             TestEvents ev = TestEvents.of(w, 1);
-            List<Event> lastBad = List.of(ev.signalReceived("fine"), ev.at(outOfRange).signalReceived("bad"));
+            List<Event> lastBad =
+                    List.of(ev.signalReceived("fine"), ev.at(outOfRange).signalReceived("bad"));
             invalidArgument(() -> store.append(w, lastBad, 1), "events", "recordedAt");
             List<Event> firstBad = List.of(TestEvents.of(w, 1).at(outOfRange).signalReceived("bad"));
             invalidArgument(() -> store.append(w, firstBad, 1), "events", "recordedAt");
@@ -141,7 +149,8 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     public void S15_append_accepts_record_times_at_the_bounds_every_encoding_holds() {
         // given
         TestEvents ev = TestEvents.of(w, 1);
-        List<Event> bounds = List.of(ev.at(EARLIEST).signalReceived("earliest"), ev.at(LATEST).signalReceived("latest"));
+        List<Event> bounds = List.of(
+                ev.at(EARLIEST).signalReceived("earliest"), ev.at(LATEST).signalReceived("latest"));
         // when
         StepVerifier.create(store.append(w, bounds, 1)).expectComplete().verify(TIMEOUT);
         // then
@@ -225,10 +234,16 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
         // a claimed row without claimedAt, and a pending row with one
         OutboxRow claimedWithoutInstant = row(2).withStatus(OutboxStatus.CLAIMED, null);
         OutboxRow pendingWithInstant = row(3).withStatus(OutboxStatus.PENDING, clock.instant());
-        invalidArgument(() -> store.appendWithOutbox(w, validBatch(), 1, List.of(claimedWithoutInstant)),
-                "rows", "claimedAt", "status");
-        invalidArgument(() -> store.appendWithOutbox(w, validBatch(), 1, List.of(pendingWithInstant)),
-                "rows", "claimedAt", "status");
+        invalidArgument(
+                () -> store.appendWithOutbox(w, validBatch(), 1, List.of(claimedWithoutInstant)),
+                "rows",
+                "claimedAt",
+                "status");
+        invalidArgument(
+                () -> store.appendWithOutbox(w, validBatch(), 1, List.of(pendingWithInstant)),
+                "rows",
+                "claimedAt",
+                "status");
         assertNothingWritten(claimedWithoutInstant, pendingWithInstant);
     }
 
@@ -254,7 +269,10 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
         invalidArgument(() -> store.readHistoryFrom(w, -1), "fromSeq");
         invalidArgument(() -> store.readHistoryFrom(w, Long.MIN_VALUE), "fromSeq");
         // while zero is valid and reads everything (R4)
-        StepVerifier.create(store.readHistoryFrom(w, 0)).expectNextSequence(baseline).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistoryFrom(w, 0))
+                .expectNextSequence(baseline)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertNothingWritten();
     }
 
@@ -315,13 +333,18 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     @Test
     public void S15_schedule_timer_accepts_the_bounds_every_encoding_holds() {
         // when
-        StepVerifier.create(store.scheduleTimer(other, TimerId.anonymous(1), EARLIEST)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.scheduleTimer(other, TimerId.anonymous(2), LATEST)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.scheduleTimer(other, TimerId.anonymous(1), EARLIEST))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.scheduleTimer(other, TimerId.anonymous(2), LATEST))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then
-        assertThat(expired(store, LATEST)).containsExactly(
-                new TimerEntry(other, TimerId.anonymous(1), EARLIEST),
-                baselineTimers.get(0),
-                new TimerEntry(other, TimerId.anonymous(2), LATEST));
+        assertThat(expired(store, LATEST))
+                .containsExactly(
+                        new TimerEntry(other, TimerId.anonymous(1), EARLIEST),
+                        baselineTimers.get(0),
+                        new TimerEntry(other, TimerId.anonymous(2), LATEST));
     }
 
     @Test
@@ -346,12 +369,13 @@ public abstract class HistoryArgumentContract extends ContractTestSupport {
     public void X9_an_invalid_call_that_is_never_subscribed_has_no_effect() {
         // when: publishers built but not subscribed; building them must not throw either
         assertThatCode(() -> {
-            store.append(null, null, -1);
-            store.appendWithOutbox(w, null, -1, null);
-            store.scheduleTimer(null, null, null);
-            store.expiredTimers(null);
-            store.readHistoryFrom(null, -1);
-        }).doesNotThrowAnyException();
+                    store.append(null, null, -1);
+                    store.appendWithOutbox(w, null, -1, null);
+                    store.scheduleTimer(null, null, null);
+                    store.expiredTimers(null);
+                    store.readHistoryFrom(null, -1);
+                })
+                .doesNotThrowAnyException();
         // then
         assertNothingWritten();
     }

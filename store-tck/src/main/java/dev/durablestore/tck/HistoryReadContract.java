@@ -99,7 +99,9 @@ public abstract class HistoryReadContract extends ContractTestSupport {
     public void R2_C60_unknown_workflow_reads_empty_without_error() {
         // when / then
         StepVerifier.create(store.readHistory(w)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.readHistory(WorkflowId.nil())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistory(WorkflowId.nil()))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     // ------------------------------------------------------------------ R3–R7 range reads
@@ -132,7 +134,9 @@ public abstract class HistoryReadContract extends ContractTestSupport {
         // when / then
         StepVerifier.create(store.readHistoryFrom(w, 5)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.readHistoryFrom(w, 104)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.readHistoryFrom(w, Long.MAX_VALUE)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistoryFrom(w, Long.MAX_VALUE))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -160,7 +164,9 @@ public abstract class HistoryReadContract extends ContractTestSupport {
         WorkflowId unknown = WorkflowId.random();
         // then
         for (long from : new long[] {0, 1, 2, 5, Long.MAX_VALUE}) {
-            StepVerifier.create(store.readHistoryFrom(unknown, from)).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.readHistoryFrom(unknown, from))
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
     }
 
@@ -200,7 +206,9 @@ public abstract class HistoryReadContract extends ContractTestSupport {
     public void M20_every_one_of_the_31_kinds_round_trips_field_by_field() {
         // given
         List<Event> events = TestEvents.of(w).everyKind();
-        assertThat(events.stream().map(Event::kind).collect(Collectors.toCollection(() -> EnumSet.noneOf(EventKind.class))))
+        assertThat(events.stream()
+                        .map(Event::kind)
+                        .collect(Collectors.toCollection(() -> EnumSet.noneOf(EventKind.class))))
                 .as("the kit builds one event of every kind")
                 .containsExactlyInAnyOrder(EventKind.values());
         // when

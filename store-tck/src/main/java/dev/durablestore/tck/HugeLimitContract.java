@@ -42,8 +42,8 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
     void O19_a_claim_with_the_largest_int_limit_takes_every_due_row_in_order() {
         // given three due rows and one visible in an hour
         WorkflowId w = workflow(1);
-        List<OutboxRow> due = List.of(row(w, 0, now().minusSeconds(3)), row(w, 1, now().minusSeconds(2)),
-                row(w, 2, now()));
+        List<OutboxRow> due =
+                List.of(row(w, 0, now().minusSeconds(3)), row(w, 1, now().minusSeconds(2)), row(w, 2, now()));
         OutboxRow later = row(w, 3, now().plus(Duration.ofHours(1)));
         stageAll(due);
         stage(later);
@@ -51,8 +51,8 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // when claiming Integer.MAX_VALUE
         // then the three due rows are returned claimed, in claim order, and the later one stays pending
         StepVerifier.create(store.claim(MAX))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(claimedNow(due.get(0)), claimedNow(due.get(1)),
-                        claimedNow(due.get(2))))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(claimedNow(due.get(0)), claimedNow(due.get(1)), claimedNow(due.get(2))))
                 .expectComplete()
                 .verify(TIMEOUT);
         assertState(later.dispatchKey(), OutboxStatus.PENDING, 0, later.visibleAfter());
@@ -151,7 +151,8 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when listing claims older than e100 with limit Integer.MAX_VALUE
         // then the three stale rows are listed in claim order
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken))
+        StepVerifier.create(
+                        store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken))
                 .expectNextSequence(stale)
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -165,12 +166,17 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // when re-arming claims older than e100, visible now, limit Integer.MAX_VALUE
         // then the three rows are returned pending, and nothing is stale any more
         StepVerifier.create(store.rearmStaleClaimed(Instant.ofEpochSecond(100), now(), MAX))
-                .assertNext(rows -> assertThat(rows).containsExactlyElementsOf(stale.stream()
-                        .map(r -> r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(now()))
-                        .toList()))
+                .assertNext(rows -> assertThat(rows)
+                        .containsExactlyElementsOf(stale.stream()
+                                .map(r ->
+                                        r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(now()))
+                                .toList()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(
+                        store.listStaleClaimed(Instant.ofEpochSecond(100), MAX).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -178,7 +184,9 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // given three rows claimed at e10, e20, e30 and a reaper with a one-minute lease and batches of
         // Integer.MAX_VALUE
         List<OutboxRow> stale = stageStaleClaims();
-        OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store).lease(Duration.ofMinutes(1)).batchSize(MAX)
+        OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store)
+                .lease(Duration.ofMinutes(1))
+                .batchSize(MAX)
                 .clock(clock);
 
         // when it sweeps once
@@ -207,7 +215,10 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when pruning rows settled before now in batches of Integer.MAX_VALUE
         // then the three settled rows are deleted and counted, and the live row remains
-        StepVerifier.create(store.pruneSettled(now(), MAX)).expectNext(3L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(now(), MAX))
+                .expectNext(3L)
+                .expectComplete()
+                .verify(TIMEOUT);
         for (OutboxRow r : settled) {
             assertAbsent(r.dispatchKey());
         }
@@ -220,12 +231,15 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
     void R3_a_range_read_from_the_largest_long_sequence_is_empty_and_from_one_reads_everything() {
         // given a workflow with three events
         WorkflowId w = workflow(1);
-        StepVerifier.create(store.append(w, List.of(started(w, 1, now()), signal(w, 2, now()), signal(w, 3, now())),
-                0)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.append(w, List.of(started(w, 1, now()), signal(w, 2, now()), signal(w, 3, now())), 0))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when reading from Long.MAX_VALUE
         // then nothing is returned
-        StepVerifier.create(store.readHistoryFrom(w, Long.MAX_VALUE)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistoryFrom(w, Long.MAX_VALUE))
+                .expectComplete()
+                .verify(TIMEOUT);
         // and reading from 1 returns the three events
         StepVerifier.create(store.readHistoryFrom(w, 1).map(e -> e.seq()))
                 .expectNext(1L, 2L, 3L)

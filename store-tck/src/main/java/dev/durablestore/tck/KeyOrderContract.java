@@ -110,7 +110,19 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
     }
 
     private static OutboxRow keyed(WorkflowId w, long ordinal, String key, Instant visibleAfter) {
-        return new OutboxRow(key, w, ordinal, null, OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE,
-                null, OutboxFixtures.ACTIVITY, input(w, ordinal), OutboxStatus.PENDING, 0, visibleAfter, null);
+        return new OutboxRow(
+                key,
+                w,
+                ordinal,
+                null,
+                OutboxRow.DEFAULT_ROUTE,
+                OutboxRow.DEFAULT_ROUTE,
+                null,
+                OutboxFixtures.ACTIVITY,
+                input(w, ordinal),
+                OutboxStatus.PENDING,
+                0,
+                visibleAfter,
+                null);
     }
 }

@@ -52,7 +52,9 @@ final class KitSupport {
 
     /** Appends and fails the test unless the append completes. */
     static void append(EventStore store, WorkflowId workflowId, List<? extends Event> events, long expectedSeq) {
-        StepVerifier.create(store.append(workflowId, List.copyOf(events), expectedSeq)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.append(workflowId, List.copyOf(events), expectedSeq))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     static List<Event> history(EventStore store, WorkflowId workflowId) {
@@ -121,8 +123,8 @@ final class KitSupport {
      * {@link InvalidArgumentException} whose {@code argument()} contains one of
      * {@code argumentNames} and whose message names that argument (X10).
      */
-    static InvalidArgumentException invalidArgument(Supplier<? extends Publisher<?>> operation,
-            String... argumentNames) {
+    static InvalidArgumentException invalidArgument(
+            Supplier<? extends Publisher<?>> operation, String... argumentNames) {
         AtomicReference<Publisher<?>> publisher = new AtomicReference<>();
         assertThatCode(() -> publisher.set(operation.get()))
                 .as("the method must not throw; errors are onError signals (X9)")
@@ -168,7 +170,9 @@ final class KitSupport {
                             .block(TIMEOUT);
                 }));
             }
-            assertThat(ready.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("all threads ready").isTrue();
+            assertThat(ready.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("all threads ready")
+                    .isTrue();
             go.countDown();
             List<Throwable> outcomes = new ArrayList<>();
             for (Future<Throwable> future : futures) {

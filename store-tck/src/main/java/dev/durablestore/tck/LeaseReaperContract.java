@@ -46,6 +46,7 @@ public abstract class LeaseReaperContract extends OutboxContractSupport {
     private final BlockingQueue<Integer> finished = new LinkedBlockingQueue<>();
     /** Calls to fail before the store answers again. */
     private final AtomicInteger failNext = new AtomicInteger();
+
     private final List<List<OutboxRow>> reaped = new CopyOnWriteArrayList<>();
     private final List<Throwable> reported = new CopyOnWriteArrayList<>();
     private Disposable running;
@@ -61,8 +62,8 @@ public abstract class LeaseReaperContract extends OutboxContractSupport {
     /** The store as the reaper sees it: every {@code rearmStaleClaimed} call counted and observed. */
     @SuppressWarnings("unchecked")
     private OutboxStore observed() {
-        return (OutboxStore) Proxy.newProxyInstance(OutboxStore.class.getClassLoader(),
-                new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+        return (OutboxStore) Proxy.newProxyInstance(
+                OutboxStore.class.getClassLoader(), new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
                     if (!method.getName().equals("rearmStaleClaimed")) {
                         try {
                             return method.invoke(store, args);
@@ -81,8 +82,13 @@ public abstract class LeaseReaperContract extends OutboxContractSupport {
     }
 
     private OutboxLeaseReaper reaper(int batchSize) {
-        return OutboxLeaseReaper.of(observed()).lease(LEASE).interval(INTERVAL).batchSize(batchSize).clock(clock)
-                .onReaped(reaped::add).onError(reported::add);
+        return OutboxLeaseReaper.of(observed())
+                .lease(LEASE)
+                .interval(INTERVAL)
+                .batchSize(batchSize)
+                .clock(clock)
+                .onReaped(reaped::add)
+                .onError(reported::add);
     }
 
     /** @return what the next finished {@code rearmStaleClaimed} call re-armed (-1: it failed) */

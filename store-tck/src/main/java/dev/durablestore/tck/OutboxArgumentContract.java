@@ -66,10 +66,12 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
         assertRejected(() -> store.appendOutboxBatch(Arrays.asList(row(w, 10, now()), null)), "rows");
         assertRejected(() -> store.appendOutboxBatch(List.of(row(w, 10, Instant.MAX))), "row");
         assertRejected(() -> store.appendOutboxBatch(List.of(row(w, 10, Instant.MIN))), "row");
-        assertRejected(() -> store.appendOutboxBatch(List.of(
-                row(w, 10, now()).withStatus(OutboxStatus.CLAIMED, Instant.MAX))), "row");
-        assertRejected(() -> store.appendOutboxBatch(List.of(
-                row(w, 10, now()).withStatus(OutboxStatus.PENDING, now()))), "row");
+        assertRejected(
+                () -> store.appendOutboxBatch(List.of(row(w, 10, now()).withStatus(OutboxStatus.CLAIMED, Instant.MAX))),
+                "row");
+        assertRejected(
+                () -> store.appendOutboxBatch(List.of(row(w, 10, now()).withStatus(OutboxStatus.PENDING, now()))),
+                "row");
         assertUnchanged(OutboxRow.dispatchKey(w, 10));
     }
 
@@ -79,12 +81,20 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
         // then each call fails with an invalid argument naming the rows, and neither events nor rows are written
         WorkflowId v = workflow(2);
         assertRejected(() -> store.appendWithOutbox(v, List.of(started(v, 1, now())), 0, null), "rows");
-        assertRejected(() -> store.appendWithOutbox(v, List.of(started(v, 1, now())), 0,
-                Arrays.asList(row(v, 0, now()), null)), "rows");
-        assertRejected(() -> store.appendWithOutbox(v, List.of(started(v, 1, now())), 0,
-                List.of(row(v, 0, Instant.MAX))), "row");
-        assertRejected(() -> store.appendWithOutbox(v, List.of(started(v, 1, now())), 0,
-                List.of(row(v, 0, now()).withStatus(OutboxStatus.CLAIMED, null))), "row");
+        assertRejected(
+                () -> store.appendWithOutbox(
+                        v, List.of(started(v, 1, now())), 0, Arrays.asList(row(v, 0, now()), null)),
+                "rows");
+        assertRejected(
+                () -> store.appendWithOutbox(v, List.of(started(v, 1, now())), 0, List.of(row(v, 0, Instant.MAX))),
+                "row");
+        assertRejected(
+                () -> store.appendWithOutbox(
+                        v,
+                        List.of(started(v, 1, now())),
+                        0,
+                        List.of(row(v, 0, now()).withStatus(OutboxStatus.CLAIMED, null))),
+                "row");
         assertRejected(() -> store.appendWithOutbox(null, List.of(), 0, List.of(row(v, 0, now()))), "workflowId");
         assertRejected(() -> store.appendWithOutbox(v, List.of(), -1, List.of(row(v, 0, now()))), "expectedSeq");
         StepVerifier.create(store.readHead(v)).expectNext(0L).expectComplete().verify(TIMEOUT);
@@ -236,12 +246,23 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
     void X10_a_zero_limit_and_an_empty_collection_are_valid() {
         // when the boundary values that are allowed are passed
         // then each call succeeds and changes nothing
-        StepVerifier.create(store.claim(0)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(now(), 0).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.rearmStaleClaimed(now().plusSeconds(60), now(), 0)).expectNext(List.of())
-                .expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.heartbeat(List.of())).expectNext(List.of()).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(pending.dispatchKey(), 0, pending.visibleAfter())).expectComplete()
+        StepVerifier.create(store.claim(0))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now(), 0).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.rearmStaleClaimed(now().plusSeconds(60), now(), 0))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.heartbeat(List.of()))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.retry(pending.dispatchKey(), 0, pending.visibleAfter()))
+                .expectComplete()
                 .verify(TIMEOUT);
         assertThat(store.countClaimedByNamespace(Set.of()).block(TIMEOUT)).isEmpty();
         assertUnchanged();
@@ -262,6 +283,8 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
                 .expectNext(claimed.withStatus(OutboxStatus.CLAIMED, claimedAt))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(claimedAt, 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(claimedAt, 10).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 }

@@ -66,7 +66,8 @@ abstract class OutboxContractSupport extends ContractTestSupport {
      * @return the stored status; fails when the key is not stored
      */
     protected OutboxStatus status(String dispatchKey) {
-        return state(dispatchKey).orElseThrow(() -> new AssertionError("row " + dispatchKey + " is not stored"))
+        return state(dispatchKey)
+                .orElseThrow(() -> new AssertionError("row " + dispatchKey + " is not stored"))
                 .status();
     }
 
@@ -77,7 +78,8 @@ abstract class OutboxContractSupport extends ContractTestSupport {
      * @param visibleAfter the expected visibility
      */
     protected void assertState(String dispatchKey, OutboxStatus status, int attempt, Instant visibleAfter) {
-        assertThat(state(dispatchKey)).as("state of %s", dispatchKey)
+        assertThat(state(dispatchKey))
+                .as("state of %s", dispatchKey)
                 .contains(new OutboxRowState(status, attempt, visibleAfter));
     }
 
@@ -130,9 +132,11 @@ abstract class OutboxContractSupport extends ContractTestSupport {
      * @param status the status it must reach
      */
     protected void awaitStatus(String dispatchKey, OutboxStatus status) {
-        awaitTrue(dispatchKey + " is " + status, () -> store.rowState(dispatchKey)
-                .map(state -> state.status() == status)
-                .defaultIfEmpty(false));
+        awaitTrue(
+                dispatchKey + " is " + status,
+                () -> store.rowState(dispatchKey)
+                        .map(state -> state.status() == status)
+                        .defaultIfEmpty(false));
     }
 
     /**

@@ -29,8 +29,7 @@ final class OutboxFixtures {
     /** The run id the events built here carry. */
     static final RunId RUN = RunId.parse("00000000-0000-4000-8000-0000000000aa");
 
-    private OutboxFixtures() {
-    }
+    private OutboxFixtures() {}
 
     /**
      * @param n a small number
@@ -69,8 +68,13 @@ final class OutboxFixtures {
      * @param node the node, or {@code null}
      * @return a fresh pending row on the given route
      */
-    static OutboxRow routed(WorkflowId workflowId, long ordinal, Instant visibleAfter, String namespace,
-            String taskQueue, String node) {
+    static OutboxRow routed(
+            WorkflowId workflowId,
+            long ordinal,
+            Instant visibleAfter,
+            String namespace,
+            String taskQueue,
+            String node) {
         return row(workflowId, ordinal, visibleAfter).withRoute(namespace, taskQueue, node);
     }
 
@@ -92,8 +96,13 @@ final class OutboxFixtures {
      * @return a {@code WorkflowStarted} event
      */
     static Event started(WorkflowId workflowId, long seq, Instant at) {
-        return new WorkflowStarted(new EventEnvelope(seq, at, workflowId), "checkout", Payload.json("{}"), RUN,
-                null, new PackageVersion("v1"));
+        return new WorkflowStarted(
+                new EventEnvelope(seq, at, workflowId),
+                "checkout",
+                Payload.json("{}"),
+                RUN,
+                null,
+                new PackageVersion("v1"));
     }
 
     /**

@@ -33,17 +33,27 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         WorkflowId high = WorkflowId.parse("80000000-0000-4000-8000-000000000001");
         WorkflowId low = WorkflowId.parse("10000000-0000-4000-8000-000000000001");
         WorkflowId settled = WorkflowId.parse("20000000-0000-4000-8000-000000000001");
-        stage(row(high, 0, now()), row(high, 1, FAR_FUTURE), row(low, 0, now()), row(low, 1, now()),
+        stage(
+                row(high, 0, now()),
+                row(high, 1, FAR_FUTURE),
+                row(low, 0, now()),
+                row(low, 1, now()),
                 row(settled, 0, now()));
         claim(1);
         store.complete(OutboxRow.dispatchKey(settled, 0)).block(TIMEOUT);
 
         // when listing unsettled workflows
         // then each live workflow appears once, ascending by text: "1000…" before "8000…"
-        StepVerifier.create(store.listUnsettledWorkflowIds()).expectNext(low, high).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listUnsettledWorkflowIds())
+                .expectNext(low, high)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // and listing changed nothing
-        StepVerifier.create(store.countInflight("default")).expectNext(4L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("default"))
+                .expectNext(4L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -79,9 +89,18 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
 
         // when counting in-flight rows
         // then alpha counts 2, beta 1 and gamma 0
-        StepVerifier.create(store.countInflight("alpha")).expectNext(2L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countInflight("beta")).expectNext(1L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countInflight("gamma")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("alpha"))
+                .expectNext(2L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("beta"))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("gamma"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -97,7 +116,10 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
 
         // when counting in-flight rows
         // then it counts 0
-        StepVerifier.create(store.countInflight("solo")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("solo"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -114,39 +136,69 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // when claiming 100
         // then two are claimed, in-flight(alpha) is 7 and claimed(alpha) is 2
         assertThat(claim(100)).hasSize(2);
-        StepVerifier.create(store.countInflight("alpha")).expectNext(7L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("alpha")).expectNext(2L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("alpha"))
+                .expectNext(7L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("alpha"))
+                .expectNext(2L)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when one claimed row is completed
         store.complete(d0.dispatchKey()).block(TIMEOUT);
 
         // then claimed(alpha) is 1 and claimed(beta) is 0
-        StepVerifier.create(store.countClaimed("alpha")).expectNext(1L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("beta")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("alpha"))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("beta"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
     void O46_counts_compare_namespaces_exactly() {
         // given rows in "alpha", "Alpha" and "alpha2", claimed
         WorkflowId w = workflow(1);
-        stage(routed(w, 0, now(), "alpha", "default", null), routed(w, 1, now(), "Alpha", "default", null),
-                routed(w, 2, now(), "alpha2", "default", null), routed(w, 3, now(), "alpha2", "default", null));
+        stage(
+                routed(w, 0, now(), "alpha", "default", null),
+                routed(w, 1, now(), "Alpha", "default", null),
+                routed(w, 2, now(), "alpha2", "default", null),
+                routed(w, 3, now(), "alpha2", "default", null));
         claim(10);
 
         // when counting "alpha"
         // then only its own row counts
-        StepVerifier.create(store.countInflight("alpha")).expectNext(1L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("alpha")).expectNext(1L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("alpha2")).expectNext(2L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("alph")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("alpha"))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("alpha"))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("alpha2"))
+                .expectNext(2L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("alph"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
     void O47_C51_claimed_counts_by_namespace_match_the_scalar_counts() {
         // given alpha with two due rows, beta with one, gamma with one far-future row, all due rows claimed
         WorkflowId w = workflow(1);
-        stage(routed(w, 0, now(), "alpha", "default", null), routed(w, 1, now(), "alpha", "default", null),
-                routed(w, 2, now(), "beta", "default", null), routed(w, 3, FAR_FUTURE, "gamma", "default", null));
+        stage(
+                routed(w, 0, now(), "alpha", "default", null),
+                routed(w, 1, now(), "alpha", "default", null),
+                routed(w, 2, now(), "beta", "default", null),
+                routed(w, 3, FAR_FUTURE, "gamma", "default", null));
         assertThat(claim(100)).hasSize(3);
 
         // when counting claimed rows for alpha, beta, gamma and delta
@@ -172,7 +224,9 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
                 .expectNext(Map.of("alpha", 1L, "beta", 0L))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.countClaimedByNamespace(List.of())).expectNext(Map.of()).expectComplete()
+        StepVerifier.create(store.countClaimedByNamespace(List.of()))
+                .expectNext(Map.of())
+                .expectComplete()
                 .verify(TIMEOUT);
     }
 
@@ -182,8 +236,11 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
     void O48_C52_pending_routes_enumerate_distinct_claimable_routes() {
         // given due rows on (alpha, default) twice and (beta, gpu) once, and a far-future row on (gamma, default)
         WorkflowId w = workflow(1);
-        stage(routed(w, 0, now(), "alpha", "default", null), routed(w, 1, now(), "alpha", "default", null),
-                routed(w, 2, now(), "beta", "gpu", null), routed(w, 3, FAR_FUTURE, "gamma", "default", null));
+        stage(
+                routed(w, 0, now(), "alpha", "default", null),
+                routed(w, 1, now(), "alpha", "default", null),
+                routed(w, 2, now(), "beta", "gpu", null),
+                routed(w, 3, FAR_FUTURE, "gamma", "default", null));
 
         // when enumerating pending routes
         // then exactly (alpha, default) and (beta, gpu) are returned, in order, and no gamma route
@@ -198,9 +255,13 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // given due rows on several routes, staged in scrambled order, plus claimed, done and fenced rows on other
         // routes
         WorkflowId w = workflow(1);
-        stage(routed(w, 0, now(), "b", "q", "n2"), routed(w, 1, now(), "b", "q", null),
-                routed(w, 2, now(), "a", "z", null), routed(w, 3, now(), "b", "q", "n1"),
-                routed(w, 4, now(), "a", "q", "n1"), routed(w, 5, now(), "b", "q", "n1"));
+        stage(
+                routed(w, 0, now(), "b", "q", "n2"),
+                routed(w, 1, now(), "b", "q", null),
+                routed(w, 2, now(), "a", "z", null),
+                routed(w, 3, now(), "b", "q", "n1"),
+                routed(w, 4, now(), "a", "q", "n1"),
+                routed(w, 5, now(), "b", "q", "n1"));
         stage(routed(w, 10, now().minusSeconds(60), "c", "claimed", null));
         claim(1);
         OutboxRow done = routed(w, 11, now(), "c", "done", null);
@@ -211,22 +272,35 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // when enumerating pending routes
         // then each due route appears once: by namespace, task queue, then node with the unpinned route first
         StepVerifier.create(store.pendingRoutes())
-                .expectNext(new ClaimScope("a", "q", "n1"), ClaimScope.of("a", "z"), ClaimScope.of("b", "q"),
-                        new ClaimScope("b", "q", "n1"), new ClaimScope("b", "q", "n2"))
+                .expectNext(
+                        new ClaimScope("a", "q", "n1"),
+                        ClaimScope.of("a", "z"),
+                        ClaimScope.of("b", "q"),
+                        new ClaimScope("b", "q", "n1"),
+                        new ClaimScope("b", "q", "n2"))
                 .expectComplete()
                 .verify(TIMEOUT);
 
         // and enumerating is read-only
-        StepVerifier.create(store.countInflight("b")).expectNext(4L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("b")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("b"))
+                .expectNext(4L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("b"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
     void O49_OQ11_every_pending_route_claims_at_least_one_row_when_used_as_a_scope() {
         // given due rows on unpinned and pinned routes, default and named
         WorkflowId w = workflow(1);
-        stage(row(w, 0, now()), routed(w, 1, now(), "default", "default", "box-1"),
-                routed(w, 2, now(), "remote", "gpu", "box-7"), routed(w, 3, now(), "remote", "gpu", null),
+        stage(
+                row(w, 0, now()),
+                routed(w, 1, now(), "default", "default", "box-1"),
+                routed(w, 2, now(), "remote", "gpu", "box-7"),
+                routed(w, 3, now(), "remote", "gpu", null),
                 routed(w, 4, now(), "remote", "cpu", "box-9"));
 
         // when each route is used unchanged as the scope of a claim
@@ -237,12 +311,15 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
 
             // then it claims at least one row, which the route admits
             assertThat(rows).as("claim on route %s", route).hasSize(1);
-            assertThat(route.admits(rows.get(0))).as("%s admits %s", route, rows.get(0)).isTrue();
+            assertThat(route.admits(rows.get(0)))
+                    .as("%s admits %s", route, rows.get(0))
+                    .isTrue();
 
             // (put the row back, so that the next route sees the outbox unchanged)
             store.rearmPending(rows).block(TIMEOUT);
         }
-        assertThat(store.countClaimed("default").block(TIMEOUT) + store.countClaimed("remote").block(TIMEOUT))
+        assertThat(store.countClaimed("default").block(TIMEOUT)
+                        + store.countClaimed("remote").block(TIMEOUT))
                 .isZero();
     }
 
@@ -262,7 +339,9 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
                 .expectNext(new OutboxRowState(OutboxStatus.PENDING, 2, visibleAfter))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.rowState(OutboxRow.dispatchKey(w, 1))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rowState(OutboxRow.dispatchKey(w, 1)))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -271,7 +350,8 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         Instant visibleAfter = Instant.parse("2026-06-02T23:00:00.123456789Z");
         OutboxRow full = routed(w, 0, visibleAfter.plusSeconds(1), "remote", "gpu", "box-7")
-                .withRunId(RunId.parse("00000000-0000-4000-8000-0000000000ee")).withAttempt(5);
+                .withRunId(RunId.parse("00000000-0000-4000-8000-0000000000ee"))
+                .withAttempt(5);
         OutboxRow claimed = row(w, 1, visibleAfter).withAttempt(1);
         OutboxRow done = row(w, 2, visibleAfter.plusSeconds(2));
         OutboxRow retried = row(w, 3, visibleAfter.plusSeconds(3));
@@ -300,7 +380,8 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // and the pending row claims back with every field
         clock.advance(Duration.ofSeconds(1));
         StepVerifier.create(store.claim(1))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(full.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(full.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }

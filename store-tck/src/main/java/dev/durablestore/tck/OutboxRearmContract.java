@@ -43,8 +43,20 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         Instant visibleAfter = now().minusSeconds(30);
         RunId run = RunId.parse("00000000-0000-4000-8000-0000000000cc");
-        OutboxRow fresh = new OutboxRow(OutboxRow.dispatchKey(w, 4), w, 4, run, "remote", "gpu", "box-7", "send",
-                Payload.json("{\"a\":1}"), OutboxStatus.PENDING, 3, visibleAfter, null);
+        OutboxRow fresh = new OutboxRow(
+                OutboxRow.dispatchKey(w, 4),
+                w,
+                4,
+                run,
+                "remote",
+                "gpu",
+                "box-7",
+                "send",
+                Payload.json("{\"a\":1}"),
+                OutboxStatus.PENDING,
+                3,
+                visibleAfter,
+                null);
 
         // when it is re-armed
         StepVerifier.create(store.rearmPending(List.of(fresh))).expectComplete().verify(TIMEOUT);
@@ -52,7 +64,8 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // then it is stored pending with every supplied value, including the run (OQ-4)
         assertState(fresh.dispatchKey(), OutboxStatus.PENDING, 3, visibleAfter);
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(fresh.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(fresh.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -94,8 +107,19 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // and a visibility in the past
         Instant rearmedVisibleAfter = now().minusSeconds(1);
         List<OutboxRow> supplied = List.of(pending, claimed, done, failed, cancelled).stream()
-                .map(r -> new OutboxRow(r.dispatchKey(), r.workflowId(), r.ordinal(), null, "default", "default", null,
-                        "other-activity", Payload.json("{\"other\":1}"), OutboxStatus.PENDING, 0, rearmedVisibleAfter,
+                .map(r -> new OutboxRow(
+                        r.dispatchKey(),
+                        r.workflowId(),
+                        r.ordinal(),
+                        null,
+                        "default",
+                        "default",
+                        null,
+                        "other-activity",
+                        Payload.json("{\"other\":1}"),
+                        OutboxStatus.PENDING,
+                        0,
+                        rearmedVisibleAfter,
                         null))
                 .toList();
         StepVerifier.create(store.rearmPending(supplied)).expectComplete().verify(TIMEOUT);
@@ -106,10 +130,13 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         }
         // and a claim hands out all five with their stored activity, input, run and route, claim cleared then set anew
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
-                        expected(pending, rearmedVisibleAfter), expected(claimed, rearmedVisibleAfter),
-                        expected(done, rearmedVisibleAfter), expected(failed, rearmedVisibleAfter),
-                        expected(cancelled, rearmedVisibleAfter)))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(
+                                expected(pending, rearmedVisibleAfter),
+                                expected(claimed, rearmedVisibleAfter),
+                                expected(done, rearmedVisibleAfter),
+                                expected(failed, rearmedVisibleAfter),
+                                expected(cancelled, rearmedVisibleAfter)))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -124,11 +151,15 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         clock.advance(Duration.ofHours(1));
 
         // when it is re-armed
-        StepVerifier.create(store.rearmPending(List.of(a.withVisibleAfter(now())))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(a.withVisibleAfter(now()))))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then its claim is cleared: it is pending and not listed as a stale claim
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, now());
-        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -142,7 +173,9 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
 
         // when it is re-armed visible one hour from now
         Instant later = now().plus(Duration.ofHours(1));
-        StepVerifier.create(store.rearmPending(List.of(a.withVisibleAfter(later)))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(a.withVisibleAfter(later))))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then it is pending but not due until then
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, later);
@@ -201,7 +234,9 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         store.fail(a.dispatchKey()).block(TIMEOUT);
 
         // when it is re-armed
-        StepVerifier.create(store.rearmPending(List.of(a.withAttempt(0)))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(a.withAttempt(0))))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then it is pending with attempt 2
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 2, now());
@@ -225,7 +260,9 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
     }
 
     private static OutboxRow stored(WorkflowId w, long ordinal, RunId run, Instant visibleAfter) {
-        return OutboxFixtures.routed(w, ordinal, visibleAfter, "remote", "gpu", "box-7").withRunId(run).withAttempt(4);
+        return OutboxFixtures.routed(w, ordinal, visibleAfter, "remote", "gpu", "box-7")
+                .withRunId(run)
+                .withAttempt(4);
     }
 
     private OutboxRow expected(OutboxRow stored, Instant visibleAfter) {

@@ -37,9 +37,20 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         Instant visibleAfter = Instant.parse("2026-06-02T23:59:59.123456789Z");
         RunId run = RunId.parse("00000000-0000-4000-8000-0000000000bb");
-        OutboxRow staged = new OutboxRow(OutboxRow.dispatchKey(w, 3), w, 3, run,
-                "remote", "gpu", "box-7", "send-email", Payload.json("{\"to\":\"a@b.c\",\"n\":[1,2,3]}"),
-                OutboxStatus.PENDING, 4, visibleAfter, null);
+        OutboxRow staged = new OutboxRow(
+                OutboxRow.dispatchKey(w, 3),
+                w,
+                3,
+                run,
+                "remote",
+                "gpu",
+                "box-7",
+                "send-email",
+                Payload.json("{\"to\":\"a@b.c\",\"n\":[1,2,3]}"),
+                OutboxStatus.PENDING,
+                4,
+                visibleAfter,
+                null);
 
         // when it is staged and claimed
         stage(staged);
@@ -81,15 +92,28 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         // when the key is derived
         // then it is the canonical id text, a colon and the decimal ordinal
         assertThat(OutboxRow.dispatchKey(w, 7)).isEqualTo("00000000-0000-4000-8000-000000000042:7");
-        assertThat(OutboxRow.pending(w, 7, "a", Payload.json("1"), now()).dispatchKey()).isEqualTo(w + ":7");
+        assertThat(OutboxRow.pending(w, 7, "a", Payload.json("1"), now()).dispatchKey())
+                .isEqualTo(w + ":7");
     }
 
     @Test
     void O2_the_store_keeps_a_non_canonical_key_as_given() {
         // given a row whose key is not derived from its workflow and ordinal
         WorkflowId w = workflow(1);
-        OutboxRow custom = new OutboxRow("custom-key", w, 9, null, "default", "default", null, "a",
-                Payload.json("{}"), OutboxStatus.PENDING, 0, now(), null);
+        OutboxRow custom = new OutboxRow(
+                "custom-key",
+                w,
+                9,
+                null,
+                "default",
+                "default",
+                null,
+                "a",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                0,
+                now(),
+                null);
 
         // when it is staged
         stage(custom);
@@ -107,7 +131,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
             // then the same status results
             assertThat(OutboxStatus.fromToken(status.token())).isEqualTo(status);
         }
-        assertThat(OutboxStatus.values()).extracting(OutboxStatus::token)
+        assertThat(OutboxStatus.values())
+                .extracting(OutboxStatus::token)
                 .containsExactly("pending", "claimed", "done", "failed", "cancelled");
         // and an unknown token fails with a serialization error
         assertThatThrownBy(() -> OutboxStatus.fromToken("nope")).isInstanceOf(SerializationException.class);
@@ -135,8 +160,21 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         OutboxRow fresh = OutboxRow.pending(w, 7, "charge", input, at);
 
         // then it is pending, attempt 0, visible at the instant, unclaimed, runless, unrouted, unpinned
-        assertThat(fresh).isEqualTo(new OutboxRow(w + ":7", w, 7, null, "default", "default", null, "charge", input,
-                OutboxStatus.PENDING, 0, at, null));
+        assertThat(fresh)
+                .isEqualTo(new OutboxRow(
+                        w + ":7",
+                        w,
+                        7,
+                        null,
+                        "default",
+                        "default",
+                        null,
+                        "charge",
+                        input,
+                        OutboxStatus.PENDING,
+                        0,
+                        at,
+                        null));
     }
 
     @Test
@@ -205,14 +243,29 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         stage(first);
 
         // when a row with the same key but other values is staged
-        OutboxRow second = new OutboxRow(first.dispatchKey(), w, 0, OutboxFixtures.RUN, "other", "queue", "n1",
-                "different-activity", Payload.json("{\"other\":true}"), OutboxStatus.PENDING, 5, now(), null);
-        StepVerifier.create(store.appendOutboxBatch(List.of(second))).expectComplete().verify(TIMEOUT);
+        OutboxRow second = new OutboxRow(
+                first.dispatchKey(),
+                w,
+                0,
+                OutboxFixtures.RUN,
+                "other",
+                "queue",
+                "n1",
+                "different-activity",
+                Payload.json("{\"other\":true}"),
+                OutboxStatus.PENDING,
+                5,
+                now(),
+                null);
+        StepVerifier.create(store.appendOutboxBatch(List.of(second)))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the stored row is unchanged and a claim returns it once, with activity "charge"
         assertState(first.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(10));
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(first.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(first.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -222,12 +275,26 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         // given a batch holding two rows with the same key, then a third row
         WorkflowId w = workflow(1);
         OutboxRow first = row(w, 0, now());
-        OutboxRow repeat = new OutboxRow(first.dispatchKey(), w, 0, null, "default", "default", null,
-                "different-activity", Payload.json("{}"), OutboxStatus.PENDING, 3, now().minusSeconds(60), null);
+        OutboxRow repeat = new OutboxRow(
+                first.dispatchKey(),
+                w,
+                0,
+                null,
+                "default",
+                "default",
+                null,
+                "different-activity",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                3,
+                now().minusSeconds(60),
+                null);
         OutboxRow third = row(w, 1, now());
 
         // when the batch is staged
-        StepVerifier.create(store.appendOutboxBatch(List.of(first, repeat, third))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendOutboxBatch(List.of(first, repeat, third)))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the first row and the third are stored; the repeat is skipped without error
         assertState(first.dispatchKey(), OutboxStatus.PENDING, 0, now());
@@ -267,7 +334,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 .expectComplete()
                 .verify(TIMEOUT);
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(pending.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(pending.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -302,7 +370,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 .verify(TIMEOUT);
 
         // then one event is stored and a claim returns the row
-        StepVerifier.create(store.readHistory(w)).expectNext(start).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistory(w))
+                .expectNext(start)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertThat(keys(claim(10))).containsExactly(staged.dispatchKey());
     }
 
@@ -347,9 +418,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         OutboxRow staged = row(w, 0, now());
 
         // when events with seqs 1 and 3 are appended with a row
-        StepVerifier.create(store.appendWithOutbox(w, List.of(started(w, 1, now()), signal(w, 3, now())), 0,
-                        List.of(staged)))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
+        StepVerifier.create(store.appendWithOutbox(
+                        w, List.of(started(w, 1, now()), signal(w, 3, now())), 0, List.of(staged)))
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(BackendException.class)
                         .hasMessageContaining("event sequence must be contiguous"))
                 .verify(TIMEOUT);
 
@@ -397,10 +469,15 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         Event start = started(w, 1, now());
 
         // when a start is appended with no rows
-        StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(start), 0, List.of()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then one event is stored and no row can be claimed
-        StepVerifier.create(store.readHistory(w)).expectNext(start).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistory(w))
+                .expectNext(start)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertThat(claim(10)).isEmpty();
         StepVerifier.create(store.listUnsettledWorkflowIds()).expectComplete().verify(TIMEOUT);
     }
@@ -428,7 +505,9 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         OutboxRow forFresh = row(fresh, 0, now());
 
         // when rows are appended with no events under matching guards (1 for w, 0 for a workflow without events)
-        StepVerifier.create(store.appendWithOutbox(w, List.of(), 1, List.of(forW))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(), 1, List.of(forW)))
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.appendWithOutbox(fresh, List.of(), 0, List.of(forFresh)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -437,8 +516,14 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         assertStatus(forW.dispatchKey(), OutboxStatus.PENDING);
         assertStatus(forFresh.dispatchKey(), OutboxStatus.PENDING);
         StepVerifier.create(store.readHead(w)).expectNext(1L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.readHead(fresh)).expectNext(0L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.listWorkflowIds()).expectNext(w).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHead(fresh))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.listWorkflowIds())
+                .expectNext(w)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -463,7 +548,9 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
 
         // when nothing is appended at expected 0
-        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.appendWithOutbox(w, List.of(), 0, List.of()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the workflow has no events, is not listed, and no row exists
         StepVerifier.create(store.readHead(w)).expectNext(0L).expectComplete().verify(TIMEOUT);
@@ -482,8 +569,20 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // when a start is appended with a row of the same key (other activity, pending) and a new row, where the
         // new row also appears twice in the list
-        OutboxRow sameKey = new OutboxRow(stored.dispatchKey(), w, 0, null, "default", "default", null, "different",
-                Payload.json("{}"), OutboxStatus.PENDING, 9, now(), null);
+        OutboxRow sameKey = new OutboxRow(
+                stored.dispatchKey(),
+                w,
+                0,
+                null,
+                "default",
+                "default",
+                null,
+                "different",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                9,
+                now(),
+                null);
         OutboxRow added = row(w, 1, now());
         OutboxRow addedAgain = added.withAttempt(7);
         Event start = started(w, 1, now());
@@ -493,10 +592,14 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // then the event is stored, the existing row is untouched (still claimed, attempt 0) and the new row is
         // stored once with the first occurrence's values
-        StepVerifier.create(store.readHistory(w)).expectNext(start).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHistory(w))
+                .expectNext(start)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertState(stored.dispatchKey(), OutboxStatus.CLAIMED, 0, now().minusSeconds(6));
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(added.withStatus(OutboxStatus.CLAIMED, now())))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(added.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
     }

@@ -46,8 +46,8 @@ public abstract class PriorityContract extends OutboxContractSupport {
         List<OutboxRow> rest = claim(10);
 
         // then the first claim holds the highest priorities, in claim order (…:10 before …:6 by key)
-        assertThat(keys(first)).containsExactly(p9.dispatchKey(), p3Old.dispatchKey(), p3New.dispatchKey(),
-                p1a.dispatchKey());
+        assertThat(keys(first))
+                .containsExactly(p9.dispatchKey(), p3Old.dispatchKey(), p3New.dispatchKey(), p1a.dispatchKey());
         // and the second crosses from the last prioritized row to the rows without a priority
         assertThat(keys(rest)).containsExactly(p1b.dispatchKey(), p0Old.dispatchKey(), p0New.dispatchKey());
         assertThat(first).extracting(OutboxRow::priority).containsExactly(9, 3, 3, 1);
@@ -130,15 +130,22 @@ public abstract class PriorityContract extends OutboxContractSupport {
             workflows.add(workflow(20 + i));
         }
         StepVerifier.create(reactor.core.publisher.Flux.fromIterable(workflows)
-                        .flatMap(w -> store.appendWithOutbox(w, List.of(started(w, 1, now())), 0,
-                                List.of(row(w, 0, now()).withPriority(7), row(w, 1, now()))), 6))
-                .expectComplete().verify(TIMEOUT);
+                        .flatMap(
+                                w -> store.appendWithOutbox(
+                                        w,
+                                        List.of(started(w, 1, now())),
+                                        0,
+                                        List.of(row(w, 0, now()).withPriority(7), row(w, 1, now()))),
+                                6))
+                .expectComplete()
+                .verify(TIMEOUT);
         WorkflowId first = workflows.get(0);
         StepVerifier.create(store.commitStep(WorkflowStep.builder(first, 1)
                         .append(OutboxFixtures.signal(first, 2, now()))
                         .stage(row(first, 2, now()).withPriority(5))
                         .build()))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
         WorkflowId rearmed = workflow(30);
         store.rearmPending(List.of(row(rearmed, 0, now()).withPriority(4))).block(TIMEOUT);
 
@@ -153,9 +160,11 @@ public abstract class PriorityContract extends OutboxContractSupport {
         // and a retried row keeps its priority and goes first again
         OutboxRow retried = claimed.get(7);
         store.retry(retried, 1, now()).block(TIMEOUT);
-        store.appendOutboxBatch(List.of(row(workflow(31), 0, now().minusSeconds(100)))).block(TIMEOUT);
+        store.appendOutboxBatch(List.of(row(workflow(31), 0, now().minusSeconds(100))))
+                .block(TIMEOUT);
         List<OutboxRow> again = claim(1);
-        assertThat(again).extracting(OutboxRow::dispatchKey, OutboxRow::priority)
+        assertThat(again)
+                .extracting(OutboxRow::dispatchKey, OutboxRow::priority)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(retried.dispatchKey(), 4));
     }
 
@@ -178,7 +187,8 @@ public abstract class PriorityContract extends OutboxContractSupport {
                 .thenRequest(3)
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(urgent.dispatchKey()))
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(soon.dispatchKey()))
-                .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(plain.get(0).dispatchKey()))
+                .assertNext(
+                        r -> assertThat(r.dispatchKey()).isEqualTo(plain.get(0).dispatchKey()))
                 .thenCancel()
                 .verify(TIMEOUT);
     }
@@ -192,7 +202,8 @@ public abstract class PriorityContract extends OutboxContractSupport {
         for (int bad : new int[] {-1, OutboxRow.MAX_PRIORITY + 1, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
             assertThatThrownBy(() -> r.withPriority(bad))
                     .isInstanceOf(InvalidArgumentException.class)
-                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument()).isEqualTo("row.priority"));
+                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
+                            .isEqualTo("row.priority"));
         }
         // and the bounds themselves are accepted, and nothing was stored meanwhile
         assertThat(r.withPriority(OutboxRow.MIN_PRIORITY).priority()).isZero();

@@ -59,8 +59,9 @@ public abstract class QueryContract extends ContractTestSupport {
     }
 
     private WorkflowSummary summaryOf(WorkflowId w) {
-        List<WorkflowSummary> matches =
-                query(store, WorkflowFilter.all()).stream().filter(s -> s.workflowId().equals(w)).toList();
+        List<WorkflowSummary> matches = query(store, WorkflowFilter.all()).stream()
+                .filter(s -> s.workflowId().equals(w))
+                .toList();
         assertThat(matches).as("summaries of %s", w).hasSize(1);
         return matches.get(0);
     }
@@ -83,11 +84,13 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         givenSeededStore();
         // then
-        assertThat(query(store, WorkflowFilter.all())).containsExactly(
-                new WorkflowSummary(p, "parent", WorkflowStatus.RUNNING, t(1), null, null, null, null),
-                new WorkflowSummary(r, "checkout", WorkflowStatus.RUNNING, t(10), null, p, null, null),
-                new WorkflowSummary(k, "checkout", WorkflowStatus.COMPLETED, t(20), t(21), null, null, null),
-                new WorkflowSummary(b, "billing", WorkflowStatus.FAILED, t(30), t(31), null, null, "card declined"));
+        assertThat(query(store, WorkflowFilter.all()))
+                .containsExactly(
+                        new WorkflowSummary(p, "parent", WorkflowStatus.RUNNING, t(1), null, null, null, null),
+                        new WorkflowSummary(r, "checkout", WorkflowStatus.RUNNING, t(10), null, p, null, null),
+                        new WorkflowSummary(k, "checkout", WorkflowStatus.COMPLETED, t(20), t(21), null, null, null),
+                        new WorkflowSummary(
+                                b, "billing", WorkflowStatus.FAILED, t(30), t(31), null, null, "card declined"));
     }
 
     @Test
@@ -99,7 +102,8 @@ public abstract class QueryContract extends ContractTestSupport {
         given(store, List.of(ev.signalReceived("x"), ev.paused(), ev.completed()));
         // then
         assertThat(ids(WorkflowFilter.all())).containsExactly(p, r, k, b);
-        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.COMPLETED))).containsExactly(k);
+        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.COMPLETED)))
+                .containsExactly(k);
     }
 
     @Test
@@ -116,10 +120,12 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
         RunId first = RunId.random();
-        given(store, List.of(
-                ev.started("checkout", first, null, t(1)),
-                ev.at(t(2)).continuedAsNew("checkout-v2", first),
-                ev.started("checkout-v2", RunId.random(), first, t(3))));
+        given(
+                store,
+                List.of(
+                        ev.started("checkout", first, null, t(1)),
+                        ev.at(t(2)).continuedAsNew("checkout-v2", first),
+                        ev.started("checkout-v2", RunId.random(), first, t(3))));
         // then
         assertThat(single(WorkflowFilter.all()))
                 .isEqualTo(new WorkflowSummary(w, "checkout-v2", WorkflowStatus.RUNNING, t(3), null, null, null, null));
@@ -137,7 +143,8 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowSummary expected =
                 new WorkflowSummary(w, "checkout", WorkflowStatus.CONTINUED_AS_NEW, t(10), t(12), null, null, null);
         assertThat(single(WorkflowFilter.all())).isEqualTo(expected);
-        assertThat(single(WorkflowFilter.all().withStatus(WorkflowStatus.CONTINUED_AS_NEW))).isEqualTo(expected);
+        assertThat(single(WorkflowFilter.all().withStatus(WorkflowStatus.CONTINUED_AS_NEW)))
+                .isEqualTo(expected);
     }
 
     @Test
@@ -145,9 +152,13 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("checkout", t(1)),
-                ev.searchAttributesUpdated(Map.of("k", SearchAttributeValue.of(1L))),
-                ev.completed(t(2)), ev.at(t(3)).timedOut("run")));
+        given(
+                store,
+                List.of(
+                        ev.started("checkout", t(1)),
+                        ev.searchAttributesUpdated(Map.of("k", SearchAttributeValue.of(1L))),
+                        ev.completed(t(2)),
+                        ev.at(t(3)).timedOut("run")));
         // then
         assertThat(single(WorkflowFilter.all()))
                 .isEqualTo(new WorkflowSummary(w, "checkout", WorkflowStatus.TIMED_OUT, t(1), t(3), null, null, null));
@@ -174,16 +185,19 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: "scout" scheduled and completed, "dev_review" scheduled and failed, then the workflow fails
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(
-                ev.started("norn", t(1)),
-                ev.activityScheduled(2, "scout"),
-                ev.activityCompleted(2, 1),
-                ev.activityScheduled(4, "dev_review"),
-                ev.activityFailed(4, "review rejected", 1),
-                ev.failed("norn review failed", t(6))));
+        given(
+                store,
+                List.of(
+                        ev.started("norn", t(1)),
+                        ev.activityScheduled(2, "scout"),
+                        ev.activityCompleted(2, 1),
+                        ev.activityScheduled(4, "dev_review"),
+                        ev.activityFailed(4, "review rejected", 1),
+                        ev.failed("norn review failed", t(6))));
         // then
-        assertThat(single(WorkflowFilter.all())).isEqualTo(new WorkflowSummary(w, "norn", WorkflowStatus.FAILED,
-                t(1), t(6), null, "dev_review", "norn review failed"));
+        assertThat(single(WorkflowFilter.all()))
+                .isEqualTo(new WorkflowSummary(
+                        w, "norn", WorkflowStatus.FAILED, t(1), t(6), null, "dev_review", "norn review failed"));
     }
 
     @Test
@@ -191,8 +205,13 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: an activity failed, but the workflow completed
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "step"), ev.activityFailed(2, "x", 1),
-                ev.completed()));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "step"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.completed()));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.failedStep()).isNull();
@@ -204,8 +223,14 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "step"), ev.activityFailed(2, "x", 1),
-                ev.failed("boom"), ev.reopened(2)));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "step"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.failed("boom"),
+                        ev.reopened(2)));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.status()).isEqualTo(WorkflowStatus.RUNNING);
@@ -232,7 +257,12 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: [started, failed, resumed] — Running, but the current-lease terminal is the failure
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a", t(1)), ev.failed("broke", t(2)), ev.at(t(3)).resumed()));
+        given(
+                store,
+                List.of(
+                        ev.started("a", t(1)),
+                        ev.failed("broke", t(2)),
+                        ev.at(t(3)).resumed()));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.status()).isEqualTo(WorkflowStatus.RUNNING);
@@ -257,8 +287,14 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: dev_review failed on attempt 1, completed on attempt 2, then the workflow failed
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "dev_review"), ev.activityFailed(2, "x", 1),
-                ev.activityCompleted(2, 2), ev.failed("later")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "dev_review"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.activityCompleted(2, 2),
+                        ev.failed("later")));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.failedStep()).isNull();
@@ -270,10 +306,16 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: "first" fails for good; "second" fails later but is then cancelled
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"),
-                ev.activityScheduled(2, "first"), ev.activityFailed(2, "x", 1),
-                ev.activityScheduled(4, "second"), ev.activityFailed(4, "y", 1), ev.activityCancelled(4, 1),
-                ev.failed("gave up")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "first"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.activityScheduled(4, "second"),
+                        ev.activityFailed(4, "y", 1),
+                        ev.activityCancelled(4, 1),
+                        ev.failed("gave up")));
         // then: the latest failure is disqualified, and "first" is not reported instead
         assertThat(single(WorkflowFilter.all()).failedStep()).isNull();
     }
@@ -283,11 +325,17 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: activity 2 ("old") failed before a reopen; in the new lease only activity 5 fails
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"),
-                ev.activityScheduled(2, "old"), ev.activityFailed(2, "x", 1), ev.failed("first"),
-                ev.reopened(2),
-                ev.activityScheduled(6, "new"), ev.activityFailed(6, "y", 1),
-                ev.failed("second")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "old"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.failed("first"),
+                        ev.reopened(2),
+                        ev.activityScheduled(6, "new"),
+                        ev.activityFailed(6, "y", 1),
+                        ev.failed("second")));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.failedStep()).isEqualTo("new");
@@ -299,8 +347,15 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: activity 2 was scheduled before the reopen and fails after it
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "before-reopen"), ev.failed("first"),
-                ev.reopened(2), ev.activityFailed(2, "x", 2), ev.failed("second")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "before-reopen"),
+                        ev.failed("first"),
+                        ev.reopened(2),
+                        ev.activityFailed(2, "x", 2),
+                        ev.failed("second")));
         // then
         WorkflowSummary s = single(WorkflowFilter.all());
         assertThat(s.failedStep()).isNull();
@@ -312,8 +367,15 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: activity 2 scheduled as "v1" then "v2" before failing, and as "v3" after failing
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "v1"), ev.activityScheduled(2, "v2"),
-                ev.activityFailed(2, "x", 1), ev.activityScheduled(2, "v3"), ev.failed("boom")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "v1"),
+                        ev.activityScheduled(2, "v2"),
+                        ev.activityFailed(2, "x", 1),
+                        ev.activityScheduled(2, "v3"),
+                        ev.failed("boom")));
         // then
         assertThat(single(WorkflowFilter.all()).failedStep()).isEqualTo("v2");
     }
@@ -324,11 +386,21 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId after = wid("00000000-0000-0000-0000-000000000001");
         WorkflowId empty = wid("00000000-0000-0000-0000-000000000002");
         TestEvents a = TestEvents.of(after);
-        given(store, List.of(a.started("a", t(1)), a.activityFailed(2, "x", 1), a.activityScheduled(2, "late"),
-                a.failed("boom")));
+        given(
+                store,
+                List.of(
+                        a.started("a", t(1)),
+                        a.activityFailed(2, "x", 1),
+                        a.activityScheduled(2, "late"),
+                        a.failed("boom")));
         TestEvents e = TestEvents.of(empty);
-        given(store, List.of(e.started("a", t(2)), e.activityScheduled(2, ""), e.activityFailed(2, "x", 1),
-                e.failed("boom")));
+        given(
+                store,
+                List.of(
+                        e.started("a", t(2)),
+                        e.activityScheduled(2, ""),
+                        e.activityFailed(2, "x", 1),
+                        e.failed("boom")));
         // then
         assertThat(query(store, WorkflowFilter.all()))
                 .extracting(WorkflowSummary::failedStep)
@@ -340,9 +412,15 @@ public abstract class QueryContract extends ContractTestSupport {
         // given: activity 2 fails terminally, activity 3 completes
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a"), ev.activityScheduled(2, "charge"), ev.activityScheduled(3, "ship"),
-                ev.activityFailed(2, new ActivityError(ActivityError.Kind.TERMINAL, "declined", null), 1),
-                ev.activityCompleted(3, 1), ev.failed("boom")));
+        given(
+                store,
+                List.of(
+                        ev.started("a"),
+                        ev.activityScheduled(2, "charge"),
+                        ev.activityScheduled(3, "ship"),
+                        ev.activityFailed(2, new ActivityError(ActivityError.Kind.TERMINAL, "declined", null), 1),
+                        ev.activityCompleted(3, 1),
+                        ev.failed("boom")));
         // then
         assertThat(single(WorkflowFilter.all()).failedStep()).isEqualTo("charge");
     }
@@ -385,8 +463,13 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId parent = WorkflowId.random();
         WorkflowId child = WorkflowId.random();
         TestEvents pe = TestEvents.of(parent);
-        given(store, List.of(pe.started("parent", t(1)), pe.childStarted(child, "kid"), pe.childStarted(child, "kid"),
-                pe.signalSent(child, "hello")));
+        given(
+                store,
+                List.of(
+                        pe.started("parent", t(1)),
+                        pe.childStarted(child, "kid"),
+                        pe.childStarted(child, "kid"),
+                        pe.signalSent(child, "hello")));
         given(store, List.of(TestEvents.of(child).started("kid", t(2))));
         // then
         assertThat(summaryOf(child).parent()).isEqualTo(parent);
@@ -421,10 +504,12 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         givenSeededStore();
         // then
-        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.COMPLETED))).containsExactly(k);
+        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.COMPLETED)))
+                .containsExactly(k);
         assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.RUNNING))).containsExactly(p, r);
         assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.FAILED))).containsExactly(b);
-        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.CANCELLED))).isEmpty();
+        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.CANCELLED)))
+                .isEmpty();
         assertThat(query(store, WorkflowFilter.all().withStatus(WorkflowStatus.RUNNING)))
                 .allSatisfy(s -> assertThat(s.status()).isEqualTo(WorkflowStatus.RUNNING));
     }
@@ -443,8 +528,10 @@ public abstract class QueryContract extends ContractTestSupport {
         given(store, List.of(te.started("x"), te.timedOut("run")));
         // then
         assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.PAUSED))).containsExactly(paused);
-        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.CANCELLED))).containsExactly(cancelled);
-        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.TIMED_OUT))).containsExactly(timedOut);
+        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.CANCELLED)))
+                .containsExactly(cancelled);
+        assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.TIMED_OUT)))
+                .containsExactly(timedOut);
         assertThat(ids(WorkflowFilter.all().withStatus(WorkflowStatus.RUNNING))).isEmpty();
     }
 
@@ -453,7 +540,8 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         givenSeededStore();
         // then
-        assertThat(ids(WorkflowFilter.all().withStartedAfter(t(20)).withStartedBefore(t(20)))).containsExactly(k);
+        assertThat(ids(WorkflowFilter.all().withStartedAfter(t(20)).withStartedBefore(t(20))))
+                .containsExactly(k);
         assertThat(ids(WorkflowFilter.all().withStartedAfter(t(10)))).containsExactly(r, k, b);
         assertThat(ids(WorkflowFilter.all().withStartedBefore(t(10)))).containsExactly(p, r);
         assertThat(ids(WorkflowFilter.all().withStartedAfter(t(31)))).isEmpty();
@@ -476,7 +564,9 @@ public abstract class QueryContract extends ContractTestSupport {
                 .containsExactly(oneNanoLater, halfSecondLater);
         assertThat(ids(WorkflowFilter.all().withStartedBefore(whole.plusNanos(1))))
                 .containsExactly(atWhole, oneNanoLater);
-        assertThat(ids(WorkflowFilter.all().withStartedAfter(whole.plusNanos(2)).withStartedBefore(whole.plusMillis(499))))
+        assertThat(ids(WorkflowFilter.all()
+                        .withStartedAfter(whole.plusNanos(2))
+                        .withStartedBefore(whole.plusMillis(499))))
                 .isEmpty();
     }
 
@@ -486,8 +576,12 @@ public abstract class QueryContract extends ContractTestSupport {
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
         RunId first = RunId.random();
-        given(store, List.of(ev.started("x", first, null, t(1)), ev.continuedAsNew(),
-                ev.started("x", RunId.random(), first, t(50))));
+        given(
+                store,
+                List.of(
+                        ev.started("x", first, null, t(1)),
+                        ev.continuedAsNew(),
+                        ev.started("x", RunId.random(), first, t(50))));
         // then
         assertThat(ids(WorkflowFilter.all().withStartedBefore(t(10)))).isEmpty();
         assertThat(ids(WorkflowFilter.all().withStartedAfter(t(50)))).containsExactly(w);
@@ -508,8 +602,11 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         givenSeededStore();
         // then
-        WorkflowFilter completedCheckout = WorkflowFilter.all().withWorkflowType("checkout")
-                .withStatus(WorkflowStatus.COMPLETED).withStartedAfter(t(20)).withStartedBefore(t(20));
+        WorkflowFilter completedCheckout = WorkflowFilter.all()
+                .withWorkflowType("checkout")
+                .withStatus(WorkflowStatus.COMPLETED)
+                .withStartedAfter(t(20))
+                .withStartedBefore(t(20));
         assertThat(ids(completedCheckout)).containsExactly(k);
         assertThat(ids(completedCheckout.withStatus(WorkflowStatus.RUNNING))).isEmpty();
         assertThat(ids(completedCheckout.withWorkflowType("billing"))).isEmpty();
@@ -521,8 +618,12 @@ public abstract class QueryContract extends ContractTestSupport {
         // given
         givenSeededStore();
         // then
-        WorkflowFilter filter = WorkflowFilter.all().withWorkflowType("checkout").withStatus(WorkflowStatus.RUNNING)
-                .withStartedAfter(t(10)).withStartedBefore(t(10)).withParent(p);
+        WorkflowFilter filter = WorkflowFilter.all()
+                .withWorkflowType("checkout")
+                .withStatus(WorkflowStatus.RUNNING)
+                .withStartedAfter(t(10))
+                .withStartedBefore(t(10))
+                .withParent(p);
         WorkflowSummary s = single(filter);
         assertThat(s.workflowId()).isEqualTo(r);
         assertThat(s.parent()).isEqualTo(p);
@@ -543,10 +644,14 @@ public abstract class QueryContract extends ContractTestSupport {
         given(store, List.of(f.started("billing", t(20)), f.failed("x", t(21))));
         // then
         assertThat(ids(WorkflowFilter.all())).containsExactly(running, completed, failed);
-        WorkflowSummary s = single(WorkflowFilter.all().withWorkflowType("checkout").withStatus(WorkflowStatus.COMPLETED)
-                .withStartedAfter(t(10)).withStartedBefore(t(10)));
-        assertThat(s).isEqualTo(new WorkflowSummary(completed, "checkout", WorkflowStatus.COMPLETED, t(10), t(11),
-                null, null, null));
+        WorkflowSummary s = single(WorkflowFilter.all()
+                .withWorkflowType("checkout")
+                .withStatus(WorkflowStatus.COMPLETED)
+                .withStartedAfter(t(10))
+                .withStartedBefore(t(10)));
+        assertThat(s)
+                .isEqualTo(new WorkflowSummary(
+                        completed, "checkout", WorkflowStatus.COMPLETED, t(10), t(11), null, null, null));
         assertThat(ids(WorkflowFilter.all().withParent(WorkflowId.random()))).isEmpty();
     }
 
@@ -569,8 +674,14 @@ public abstract class QueryContract extends ContractTestSupport {
         given(store, List.of(TestEvents.of(earliest).started("early", t(4))));
         given(store, List.of(TestEvents.of(latest).started("late", t(6))));
         // then
-        assertThat(ids(WorkflowFilter.all())).containsExactly(earliest, inTextOrder.get(0), inTextOrder.get(1),
-                inTextOrder.get(2), inTextOrder.get(3), latest);
+        assertThat(ids(WorkflowFilter.all()))
+                .containsExactly(
+                        earliest,
+                        inTextOrder.get(0),
+                        inTextOrder.get(1),
+                        inTextOrder.get(2),
+                        inTextOrder.get(3),
+                        latest);
     }
 
     @Test
@@ -611,7 +722,9 @@ public abstract class QueryContract extends ContractTestSupport {
         }
         // then: each hostile type matches exactly its own workflow
         for (int i = 0; i < hostile.length; i++) {
-            assertThat(ids(WorkflowFilter.all().withWorkflowType(hostile[i]))).as(hostile[i]).containsExactly(ids[i]);
+            assertThat(ids(WorkflowFilter.all().withWorkflowType(hostile[i])))
+                    .as(hostile[i])
+                    .containsExactly(ids[i]);
         }
         assertThat(ids(WorkflowFilter.all().withWorkflowType("checkout"))).containsExactly(plain);
         // and the store is intact

@@ -38,20 +38,29 @@ public abstract class ReadSummaryContract extends ContractTestSupport {
         TestEvents ce = TestEvents.of(completed);
         given(store, List.of(ce.started("checkout", t(20)), ce.completed(t(21))));
         TestEvents fe = TestEvents.of(failed);
-        given(store, List.of(fe.started("billing", t(30)), fe.activityScheduled(2, "charge"),
-                fe.activityFailed(2, "card declined", 1), fe.failed("billing failed", t(31))));
+        given(
+                store,
+                List.of(
+                        fe.started("billing", t(30)),
+                        fe.activityScheduled(2, "charge"),
+                        fe.activityFailed(2, "card declined", 1),
+                        fe.failed("billing failed", t(31))));
     }
 
     /** @return the element of {@code query(all())} for {@code w}, which must be there once */
     private WorkflowSummary queried(WorkflowId w) {
-        List<WorkflowSummary> matches =
-                query(store, WorkflowFilter.all()).stream().filter(s -> s.workflowId().equals(w)).toList();
+        List<WorkflowSummary> matches = query(store, WorkflowFilter.all()).stream()
+                .filter(s -> s.workflowId().equals(w))
+                .toList();
         assertThat(matches).as("summaries of %s", w).hasSize(1);
         return matches.get(0);
     }
 
     private void assertSummaryIs(WorkflowId w, WorkflowSummary expected) {
-        StepVerifier.create(store.readSummary(w)).expectNext(expected).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readSummary(w))
+                .expectNext(expected)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -60,11 +69,11 @@ public abstract class ReadSummaryContract extends ContractTestSupport {
         givenFourWorkflows();
         // when / then: the running parent has no parent, the running child has the parent
         assertSummaryIs(parent, queried(parent));
-        assertSummaryIs(parent, new WorkflowSummary(parent, "parent", WorkflowStatus.RUNNING, t(1), null, null, null,
-                null));
+        assertSummaryIs(
+                parent, new WorkflowSummary(parent, "parent", WorkflowStatus.RUNNING, t(1), null, null, null, null));
         assertSummaryIs(child, queried(child));
-        assertSummaryIs(child, new WorkflowSummary(child, "checkout", WorkflowStatus.RUNNING, t(10), null, parent,
-                null, null));
+        assertSummaryIs(
+                child, new WorkflowSummary(child, "checkout", WorkflowStatus.RUNNING, t(10), null, parent, null, null));
     }
 
     @Test
@@ -73,11 +82,14 @@ public abstract class ReadSummaryContract extends ContractTestSupport {
         givenFourWorkflows();
         // when / then: end times, failed step and failure reason as the query projects them
         assertSummaryIs(completed, queried(completed));
-        assertSummaryIs(completed, new WorkflowSummary(completed, "checkout", WorkflowStatus.COMPLETED, t(20), t(21),
-                null, null, null));
+        assertSummaryIs(
+                completed,
+                new WorkflowSummary(completed, "checkout", WorkflowStatus.COMPLETED, t(20), t(21), null, null, null));
         assertSummaryIs(failed, queried(failed));
-        assertSummaryIs(failed, new WorkflowSummary(failed, "billing", WorkflowStatus.FAILED, t(30), t(31), null,
-                "charge", "billing failed"));
+        assertSummaryIs(
+                failed,
+                new WorkflowSummary(
+                        failed, "billing", WorkflowStatus.FAILED, t(30), t(31), null, "charge", "billing failed"));
     }
 
     @Test
@@ -85,16 +97,28 @@ public abstract class ReadSummaryContract extends ContractTestSupport {
         // given: one workflow resumed after its failure (running, failure fields kept), one reopened (cleared)
         WorkflowId resumed = WorkflowId.random();
         TestEvents re = TestEvents.of(resumed);
-        given(store, List.of(re.started("a", t(1)), re.activityScheduled(2, "step"), re.activityFailed(2, "x", 1),
-                re.failed("broke", t(3)), re.at(t(4)).resumed()));
+        given(
+                store,
+                List.of(
+                        re.started("a", t(1)),
+                        re.activityScheduled(2, "step"),
+                        re.activityFailed(2, "x", 1),
+                        re.failed("broke", t(3)),
+                        re.at(t(4)).resumed()));
         WorkflowId reopened = WorkflowId.random();
         TestEvents oe = TestEvents.of(reopened);
-        given(store, List.of(oe.started("b", t(5)), oe.activityScheduled(2, "step"), oe.activityFailed(2, "y", 1),
-                oe.failed("boom", t(6)), oe.reopened(2)));
+        given(
+                store,
+                List.of(
+                        oe.started("b", t(5)),
+                        oe.activityScheduled(2, "step"),
+                        oe.activityFailed(2, "y", 1),
+                        oe.failed("boom", t(6)),
+                        oe.reopened(2)));
         // when / then
         assertSummaryIs(resumed, queried(resumed));
-        assertSummaryIs(resumed, new WorkflowSummary(resumed, "a", WorkflowStatus.RUNNING, t(1), t(3), null, "step",
-                "broke"));
+        assertSummaryIs(
+                resumed, new WorkflowSummary(resumed, "a", WorkflowStatus.RUNNING, t(1), t(3), null, "step", "broke"));
         assertSummaryIs(reopened, queried(reopened));
         assertThat(store.readSummary(reopened).block(TIMEOUT).failureReason()).isNull();
     }
@@ -124,7 +148,9 @@ public abstract class ReadSummaryContract extends ContractTestSupport {
         given(store, List.of(ev.signalReceived("x"), ev.paused(), ev.completed()));
         // when / then
         StepVerifier.create(store.readSummary(noStart)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.readSummary(WorkflowId.random())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readSummary(WorkflowId.random()))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test

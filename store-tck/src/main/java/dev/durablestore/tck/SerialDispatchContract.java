@@ -71,13 +71,17 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
 
         // then it takes ordinal 0 of each workflow, one each, and a second serial claim takes nothing
         assertThat(claimed).extracting(OutboxRow::ordinal).containsOnly(0L);
-        assertThat(claimed).extracting(OutboxRow::workflowId).doesNotHaveDuplicates().hasSize(3);
+        assertThat(claimed)
+                .extracting(OutboxRow::workflowId)
+                .doesNotHaveDuplicates()
+                .hasSize(3);
         assertThat(serial(10)).isEmpty();
 
         // and once a workflow's row completes, its next row (and only that) becomes claimable
         OutboxRow done = claimed.get(1);
         store.complete(done).block(TIMEOUT);
-        assertThat(serial(10)).extracting(OutboxRow::workflowId, OutboxRow::ordinal)
+        assertThat(serial(10))
+                .extracting(OutboxRow::workflowId, OutboxRow::ordinal)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(done.workflowId(), 1L));
     }
 
@@ -92,7 +96,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         List<OutboxRow> claimed = serial(10);
 
         // then the first workflow is busy: only the second workflow's first row comes
-        assertThat(claimed).extracting(OutboxRow::workflowId, OutboxRow::ordinal)
+        assertThat(claimed)
+                .extracting(OutboxRow::workflowId, OutboxRow::ordinal)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(workflow(2), 0L));
         // and a plain claim still takes every remaining row
         assertThat(claim(10)).hasSize(4);
@@ -158,7 +163,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         WorkflowId crossRoute = workflow(2);
         WorkflowId pinned = workflow(3);
         WorkflowId plain = workflow(4);
-        stage(routed(held, 0, now(), "ns", "q", null),
+        stage(
+                routed(held, 0, now(), "ns", "q", null),
                 routed(crossRoute, 0, now(), "ns", "elsewhere", null),
                 routed(crossRoute, 1, now(), "ns", "q", null),
                 routed(pinned, 0, now(), "ns", "q", "node-b"),
@@ -171,7 +177,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
 
         // then only the plain workflow's first row comes: the held one stays, the cross-route and
         // pinned workflows wait for their first rows, which other scopes own
-        assertThat(claimed).extracting(OutboxRow::workflowId, OutboxRow::ordinal)
+        assertThat(claimed)
+                .extracting(OutboxRow::workflowId, OutboxRow::ordinal)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(plain, 0L));
         assertStatus(OutboxRow.dispatchKey(held, 0), OutboxStatus.PENDING);
         assertStatus(OutboxRow.dispatchKey(crossRoute, 1), OutboxStatus.PENDING);
@@ -189,7 +196,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
     void O63_W1_a_step_that_completes_the_claimed_row_and_stages_the_next_makes_the_next_claimable() {
         // given a started workflow with one staged row, claimed serially
         WorkflowId w = workflow(1);
-        store.appendWithOutbox(w, List.of(started(w, 1, now())), 0, List.of(row(w, 0, now()))).block(TIMEOUT);
+        store.appendWithOutbox(w, List.of(started(w, 1, now())), 0, List.of(row(w, 0, now())))
+                .block(TIMEOUT);
         OutboxRow first = single(serial(10), 0);
 
         // when a step completes it and stages the next row in one transaction
@@ -215,17 +223,18 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         // when a serial stream with an hour-long poll interval is asked for everything
         // then it delivers the first row of each workflow and waits; completing a row (not the
         // poll) brings that workflow's next row
-        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
-                                .policy(SERIAL)
-                                .pollInterval(Duration.ofHours(1))))
+        StepVerifier.create(store.claimStream(
+                        ClaimStreamOptions.defaults().policy(SERIAL).pollInterval(Duration.ofHours(1))))
                 .recordWith(() -> received)
                 .expectNextCount(2)
                 .then(() -> assertThat(received).extracting(OutboxRow::ordinal).containsOnly(0L))
                 .expectNoEvent(Duration.ofMillis(300))
                 .then(() -> store.complete(received.get(0)).block(TIMEOUT))
-                .assertNext(r -> assertThat(r.workflowId()).isEqualTo(received.get(0).workflowId()))
+                .assertNext(r ->
+                        assertThat(r.workflowId()).isEqualTo(received.get(0).workflowId()))
                 .then(() -> store.complete(received.get(1)).block(TIMEOUT))
-                .assertNext(r -> assertThat(r.workflowId()).isEqualTo(received.get(1).workflowId()))
+                .assertNext(r ->
+                        assertThat(r.workflowId()).isEqualTo(received.get(1).workflowId()))
                 .thenCancel()
                 .verify(TIMEOUT);
     }
@@ -243,7 +252,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         assertRejected(() -> store.claim(null, 1, null, SERIAL), "held");
         assertThatThrownBy(() -> ClaimStreamOptions.defaults().policy(null))
                 .isInstanceOf(InvalidArgumentException.class)
-                .satisfies(e -> assertThat(((InvalidArgumentException) e).argument()).isEqualTo("policy"));
+                .satisfies(e ->
+                        assertThat(((InvalidArgumentException) e).argument()).isEqualTo("policy"));
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         // and a claim of limit 0 takes nothing, the policy without constraint claims like claimExcluding
         assertThat(store.claim(null, 0, Set.of(), SERIAL).block(TIMEOUT)).isEmpty();
@@ -272,8 +282,10 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
 
         // when 8 serial claim loops (2 per instance) drain it, completing each row fenced
         Flux.range(0, 8)
-                .flatMap(i -> drain(nodes.get(i % 4), inFlight, order, violations, completed,
-                        rows.size()).subscribeOn(Schedulers.parallel()), 8)
+                .flatMap(
+                        i -> drain(nodes.get(i % 4), inFlight, order, violations, completed, rows.size())
+                                .subscribeOn(Schedulers.parallel()),
+                        8)
                 .blockLast(Duration.ofMinutes(2));
 
         // then no workflow ever had two rows in flight, and each was handed out in ordinal order
@@ -285,8 +297,13 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         }
     }
 
-    private Mono<Void> drain(ReactiveStore on, Map<WorkflowId, String> inFlight, Map<WorkflowId, List<Long>> order,
-            List<String> violations, AtomicInteger completed, int total) {
+    private Mono<Void> drain(
+            ReactiveStore on,
+            Map<WorkflowId, String> inFlight,
+            Map<WorkflowId, List<Long>> order,
+            List<String> violations,
+            AtomicInteger completed,
+            int total) {
         return Mono.defer(() -> on.claim(null, 3, Set.of(), SERIAL))
                 .flatMap(claimed -> {
                     if (claimed.isEmpty()) {
@@ -299,7 +316,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
                         if (before != null) {
                             violations.add(r.dispatchKey() + " claimed while " + before + " was in flight");
                         }
-                        order.computeIfAbsent(r.workflowId(), k -> new CopyOnWriteArrayList<>()).add(r.ordinal());
+                        order.computeIfAbsent(r.workflowId(), k -> new CopyOnWriteArrayList<>())
+                                .add(r.ordinal());
                     }
                     return Flux.fromIterable(claimed)
                             .concatMap(r -> Mono.fromRunnable(() -> inFlight.remove(r.workflowId(), r.dispatchKey()))

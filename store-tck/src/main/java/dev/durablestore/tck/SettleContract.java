@@ -42,17 +42,22 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when b is retried with attempt 1, visible in one hour
         Instant inAnHour = now().plus(Duration.ofHours(1));
-        StepVerifier.create(store.retry(b.dispatchKey(), 1, inAnHour)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(b.dispatchKey(), 1, inAnHour))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then it is pending, attempt 1, fenced, and a claim returns nothing
         assertState(b.dispatchKey(), OutboxStatus.PENDING, 1, inAnHour);
         assertThat(claim(10)).isEmpty();
 
         // when b is retried with attempt 2, visible e1
-        StepVerifier.create(store.retry(b.dispatchKey(), 2, Instant.ofEpochSecond(1))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(b.dispatchKey(), 2, Instant.ofEpochSecond(1)))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then a claim returns b with attempt 2
         StepVerifier.create(store.claim(10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
-                        b.withAttempt(2).withVisibleAfter(Instant.ofEpochSecond(1))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(b.withAttempt(2)
+                                .withVisibleAfter(Instant.ofEpochSecond(1))
                                 .withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -91,7 +96,9 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when it is retried with attempt 5, visible in a minute
         Instant later = now().plusSeconds(60);
-        StepVerifier.create(store.retry(a.dispatchKey(), 5, later)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.retry(a.dispatchKey(), 5, later))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then it is pending with the new attempt and visibility
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 5, later);
@@ -114,10 +121,17 @@ public abstract class SettleContract extends OutboxContractSupport {
         store.fail(c.dispatchKey()).block(TIMEOUT);
 
         // then none of them is a stale claim any more
-        StepVerifier.create(store.listStaleClaimed(now(), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10)).expectNext(List.of()).expectComplete()
+        StepVerifier.create(store.listStaleClaimed(now(), 10).map(OutboxFixtures::withoutToken))
+                .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.countClaimed("default")).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.countClaimed("default"))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -128,7 +142,9 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when each is completed and failed
         for (OutboxRow r : terminal) {
-            StepVerifier.create(store.complete(r.dispatchKey())).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.complete(r.dispatchKey()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.fail(r.dispatchKey())).expectComplete().verify(TIMEOUT);
         }
 
@@ -146,7 +162,8 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when each is retried with attempt 7, visible now
         for (OutboxRow r : terminal) {
-            StepVerifier.create(store.retry(r.dispatchKey(), 7, now().minusSeconds(1))).expectComplete()
+            StepVerifier.create(store.retry(r.dispatchKey(), 7, now().minusSeconds(1)))
+                    .expectComplete()
                     .verify(TIMEOUT);
         }
 
@@ -168,14 +185,20 @@ public abstract class SettleContract extends OutboxContractSupport {
         stage(p, c, d, f);
 
         // when p is settled cancelled twice
-        StepVerifier.create(store.settleCancelled(p.dispatchKey())).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(p.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(p.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(p.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then p is cancelled and a claim takes c, d and f but not p
         assertStatus(p.dispatchKey(), OutboxStatus.CANCELLED);
         assertThat(keys(claim(10))).containsExactly(c.dispatchKey(), d.dispatchKey(), f.dispatchKey());
 
         // when the claimed c is settled cancelled
-        StepVerifier.create(store.settleCancelled(c.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(c.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then it is cancelled, no longer claimed, and a stale re-arm returns d and f but not c
         assertStatus(c.dispatchKey(), OutboxStatus.CANCELLED);
         StepVerifier.create(store.rearmStaleClaimed(now().plus(Duration.ofHours(1)), now(), 10))
@@ -187,8 +210,12 @@ public abstract class SettleContract extends OutboxContractSupport {
         // when d is completed, f failed, and d, f and an absent key are settled cancelled
         store.complete(d.dispatchKey()).block(TIMEOUT);
         store.fail(f.dispatchKey()).block(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(d.dispatchKey())).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(f.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(d.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleCancelled(f.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.settleCancelled("absent:0")).expectComplete().verify(TIMEOUT);
 
         // then d stays done, f stays failed and the absent key is still absent
@@ -235,7 +262,10 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when listing unsettled workflows
         // then both appear
-        StepVerifier.create(store.listUnsettledWorkflowIds()).expectNext(d, l).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listUnsettledWorkflowIds())
+                .expectNext(d, l)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when D's rows are cancelled
         // then exactly D:2, D:3, D:4 are returned, in ascending key order
@@ -251,14 +281,20 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when cancelling again
         // then nothing is returned
-        StepVerifier.create(store.cancelWorkflowRows(d)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.cancelWorkflowRows(d))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when claiming up to 16
         // then only L's row is claimed
         assertThat(keys(claim(16))).containsExactly(lRow.dispatchKey());
 
         // and the unsettled list is exactly [L]
-        StepVerifier.create(store.listUnsettledWorkflowIds()).expectNext(l).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listUnsettledWorkflowIds())
+                .expectNext(l)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -281,7 +317,9 @@ public abstract class SettleContract extends OutboxContractSupport {
                 .verify(TIMEOUT);
 
         // and the formerly claimed row is no longer a stale claim; the other workflow's row is untouched
-        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now().plusSeconds(1), 10).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(OutboxRow.dispatchKey(other, 0), OutboxStatus.PENDING);
     }
 
@@ -293,7 +331,9 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when an unknown workflow is settled
         // then nothing is returned and nothing changes
-        StepVerifier.create(store.cancelWorkflowRows(workflow(2))).expectNext(List.of()).expectComplete()
+        StepVerifier.create(store.cancelWorkflowRows(workflow(2)))
+                .expectNext(List.of())
+                .expectComplete()
                 .verify(TIMEOUT);
         assertStatus(a.dispatchKey(), OutboxStatus.PENDING);
     }
@@ -313,7 +353,10 @@ public abstract class SettleContract extends OutboxContractSupport {
                 .expectComplete()
                 .verify(TIMEOUT);
         assertThat(claim(10)).isEmpty();
-        StepVerifier.create(store.cancelWorkflowRows(w)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.cancelWorkflowRows(w))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -332,11 +375,15 @@ public abstract class SettleContract extends OutboxContractSupport {
         // when a stale re-arm and every claim variant run
         // then none returns a cancelled row
         StepVerifier.create(store.rearmStaleClaimed(now().plus(Duration.ofHours(1)), now(), 16))
-                .expectNext(List.of()).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
         assertThat(claim(16)).isEmpty();
         assertThat(store.claimExcluding(16, Set.of()).block(TIMEOUT)).isEmpty();
-        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 16).block(TIMEOUT)).isEmpty();
-        assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 16, Set.of()).block(TIMEOUT))
+        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 16).block(TIMEOUT))
+                .isEmpty();
+        assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 16, Set.of())
+                        .block(TIMEOUT))
                 .isEmpty();
         assertStatus(claimed.dispatchKey(), OutboxStatus.CANCELLED);
         assertStatus(pending.dispatchKey(), OutboxStatus.CANCELLED);
@@ -355,7 +402,10 @@ public abstract class SettleContract extends OutboxContractSupport {
         clock.advance(Duration.ofMinutes(5));
 
         // when it is redriven without resetting the attempt
-        StepVerifier.create(store.redrive(a.dispatchKey(), false)).expectNext(true).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.redrive(a.dispatchKey(), false))
+                .expectNext(true)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then it is pending, visible now, attempt 3, and claimable
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 3, now());
@@ -372,7 +422,10 @@ public abstract class SettleContract extends OutboxContractSupport {
         clock.advance(Duration.ofSeconds(30));
 
         // when it is redriven with reset
-        StepVerifier.create(store.redrive(a.dispatchKey(), true)).expectNext(true).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.redrive(a.dispatchKey(), true))
+                .expectNext(true)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then its attempt is 0 and it is visible now
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, now());
@@ -396,10 +449,16 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when each is redriven, with and without reset
         // then each call reports false and nothing changes
-        for (String key : List.of(claimed.dispatchKey(), pending.dispatchKey(), done.dispatchKey(),
-                cancelled.dispatchKey(), unknown)) {
-            StepVerifier.create(store.redrive(key, true)).expectNext(false).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.redrive(key, false)).expectNext(false).expectComplete().verify(TIMEOUT);
+        for (String key : List.of(
+                claimed.dispatchKey(), pending.dispatchKey(), done.dispatchKey(), cancelled.dispatchKey(), unknown)) {
+            StepVerifier.create(store.redrive(key, true))
+                    .expectNext(false)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.redrive(key, false))
+                    .expectNext(false)
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
         assertState(claimed.dispatchKey(), OutboxStatus.CLAIMED, 1, Instant.ofEpochSecond(5));
         assertState(pending.dispatchKey(), OutboxStatus.PENDING, 1, Instant.ofEpochSecond(5));
@@ -447,7 +506,10 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when it is redriven again
         // then nothing is left to redrive
-        StepVerifier.create(store.redriveWorkflow(w, false)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.redriveWorkflow(w, false))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -462,7 +524,9 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when an unknown workflow is redriven
         // then nothing is returned
-        StepVerifier.create(store.redriveWorkflow(workflow(9), true)).expectNext(List.of()).expectComplete()
+        StepVerifier.create(store.redriveWorkflow(workflow(9), true))
+                .expectNext(List.of())
+                .expectComplete()
                 .verify(TIMEOUT);
 
         // when w is redriven with reset
@@ -503,7 +567,9 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when rows settled before t0 + 30 min are pruned in batches of 1
         // then a, b and c are deleted and counted; d, e and f remain
-        StepVerifier.create(store.pruneSettled(t0.plus(Duration.ofMinutes(30)), 1)).expectNext(3L).expectComplete()
+        StepVerifier.create(store.pruneSettled(t0.plus(Duration.ofMinutes(30)), 1))
+                .expectNext(3L)
+                .expectComplete()
                 .verify(TIMEOUT);
         assertAbsent(a.dispatchKey());
         assertAbsent(b.dispatchKey());
@@ -514,7 +580,10 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when everything settled before now is pruned
         // then only d goes; live rows are never deleted
-        StepVerifier.create(store.pruneSettled(now(), 2)).expectNext(1L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(now(), 2))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertAbsent(d.dispatchKey());
         assertStatus(e.dispatchKey(), OutboxStatus.CLAIMED);
         assertStatus(f.dispatchKey(), OutboxStatus.PENDING);
@@ -532,12 +601,18 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when pruning with cutoff t
         // then nothing is deleted
-        StepVerifier.create(store.pruneSettled(t, 10)).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(t, 10))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(a.dispatchKey(), OutboxStatus.DONE);
 
         // when pruning with cutoff t + 1 ns
         // then it is deleted
-        StepVerifier.create(store.pruneSettled(t.plusNanos(1), 10)).expectNext(1L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(t.plusNanos(1), 10))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertAbsent(a.dispatchKey());
     }
 
@@ -560,15 +635,24 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when pruning everything settled before now in batches of 4
         // then all 25 are deleted and the live rows remain
-        StepVerifier.create(store.pruneSettled(now(), 4)).expectNext(25L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(now(), 4))
+                .expectNext(25L)
+                .expectComplete()
+                .verify(TIMEOUT);
         for (OutboxRow r : settled) {
             assertAbsent(r.dispatchKey());
         }
-        StepVerifier.create(store.countInflight("default")).expectNext(3L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.countInflight("default"))
+                .expectNext(3L)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when pruning again
         // then nothing is left to delete
-        StepVerifier.create(store.pruneSettled(now(), 4)).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(now(), 4))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -581,13 +665,17 @@ public abstract class SettleContract extends OutboxContractSupport {
         store.complete(a.dispatchKey()).block(TIMEOUT);
         store.fail(b.dispatchKey()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(1));
-        store.rearmPending(List.of(a.withVisibleAfter(now().plus(Duration.ofDays(1))))).block(TIMEOUT);
+        store.rearmPending(List.of(a.withVisibleAfter(now().plus(Duration.ofDays(1)))))
+                .block(TIMEOUT);
         assertThat(store.redrive(b.dispatchKey(), false).block(TIMEOUT)).isTrue();
         clock.advance(Duration.ofHours(1));
 
         // when pruning everything settled before now
         // then nothing is deleted: both rows are live again
-        StepVerifier.create(store.pruneSettled(now(), 10)).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(now(), 10))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(a.dispatchKey(), OutboxStatus.PENDING);
         assertStatus(b.dispatchKey(), OutboxStatus.PENDING);
     }

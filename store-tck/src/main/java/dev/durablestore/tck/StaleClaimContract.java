@@ -47,7 +47,9 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(a.dispatchKey(), b.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(bound, 16).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(bound, 16).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -61,8 +63,13 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
 
         // when listing with bound t
         // then it is not stale
-        StepVerifier.create(store.listStaleClaimed(t, 10).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.rearmStaleClaimed(t, t, 10)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(t, 10).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.rearmStaleClaimed(t, t, 10))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(a.dispatchKey(), OutboxStatus.CLAIMED);
 
         // when listing with bound t + 1 ns
@@ -90,10 +97,18 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
                 .expectNext(k2, k10, k3, k1)
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(now(), 2).map(OutboxFixtures::withoutToken)).expectNext(k2, k10).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.listStaleClaimed(now(), 0).map(OutboxFixtures::withoutToken)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now(), 2).map(OutboxFixtures::withoutToken))
+                .expectNext(k2, k10)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.listStaleClaimed(now(), 0).map(OutboxFixtures::withoutToken))
+                .expectComplete()
+                .verify(TIMEOUT);
         // and a bound between e10 and e15 lists only the e10 row
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(12), 10).map(OutboxFixtures::withoutToken)).expectNext(k2).expectComplete()
+        StepVerifier.create(
+                        store.listStaleClaimed(Instant.ofEpochSecond(12), 10).map(OutboxFixtures::withoutToken))
+                .expectNext(k2)
+                .expectComplete()
                 .verify(TIMEOUT);
     }
 
@@ -113,8 +128,8 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         // then only the stale row is returned: pending, attempt 7, visible e200, no claim
         Instant e200 = Instant.ofEpochSecond(200);
         StepVerifier.create(store.rearmStaleClaimed(Instant.ofEpochSecond(100), e200, 10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
-                        stale.withVisibleAfter(e200).withStatus(OutboxStatus.PENDING, null)))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(stale.withVisibleAfter(e200).withStatus(OutboxStatus.PENDING, null)))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -123,8 +138,11 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         assertState(fresh.dispatchKey(), OutboxStatus.CLAIMED, 3, visible);
         assertState(done.dispatchKey(), OutboxStatus.DONE, 5, visible);
         assertState(failed.dispatchKey(), OutboxStatus.FAILED, 6, visible);
-        StepVerifier.create(store.listStaleClaimed(Instant.ofEpochSecond(1000), 10).map(OutboxFixtures::withoutToken)).expectNext(fresh)
-                .expectComplete().verify(TIMEOUT);
+        StepVerifier.create(
+                        store.listStaleClaimed(Instant.ofEpochSecond(1000), 10).map(OutboxFixtures::withoutToken))
+                .expectNext(fresh)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -139,7 +157,9 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
 
         // when re-arming with limit 0
         // then nothing is returned and nothing changes
-        StepVerifier.create(store.rearmStaleClaimed(now(), now(), 0)).expectNext(List.of()).expectComplete()
+        StepVerifier.create(store.rearmStaleClaimed(now(), now(), 0))
+                .expectNext(List.of())
+                .expectComplete()
                 .verify(TIMEOUT);
         assertStatus(r10.dispatchKey(), OutboxStatus.CLAIMED);
 
@@ -159,7 +179,8 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
     void O41_rearmed_rows_keep_their_route_input_and_run() {
         // given a claimed row on (remote, gpu, box-7) with a run and attempt 2, claimed an hour ago
         WorkflowId w = workflow(1);
-        OutboxRow a = OutboxFixtures.routed(w, 0, now(), "remote", "gpu", "box-7").withRunId(OutboxFixtures.RUN)
+        OutboxRow a = OutboxFixtures.routed(w, 0, now(), "remote", "gpu", "box-7")
+                .withRunId(OutboxFixtures.RUN)
                 .withAttempt(2);
         stage(a);
         claim(10);
@@ -168,8 +189,8 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         // when stale claims are re-armed
         // then the returned row carries every stored value with the new state
         StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10))
-                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows)).containsExactly(
-                        a.withVisibleAfter(now()).withStatus(OutboxStatus.PENDING, null)))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(a.withVisibleAfter(now()).withStatus(OutboxStatus.PENDING, null)))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -186,7 +207,9 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         // when re-arming stale claims older than now + 1h and then claiming
         // then both return nothing
         StepVerifier.create(store.rearmStaleClaimed(now().plus(Duration.ofHours(1)), now(), 16))
-                .expectNext(List.of()).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
         assertThat(claim(16)).isEmpty();
         assertStatus(a.dispatchKey(), OutboxStatus.CANCELLED);
     }
@@ -219,7 +242,9 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
                 .expectComplete()
                 .verify(TIMEOUT);
         StepVerifier.create(store.listStaleClaimed(t1.plusNanos(1), 10).map(OutboxFixtures::withoutToken))
-                .expectNext(b.withStatus(OutboxStatus.CLAIMED, t0), a.withStatus(OutboxStatus.CLAIMED, t1),
+                .expectNext(
+                        b.withStatus(OutboxStatus.CLAIMED, t0),
+                        a.withStatus(OutboxStatus.CLAIMED, t1),
                         c.withStatus(OutboxStatus.CLAIMED, t1))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -253,15 +278,23 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
 
         // when all five keys are heartbeated
         // then only the claimed one comes back
-        StepVerifier.create(store.heartbeat(List.of(unknown, done.dispatchKey(), pending.dispatchKey(),
-                        reaped.dispatchKey(), stillClaimed.dispatchKey())))
+        StepVerifier.create(store.heartbeat(List.of(
+                        unknown,
+                        done.dispatchKey(),
+                        pending.dispatchKey(),
+                        reaped.dispatchKey(),
+                        stillClaimed.dispatchKey())))
                 .expectNext(List.of(stillClaimed.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
 
         // and the others are unchanged: none became claimed, the unknown key is still absent
         assertState(reaped.dispatchKey(), OutboxStatus.PENDING, 0, now().plusSeconds(3600));
-        assertState(pending.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(300).plusSeconds(3600));
+        assertState(
+                pending.dispatchKey(),
+                OutboxStatus.PENDING,
+                0,
+                now().minusSeconds(300).plusSeconds(3600));
         assertState(done.dispatchKey(), OutboxStatus.DONE, 0, now().minusSeconds(300));
         assertAbsent(unknown);
     }
@@ -275,7 +308,10 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
 
         // when heartbeating no keys
         // then the result is empty and the row is untouched
-        StepVerifier.create(store.heartbeat(List.of())).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.heartbeat(List.of()))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.listStaleClaimed(now().plusNanos(1), 10).map(OutboxFixtures::withoutToken))
                 .expectNext(a.withStatus(OutboxStatus.CLAIMED, now()))
                 .expectComplete()

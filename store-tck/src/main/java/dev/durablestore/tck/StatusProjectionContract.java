@@ -49,7 +49,9 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         }
         assertThat(summaryOf(w).status()).as("query status").isEqualTo(status);
         assertThat(query(store, WorkflowFilter.all().withStatus(status)))
-                .extracting(WorkflowSummary::workflowId).as("query by status %s", status).contains(w);
+                .extracting(WorkflowSummary::workflowId)
+                .as("query by status %s", status)
+                .contains(w);
     }
 
     private WorkflowSummary summaryOf(WorkflowId w) {
@@ -64,26 +66,36 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
 
     static Stream<Arguments> lifecycleEndings() {
         return Stream.of(
-                Arguments.of("WorkflowStarted", (Function<TestEvents, Event>) ev -> ev.signalReceived("noop"),
+                Arguments.of(
+                        "WorkflowStarted",
+                        (Function<TestEvents, Event>) ev -> ev.signalReceived("noop"),
                         WorkflowStatus.RUNNING),
-                Arguments.of("WorkflowCompleted", (Function<TestEvents, Event>) TestEvents::completed,
+                Arguments.of(
+                        "WorkflowCompleted",
+                        (Function<TestEvents, Event>) TestEvents::completed,
                         WorkflowStatus.COMPLETED),
-                Arguments.of("WorkflowFailed", (Function<TestEvents, Event>) ev -> ev.failed("boom"),
-                        WorkflowStatus.FAILED),
-                Arguments.of("WorkflowCancelled", (Function<TestEvents, Event>) ev -> ev.cancelled("user"),
+                Arguments.of(
+                        "WorkflowFailed", (Function<TestEvents, Event>) ev -> ev.failed("boom"), WorkflowStatus.FAILED),
+                Arguments.of(
+                        "WorkflowCancelled",
+                        (Function<TestEvents, Event>) ev -> ev.cancelled("user"),
                         WorkflowStatus.CANCELLED),
-                Arguments.of("WorkflowTimedOut", (Function<TestEvents, Event>) ev -> ev.timedOut("run"),
+                Arguments.of(
+                        "WorkflowTimedOut",
+                        (Function<TestEvents, Event>) ev -> ev.timedOut("run"),
                         WorkflowStatus.TIMED_OUT),
-                Arguments.of("WorkflowContinuedAsNew", (Function<TestEvents, Event>) TestEvents::continuedAsNew,
+                Arguments.of(
+                        "WorkflowContinuedAsNew",
+                        (Function<TestEvents, Event>) TestEvents::continuedAsNew,
                         WorkflowStatus.CONTINUED_AS_NEW),
-                Arguments.of("WorkflowPaused", (Function<TestEvents, Event>) TestEvents::paused,
-                        WorkflowStatus.PAUSED));
+                Arguments.of(
+                        "WorkflowPaused", (Function<TestEvents, Event>) TestEvents::paused, WorkflowStatus.PAUSED));
     }
 
     @ParameterizedTest(name = "R10: start then {0} projects {2}")
     @MethodSource("lifecycleEndings")
-    public void R10_C104_to_C108_last_lifecycle_event_decides_the_status(String kind,
-            Function<TestEvents, Event> ending, WorkflowStatus expected) {
+    public void R10_C104_to_C108_last_lifecycle_event_decides_the_status(
+            String kind, Function<TestEvents, Event> ending, WorkflowStatus expected) {
         // given
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
@@ -122,7 +134,9 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         // then: listed active (R23, in-memory semantics), but never queried (R24)
         assertThat(active(store)).contains(w);
         assertThat(paused(store)).doesNotContain(w);
-        assertThat(query(store, WorkflowFilter.all())).extracting(WorkflowSummary::workflowId).doesNotContain(w);
+        assertThat(query(store, WorkflowFilter.all()))
+                .extracting(WorkflowSummary::workflowId)
+                .doesNotContain(w);
     }
 
     // ------------------------------------------------------------------ R12 reopen
@@ -205,7 +219,9 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         TestEvents p = TestEvents.of(whilePaused);
         given(store, List.of(p.started("a", t(1)), p.at(t(2)).paused(), p.completed(t(3))));
         TestEvents r = TestEvents.of(afterResume);
-        given(store, List.of(r.started("a", t(1)), r.at(t(2)).paused(), r.at(t(3)).resumed(), r.cancelled("stop")));
+        given(
+                store,
+                List.of(r.started("a", t(1)), r.at(t(2)).paused(), r.at(t(3)).resumed(), r.cancelled("stop")));
         // then
         assertProjected(whilePaused, WorkflowStatus.COMPLETED);
         assertProjected(afterResume, WorkflowStatus.CANCELLED);
@@ -237,7 +253,9 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         // given
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        given(store, List.of(ev.started("a", t(1)), ev.completed(t(2)), ev.at(t(3)).timedOut("run")));
+        given(
+                store,
+                List.of(ev.started("a", t(1)), ev.completed(t(2)), ev.at(t(3)).timedOut("run")));
         // then
         assertProjected(w, WorkflowStatus.TIMED_OUT);
         assertThat(summaryOf(w).endedAt()).isEqualTo(t(3));
@@ -271,9 +289,13 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         TestEvents f = TestEvents.of(failed);
         given(store, List.of(f.started("a", t(1)), f.failed("x", t(2))));
         TestEvents o = TestEvents.of(reopened);
-        given(store, List.of(o.started("a", t(1)), o.failed("x", t(2)), o.at(t(3)).reopened()));
+        given(
+                store,
+                List.of(o.started("a", t(1)), o.failed("x", t(2)), o.at(t(3)).reopened()));
         TestEvents rt = TestEvents.of(reterminated);
-        given(store, List.of(rt.started("a", t(1)), rt.failed("x", t(2)), rt.at(t(3)).reopened(), rt.completed(t(4))));
+        given(
+                store,
+                List.of(rt.started("a", t(1)), rt.failed("x", t(2)), rt.at(t(3)).reopened(), rt.completed(t(4))));
         // then
         assertThat(summaryOf(running).endedAt()).isNull();
         assertThat(summaryOf(failed).endedAt()).isEqualTo(t(2));
@@ -287,7 +309,12 @@ public abstract class StatusProjectionContract extends ContractTestSupport {
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
         Instant completedAt = Instant.parse("2026-06-03T02:30:00.123456789Z");
-        given(store, List.of(ev.started("a", t(1)), ev.completed(completedAt), ev.at(completedAt.plusSeconds(1)).resumed()));
+        given(
+                store,
+                List.of(
+                        ev.started("a", t(1)),
+                        ev.completed(completedAt),
+                        ev.at(completedAt.plusSeconds(1)).resumed()));
         // then
         assertProjected(w, WorkflowStatus.RUNNING);
         assertThat(summaryOf(w).endedAt()).isEqualTo(completedAt);

@@ -34,9 +34,15 @@ public abstract class StepArgumentContract extends StepContractSupport {
         // when steps with a null workflow, a negative head or null parts are built, then each is refused
         buildRefused(() -> WorkflowStep.builder(null, 1).build(), "workflowId");
         buildRefused(() -> WorkflowStep.builder(w, -1).build(), "expectedSeq");
-        buildRefused(() -> WorkflowStep.builder(w, 1).append(signal(w, 2, now()), null).build(), "events[1]");
-        buildRefused(() -> WorkflowStep.builder(w, 1).stage(row(w, 1, now()), null).build(), "rows[1]");
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first()).fail(null).build(), "settles[1]");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .append(signal(w, 2, now()), null)
+                        .build(),
+                "events[1]");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1).stage(row(w, 1, now()), null).build(), "rows[1]");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1).complete(g.first()).fail(null).build(), "settles[1]");
         buildRefused(() -> WorkflowStep.builder(w, 1).cancelTimer(null).build(), "timers[0].timerId");
         // and the builder's methods refuse a null list, instant or delay at once
         buildRefused(() -> WorkflowStep.builder(w, 1).append((List<Event>) null), "events");
@@ -62,14 +68,31 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
         // when steps settle a row not from a claim, a row of another workflow, or one row twice
         // then build() refuses each, naming the settle and its field
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first()).retry(pending, 1, now()).build(),
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .retry(pending, 1, now())
+                        .build(),
                 "settles[1].claimToken");
-        buildRefused(() -> WorkflowStep.builder(w, 1).cancel(
-                row(w, 8, now()).withStatus(OutboxStatus.CLAIMED, now())).build(), "settles[0].claimToken");
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first()).fail(g.claimed().get(1))
-                .complete(other.first()).build(), "settles[2].workflowId");
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first()).fail(g.claimed().get(1))
-                .retry(g.first(), 1, now()).build(), "settles[2].dispatchKey");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .cancel(row(w, 8, now()).withStatus(OutboxStatus.CLAIMED, now()))
+                        .build(),
+                "settles[0].claimToken");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .fail(g.claimed().get(1))
+                        .complete(other.first())
+                        .build(),
+                "settles[2].workflowId");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .fail(g.claimed().get(1))
+                        .retry(g.first(), 1, now())
+                        .build(),
+                "settles[2].dispatchKey");
 
         // then nothing was written
         assertThat(stored(g, null)).isEqualTo(before);
@@ -85,14 +108,30 @@ public abstract class StepArgumentContract extends StepContractSupport {
         OutboxRow second = g.claimed().get(1);
 
         // when steps retry with a negative attempt or delay, or change one timer twice, then each is refused
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first()).retry(second, -1, now()).build(),
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .retry(second, -1, now())
+                        .build(),
                 "settles[1].nextAttempt");
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first())
-                .retryAfter(second, -1, Duration.ofSeconds(1)).build(), "settles[1].nextAttempt");
-        buildRefused(() -> WorkflowStep.builder(w, 1).complete(g.first())
-                .retryAfter(second, 1, Duration.ofSeconds(-1)).build(), "settles[1].delay");
-        buildRefused(() -> WorkflowStep.builder(w, 1).scheduleTimer(DEADLINE, now())
-                .cancelTimer(TimerId.named("deadline")).build(), "timers[1].timerId");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .retryAfter(second, -1, Duration.ofSeconds(1))
+                        .build(),
+                "settles[1].nextAttempt");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .retryAfter(second, 1, Duration.ofSeconds(-1))
+                        .build(),
+                "settles[1].delay");
+        buildRefused(
+                () -> WorkflowStep.builder(w, 1)
+                        .scheduleTimer(DEADLINE, now())
+                        .cancelTimer(TimerId.named("deadline"))
+                        .build(),
+                "timers[1].timerId");
 
         // then the rows are still claimed by their claims
         assertThat(claims()).hasSize(2);
@@ -107,11 +146,23 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
         // when a step's event is of another workflow, cannot store its type, or was recorded out of range
         // then commitStep signals it naming the event, and nothing is written
-        refusedNaming(g, withParts(g).append(signal(w, 2, now()), signal(OutboxFixtures.workflow(2), 3, now()))
-                .build(), "events[1].envelope.workflowId");
-        refusedNaming(g, withParts(g).append(StepContract.startedOfType(w, 2, "bad\u0000type")).build(),
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(signal(w, 2, now()), signal(OutboxFixtures.workflow(2), 3, now()))
+                        .build(),
+                "events[1].envelope.workflowId");
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(StepContract.startedOfType(w, 2, "bad\u0000type"))
+                        .build(),
                 "events[0].workflowType");
-        refusedNaming(g, withParts(g).append(signal(w, 2, now()), signal(w, 3, Instant.MIN)).build(),
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(signal(w, 2, now()), signal(w, 3, Instant.MIN))
+                        .build(),
                 "events[1].recordedAt");
     }
 
@@ -124,12 +175,27 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
         // when a step stages a row with a text it cannot store, an instant out of range, or breaking O6
         // then commitStep signals it naming the row's field, and nothing is written
-        refusedNaming(g, withParts(g).append(signal(w, 2, now())).stage(row(w, 1, now()),
-                row(w, 2, now()).withRoute("ns", "queue\u0000", null)).build(), "rows[1].taskQueue");
-        refusedNaming(g, withParts(g).append(signal(w, 2, now())).stage(row(w, 1, Instant.MAX)).build(),
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(signal(w, 2, now()))
+                        .stage(row(w, 1, now()), row(w, 2, now()).withRoute("ns", "queue\u0000", null))
+                        .build(),
+                "rows[1].taskQueue");
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(signal(w, 2, now()))
+                        .stage(row(w, 1, Instant.MAX))
+                        .build(),
                 "rows[0].visibleAfter");
-        refusedNaming(g, withParts(g).append(signal(w, 2, now())).stage(row(w, 1, now()).withStatus(
-                OutboxStatus.PENDING, now())).build(), "rows[0].claimedAt");
+        refusedNaming(
+                g,
+                withParts(g)
+                        .append(signal(w, 2, now()))
+                        .stage(row(w, 1, now()).withStatus(OutboxStatus.PENDING, now()))
+                        .build(),
+                "rows[0].claimedAt");
     }
 
     /** W2, S15: commitStep signals a retry instant out of range and bad timers, naming them, and writes nothing. */
@@ -141,11 +207,20 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
         // when a step retries a row visible out of range, or schedules a timer it cannot store
         // then commitStep signals it naming the part, and nothing is written
-        refusedNaming(g, step(g).complete(g.first()).retry(g.claimed().get(1), 1, Instant.MAX).build(),
+        refusedNaming(
+                g,
+                step(g).complete(g.first())
+                        .retry(g.claimed().get(1), 1, Instant.MAX)
+                        .build(),
                 "settles[1].visibleAfter");
-        refusedNaming(g, step(g).scheduleTimer(DEADLINE, now()).scheduleTimer(REMINDER, Instant.MIN).build(),
+        refusedNaming(
+                g,
+                step(g).scheduleTimer(DEADLINE, now())
+                        .scheduleTimer(REMINDER, Instant.MIN)
+                        .build(),
                 "timers[1].fireAt");
-        refusedNaming(g, step(g).scheduleTimer(TimerId.named("bad\u0000name"), now()).build(), "timers[0].timerId.name");
+        refusedNaming(
+                g, step(g).scheduleTimer(TimerId.named("bad\u0000name"), now()).build(), "timers[0].timerId.name");
         refusedNaming(g, step(g).cancelTimer(TimerId.named("x".repeat(2000))).build(), "timers[0].timerId.name");
         assertThat(head(w)).isEqualTo(1);
     }
@@ -164,11 +239,22 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
         // when a step retries the second row a nanosecond past the latest storable instant, or by far more
         // then commitStep signals it naming the settle's delay, and nothing is written
-        refusedNaming(g, step(g).complete(g.first()).retryAfter(second, 1, toLatest.plusNanos(1)).build(),
+        refusedNaming(
+                g,
+                step(g).complete(g.first())
+                        .retryAfter(second, 1, toLatest.plusNanos(1))
+                        .build(),
                 "settles[1].delay");
-        refusedNaming(g, step(g).retryAfter(second, 1, Duration.ofDays(365L * 1000)).complete(g.first()).build(),
+        refusedNaming(
+                g,
+                step(g).retryAfter(second, 1, Duration.ofDays(365L * 1000))
+                        .complete(g.first())
+                        .build(),
                 "settles[0].delay");
-        refusedNaming(g, step(g).retryAfter(second, 1, Duration.ofSeconds(Long.MAX_VALUE)).build(),
+        refusedNaming(
+                g,
+                step(g).retryAfter(second, 1, Duration.ofSeconds(Long.MAX_VALUE))
+                        .build(),
                 "settles[0].delay");
         // and single-key retryAfter refuses the same delay naming delay (O58)
         KitSupport.invalidArgument(() -> store.retryAfter(second.dispatchKey(), 1, toLatest.plusNanos(1)), "delay");
@@ -190,7 +276,8 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
     /** A step of {@code g}'s workflow at head 1 completing its first row and changing a timer. */
     private WorkflowStep.Builder withParts(Given g) {
-        return WorkflowStep.builder(g.workflowId(), 1).complete(g.first())
+        return WorkflowStep.builder(g.workflowId(), 1)
+                .complete(g.first())
                 .scheduleTimer(TimerId.named("next"), now().plusSeconds(60));
     }
 

@@ -74,11 +74,18 @@ public abstract class StepContract extends StepContractSupport {
         assertThat(head(w)).isEqualTo(3);
         assertThat(KitSupport.historyFrom(store, w, 2)).containsExactlyElementsOf(events);
         assertState(next.dispatchKey(), OutboxStatus.PENDING, 0, at);
-        assertState(g.claimed().get(0).dispatchKey(), OutboxStatus.DONE, 0, g.claimed().get(0).visibleAfter());
+        assertState(
+                g.claimed().get(0).dispatchKey(),
+                OutboxStatus.DONE,
+                0,
+                g.claimed().get(0).visibleAfter());
         assertState(g.claimed().get(1).dispatchKey(), OutboxStatus.PENDING, 4, at.plusSeconds(60));
-        assertThat(timers(w)).containsExactlyInAnyOrderEntriesOf(Map.of(
-                TimerId.named("next").canonicalText(), at.plusSeconds(300),
-                REMINDER.canonicalText(), reminder));
+        assertThat(timers(w))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        TimerId.named("next").canonicalText(),
+                        at.plusSeconds(300),
+                        REMINDER.canonicalText(),
+                        reminder));
         assertThat(claims()).as("no row is left claimed").isEmpty();
     }
 
@@ -102,11 +109,19 @@ public abstract class StepContract extends StepContractSupport {
         refused(all, full(g, 2).build(), SequenceConflictException.class); // a guard above it
         refused(all, full(g, 1).complete(third).build(), StaleClaimException.class); // a stale settle
         refused(all, full(g, 1).append(signal(w, 9, now())).build(), BackendException.class); // a gap (E6)
-        refused(all, full(g, 1).append(startedOfType(w, 4, "bad\u0000type")).build(), // a text it cannot store
+        refused(
+                all,
+                full(g, 1).append(startedOfType(w, 4, "bad\u0000type")).build(), // a text it cannot store
                 InvalidArgumentException.class);
-        refused(all, full(g, 1).stage(row(w, 12, now()).withRoute("ns\u0000", "q", null)).build(),
+        refused(
+                all,
+                full(g, 1)
+                        .stage(row(w, 12, now()).withRoute("ns\u0000", "q", null))
+                        .build(),
                 InvalidArgumentException.class); // a row it cannot store
-        refused(all, full(g, 1).scheduleTimer(TimerId.named("late"), Instant.MAX).build(),
+        refused(
+                all,
+                full(g, 1).scheduleTimer(TimerId.named("late"), Instant.MAX).build(),
                 InvalidArgumentException.class); // a timer out of range
         Stored before = stored(all, null);
         buildRefused(() -> full(g, 1).cancel(g.claimed().get(0)).build(), "settles[2].dispatchKey"); // a key twice
@@ -118,7 +133,9 @@ public abstract class StepContract extends StepContractSupport {
         assertStatus(g.claimed().get(0).dispatchKey(), OutboxStatus.DONE);
         assertStatus(g.claimed().get(1).dispatchKey(), OutboxStatus.FAILED);
         assertStatus(OutboxRow.dispatchKey(w, 11), OutboxStatus.PENDING);
-        assertThat(timers(w)).containsOnlyKeys(REMINDER.canonicalText(), TimerId.named("next").canonicalText());
+        assertThat(timers(w))
+                .containsOnlyKeys(
+                        REMINDER.canonicalText(), TimerId.named("next").canonicalText());
         assertThat(claims()).containsExactly(thirdAgain.dispatchKey() + "#" + thirdAgain.claimToken());
     }
 
@@ -133,10 +150,17 @@ public abstract class StepContract extends StepContractSupport {
         // when steps expecting heads 0 and 5 are committed, then each fails naming its guard and the head
         assertThat(refused(g, full(g, 0).build(), SequenceConflictException.class))
                 .isEqualTo(new SequenceConflictException(0, 1));
-        assertThat(refused(g, WorkflowStep.builder(g.workflowId(), 5).complete(g.first()).build(),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(5, 1));
+        assertThat(refused(
+                        g,
+                        WorkflowStep.builder(g.workflowId(), 5)
+                                .complete(g.first())
+                                .build(),
+                        SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(5, 1));
         // and the rows are still claimed by their claims
-        assertThat(claims()).hasSize(2).contains(g.first().dispatchKey() + "#" + g.first().claimToken());
+        assertThat(claims())
+                .hasSize(2)
+                .contains(g.first().dispatchKey() + "#" + g.first().claimToken());
     }
 
     /** W3, E6, E4: a step's events must follow the guard; a stale guard is reported before a gap. */
@@ -147,13 +171,24 @@ public abstract class StepContract extends StepContractSupport {
         WorkflowId w = g.workflowId();
 
         // when a step at head 1 appends events 3 and 4, then it fails saying the sequence must be contiguous
-        BackendException e = refused(g, WorkflowStep.builder(w, 1).append(signal(w, 3, now()), signal(w, 4, now()))
-                .complete(g.first()).build(), BackendException.class);
+        BackendException e = refused(
+                g,
+                WorkflowStep.builder(w, 1)
+                        .append(signal(w, 3, now()), signal(w, 4, now()))
+                        .complete(g.first())
+                        .build(),
+                BackendException.class);
         assertThat(e.getMessage()).contains("contiguous");
 
         // when a step at head 0 appends the same events, then the stale guard wins (E4)
-        assertThat(refused(g, WorkflowStep.builder(w, 0).append(signal(w, 3, now())).complete(g.first()).build(),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(0, 1));
+        assertThat(refused(
+                        g,
+                        WorkflowStep.builder(w, 0)
+                                .append(signal(w, 3, now()))
+                                .complete(g.first())
+                                .build(),
+                        SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(0, 1));
     }
 
     /** W3, E19: a step without events checks the guard only and leaves the head where it was. */
@@ -164,11 +199,15 @@ public abstract class StepContract extends StepContractSupport {
         WorkflowId w = g.workflowId();
 
         // when a step without events at a stale head is committed, then it is a conflict
-        assertThat(refused(g, WorkflowStep.builder(w, 3).complete(g.first()).build(),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(3, 1));
+        assertThat(refused(g, WorkflowStep.builder(w, 3).complete(g.first()).build(), SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(3, 1));
 
         // when one at the head stages a row, completes the claimed row and cancels a timer
-        commit(WorkflowStep.builder(w, 1).stage(row(w, 1, now())).complete(g.first()).cancelTimer(REMINDER).build());
+        commit(WorkflowStep.builder(w, 1)
+                .stage(row(w, 1, now()))
+                .complete(g.first())
+                .cancelTimer(REMINDER)
+                .build());
 
         // then those are written and the head stays at 1
         assertThat(head(w)).isEqualTo(1);
@@ -184,8 +223,11 @@ public abstract class StepContract extends StepContractSupport {
         WorkflowId w = OutboxFixtures.workflow(9);
 
         // when a step at head 0 starts it, stages its first row and schedules a timer
-        commit(WorkflowStep.builder(w, 0).append(started(w, 1, now())).stage(row(w, 0, now()))
-                .scheduleTimer(DEADLINE, now().plusSeconds(5)).build());
+        commit(WorkflowStep.builder(w, 0)
+                .append(started(w, 1, now()))
+                .stage(row(w, 0, now()))
+                .scheduleTimer(DEADLINE, now().plusSeconds(5))
+                .build());
 
         // then the workflow is at head 1 with its row and timer
         assertThat(head(w)).isEqualTo(1);
@@ -210,7 +252,8 @@ public abstract class StepContract extends StepContractSupport {
                 .build());
 
         // then row 0 is left claimed by its claim, and row 1 is the first one staged
-        assertThat(claims()).containsExactly(g.first().dispatchKey() + "#" + g.first().claimToken());
+        assertThat(claims())
+                .containsExactly(g.first().dispatchKey() + "#" + g.first().claimToken());
         assertState(OutboxRow.dispatchKey(w, 1), OutboxStatus.PENDING, 0, now());
     }
 
@@ -222,8 +265,13 @@ public abstract class StepContract extends StepContractSupport {
         WorkflowId w = g.workflowId();
 
         // when a step stages a row claimed but without a claim time, then it is refused naming it
-        refusedNaming(g, WorkflowStep.builder(w, 1).append(signal(w, 2, now())).complete(g.first())
-                .stage(row(w, 1, now()), row(w, 2, now()).withStatus(OutboxStatus.CLAIMED, null)).build(),
+        refusedNaming(
+                g,
+                WorkflowStep.builder(w, 1)
+                        .append(signal(w, 2, now()))
+                        .complete(g.first())
+                        .stage(row(w, 1, now()), row(w, 2, now()).withStatus(OutboxStatus.CLAIMED, null))
+                        .build(),
                 "rows[1].claimedAt");
     }
 
@@ -239,7 +287,9 @@ public abstract class StepContract extends StepContractSupport {
 
         // when one step completes, fails, cancels, retries at an instant and retries after a delay
         commit(WorkflowStep.builder(g.workflowId(), 1)
-                .complete(c.get(0)).fail(c.get(1)).cancel(c.get(2))
+                .complete(c.get(0))
+                .fail(c.get(1))
+                .cancel(c.get(2))
                 .retry(c.get(3), 2, at.plusSeconds(30))
                 .retryAfter(c.get(4), 3, Duration.ofSeconds(90))
                 .build());
@@ -252,8 +302,14 @@ public abstract class StepContract extends StepContractSupport {
         assertState(c.get(4).dispatchKey(), OutboxStatus.PENDING, 3, at.plusSeconds(90));
         assertThat(claims()).isEmpty();
         // and the three settled rows were settled at the store clock: not before it, before the next nanosecond
-        StepVerifier.create(store.pruneSettled(at, 10)).expectNext(0L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.pruneSettled(at.plusNanos(1), 10)).expectNext(3L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(at, 10))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.pruneSettled(at.plusNanos(1), 10))
+                .expectNext(3L)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     /** W8, O58: a retry after a delay is visible the delay after the clock when the step commits. */
@@ -262,7 +318,8 @@ public abstract class StepContract extends StepContractSupport {
         // given a claimed row and a step retrying it after five minutes, built and called but not subscribed
         Given g = given(1, 1);
         Publisher<Void> commit = store.commitStep(WorkflowStep.builder(g.workflowId(), 1)
-                .retryAfter(g.first(), 1, Duration.ofMinutes(5)).build());
+                .retryAfter(g.first(), 1, Duration.ofMinutes(5))
+                .build());
 
         // when the clock moves on and the step is then subscribed
         Instant at = clock.advance(Duration.ofMinutes(10));
@@ -281,7 +338,9 @@ public abstract class StepContract extends StepContractSupport {
         Given g = given(1, 0);
         WorkflowId w = g.workflowId();
         WorkflowId other = OutboxFixtures.workflow(2);
-        StepVerifier.create(store.scheduleTimer(other, DEADLINE, now().plusSeconds(7))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.scheduleTimer(other, DEADLINE, now().plusSeconds(7)))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when a step moves deadline, cancels reminder, creates a new timer and cancels a missing one
         commit(WorkflowStep.builder(w, 1)
@@ -292,9 +351,10 @@ public abstract class StepContract extends StepContractSupport {
                 .build());
 
         // then the workflow has the moved deadline and the new timer, and the other workflow is untouched
-        assertThat(timers(w)).containsExactlyInAnyOrderEntriesOf(Map.of(
-                DEADLINE.canonicalText(), now().plusSeconds(30),
-                TimerId.anonymous(1).canonicalText(), now().plusSeconds(40)));
+        assertThat(timers(w))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        DEADLINE.canonicalText(), now().plusSeconds(30),
+                        TimerId.anonymous(1).canonicalText(), now().plusSeconds(40)));
         assertThat(timers(other)).containsExactly(Map.entry(DEADLINE.canonicalText(), now().plusSeconds(7)));
     }
 
@@ -313,7 +373,10 @@ public abstract class StepContract extends StepContractSupport {
             probe.expectNothingFor(QUIET);
 
             // when a step stages a row visible now, then the stream claims it within seconds
-            commit(WorkflowStep.builder(w, 1).append(signal(w, 2, now())).stage(row(w, 1, now())).build());
+            commit(WorkflowStep.builder(w, 1)
+                    .append(signal(w, 2, now()))
+                    .stage(row(w, 1, now()))
+                    .build());
             assertThat(probe.next(PROMPTLY).dispatchKey()).isEqualTo(OutboxRow.dispatchKey(w, 1));
 
             // when a step retries the claimed row visible now, then the stream claims it within seconds
@@ -338,14 +401,19 @@ public abstract class StepContract extends StepContractSupport {
         int n = 4;
         List<Supplier<? extends Publisher<?>>> steps = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            WorkflowStep step = WorkflowStep.builder(w, 1).append(signal(w, 2, now())).stage(row(w, 10 + i, now()))
-                    .scheduleTimer(TimerId.anonymous(10 + i), now()).build();
+            WorkflowStep step = WorkflowStep.builder(w, 1)
+                    .append(signal(w, 2, now()))
+                    .stage(row(w, 10 + i, now()))
+                    .scheduleTimer(TimerId.anonymous(10 + i), now())
+                    .build();
             steps.add(() -> store.commitStep(step));
         }
         List<Throwable> outcomes = concurrently(steps);
 
         // then exactly one committed; each other failed with the conflict and staged nothing
-        assertThat(outcomes.stream().filter(Objects::isNull).count()).as("committed steps").isEqualTo(1);
+        assertThat(outcomes.stream().filter(Objects::isNull).count())
+                .as("committed steps")
+                .isEqualTo(1);
         for (int i = 0; i < n; i++) {
             if (outcomes.get(i) == null) {
                 assertStatus(OutboxRow.dispatchKey(w, 10 + i), OutboxStatus.PENDING);
@@ -353,7 +421,8 @@ public abstract class StepContract extends StepContractSupport {
             } else {
                 assertThat(outcomes.get(i)).isEqualTo(new SequenceConflictException(1, 2));
                 assertAbsent(OutboxRow.dispatchKey(w, 10 + i));
-                assertThat(timers(w)).doesNotContainKey(TimerId.anonymous(10 + i).canonicalText());
+                assertThat(timers(w))
+                        .doesNotContainKey(TimerId.anonymous(10 + i).canonicalText());
             }
         }
         assertThat(head(w)).isEqualTo(2);
@@ -365,16 +434,28 @@ public abstract class StepContract extends StepContractSupport {
         // given a workflow at head 1 and a step that takes it to head 3
         Given g = given(1, 1);
         WorkflowId w = g.workflowId();
-        commit(WorkflowStep.builder(w, 1).append(signal(w, 2, now()), signal(w, 3, now())).complete(g.first()).build());
+        commit(WorkflowStep.builder(w, 1)
+                .append(signal(w, 2, now()), signal(w, 3, now()))
+                .complete(g.first())
+                .build());
 
         // when an append expects the head before the step, then it conflicts with the step's head
-        assertThat(KitSupport.failure(store.append(w, List.of(signal(w, 2, now())), 1),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(1, 3));
+        assertThat(KitSupport.failure(
+                        store.append(w, List.of(signal(w, 2, now())), 1), SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(1, 3));
         // when an append expects the step's head, then it commits
-        StepVerifier.create(store.append(w, List.of(signal(w, 4, now())), 3)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.append(w, List.of(signal(w, 4, now())), 3))
+                .expectComplete()
+                .verify(TIMEOUT);
         // when a step expects the head before that append, then it conflicts and writes nothing
-        assertThat(refused(g, WorkflowStep.builder(w, 3).append(signal(w, 4, now())).stage(row(w, 1, now())).build(),
-                SequenceConflictException.class)).isEqualTo(new SequenceConflictException(3, 4));
+        assertThat(refused(
+                        g,
+                        WorkflowStep.builder(w, 3)
+                                .append(signal(w, 4, now()))
+                                .stage(row(w, 1, now()))
+                                .build(),
+                        SequenceConflictException.class))
+                .isEqualTo(new SequenceConflictException(3, 4));
         // and a step at the append's head commits
         commit(WorkflowStep.builder(w, 4).append(signal(w, 5, now())).build());
         assertThat(head(w)).isEqualTo(5);
@@ -400,7 +481,12 @@ public abstract class StepContract extends StepContractSupport {
 
     /** A {@code WorkflowStarted} whose workflow type is {@code type}, which may not be storable. */
     static Event startedOfType(WorkflowId w, long seq, String type) {
-        return new WorkflowStarted(new EventEnvelope(seq, Instant.parse("2026-06-03T00:00:00Z"), w), type,
-                Payload.json("{}"), OutboxFixtures.RUN, null, new PackageVersion("v1"));
+        return new WorkflowStarted(
+                new EventEnvelope(seq, Instant.parse("2026-06-03T00:00:00Z"), w),
+                type,
+                Payload.json("{}"),
+                OutboxFixtures.RUN,
+                null,
+                new PackageVersion("v1"));
     }
 }

@@ -19,9 +19,9 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.assertj.core.api.Assertions;
 import reactor.test.StepVerifier;
 
@@ -55,7 +55,10 @@ abstract class StepContractSupport extends OutboxContractSupport {
      * Everything a step of one workflow can change: its history, the states of the rows it or the
      * given stage or settle, every timer, and every current claim.
      */
-    record Stored(List<Event> history, Map<String, Optional<OutboxRowState>> rows, List<TimerEntry> timers,
+    record Stored(
+            List<Event> history,
+            Map<String, Optional<OutboxRowState>> rows,
+            List<TimerEntry> timers,
             List<String> claims) {}
 
     /**
@@ -70,13 +73,18 @@ abstract class StepContractSupport extends OutboxContractSupport {
             rows.add(row(w, i, now()));
         }
         StepVerifier.create(store.appendWithOutbox(w, List.of(started(w, 1, now())), 0, rows))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.scheduleTimer(w, DEADLINE, now().plus(Duration.ofHours(1))))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.scheduleTimer(w, REMINDER, now().plus(Duration.ofHours(2))))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
         List<OutboxRow> claimed = new ArrayList<>(rowCount == 0 ? List.of() : claim(rowCount));
-        assertThat(claimed).as("rows of %s claimed", w).hasSize(rowCount)
+        assertThat(claimed)
+                .as("rows of %s claimed", w)
+                .hasSize(rowCount)
                 .allSatisfy(r -> assertThat(r.workflowId()).isEqualTo(w));
         claimed.sort(Comparator.comparingLong(OutboxRow::ordinal));
         return new Given(w, List.copyOf(claimed));
@@ -96,14 +104,20 @@ abstract class StepContractSupport extends OutboxContractSupport {
                 }
             }
         }
-        return new Stored(KitSupport.history(store, given.workflowId()), snapshot(keys),
-                KitSupport.expired(store, KitSupport.LATEST), claims());
+        return new Stored(
+                KitSupport.history(store, given.workflowId()),
+                snapshot(keys),
+                KitSupport.expired(store, KitSupport.LATEST),
+                claims());
     }
 
     /** @return every claimed row as {@code key#token}, in key order */
     List<String> claims() {
         return KitSupport.collect(store.listStaleClaimed(KitSupport.LATEST, 10_000)
-                .map(r -> r.dispatchKey() + "#" + r.claimToken())).stream().sorted().toList();
+                        .map(r -> r.dispatchKey() + "#" + r.claimToken()))
+                .stream()
+                .sorted()
+                .toList();
     }
 
     /** Commits {@code step} and fails the test unless it completes. */
@@ -119,7 +133,8 @@ abstract class StepContractSupport extends OutboxContractSupport {
     <E extends Throwable> E refused(Given given, WorkflowStep step, Class<E> type) {
         Stored before = stored(given, step);
         E e = KitSupport.failure(store.commitStep(step), type);
-        assertThat(stored(given, step)).as("what is stored after %s was refused with %s", step, e)
+        assertThat(stored(given, step))
+                .as("what is stored after %s was refused with %s", step, e)
                 .isEqualTo(before);
         return e;
     }
@@ -132,7 +147,9 @@ abstract class StepContractSupport extends OutboxContractSupport {
         Stored before = stored(given, step);
         InvalidArgumentException e = KitSupport.invalidArgument(() -> store.commitStep(step), argument);
         assertThat(e.argument()).as("argument() of %s", e.getMessage()).isEqualTo(argument);
-        assertThat(stored(given, step)).as("what is stored after %s was refused", step).isEqualTo(before);
+        assertThat(stored(given, step))
+                .as("what is stored after %s was refused", step)
+                .isEqualTo(before);
     }
 
     /**

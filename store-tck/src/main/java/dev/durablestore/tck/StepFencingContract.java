@@ -45,12 +45,15 @@ public abstract class StepFencingContract extends StepContractSupport {
         Given g = given(1, 1);
         clock.advance(Duration.ofMinutes(5));
         StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
-                .expectNext(1).expectComplete().verify(TIMEOUT);
+                .expectNext(1)
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when steps with events, a staged row, a timer and each kind of settle of the old claim commit
         // then each fails naming the row and the old claim, and the row stays pending
         for (BiFunction<WorkflowStep.Builder, OutboxRow, WorkflowStep.Builder> settle : SETTLES) {
-            assertStale(refused(g, settle.apply(withParts(g), g.first()).build(), StaleClaimException.class), g.first());
+            assertStale(
+                    refused(g, settle.apply(withParts(g), g.first()).build(), StaleClaimException.class), g.first());
             assertState(g.first().dispatchKey(), OutboxStatus.PENDING, 0, now());
         }
     }
@@ -60,15 +63,17 @@ public abstract class StepFencingContract extends StepContractSupport {
     void W7_after_a_re_claim_the_old_claim_is_stale_and_the_new_one_current() {
         // given a workflow whose claimed row was re-armed and claimed again
         Given g = given(1, 1);
-        StepVerifier.create(store.rearmPending(List.of(g.first()))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(g.first())))
+                .expectComplete()
+                .verify(TIMEOUT);
         OutboxRow again = claim(1).get(0);
         assertThat(again.dispatchKey()).isEqualTo(g.first().dispatchKey());
         Given now = new Given(g.workflowId(), List.of(again));
 
         // when steps settling it by the first claim commit, then each is stale and the second claim holds the row
         for (BiFunction<WorkflowStep.Builder, OutboxRow, WorkflowStep.Builder> settle : SETTLES) {
-            assertStale(refused(now, settle.apply(withParts(g), g.first()).build(), StaleClaimException.class),
-                    g.first());
+            assertStale(
+                    refused(now, settle.apply(withParts(g), g.first()).build(), StaleClaimException.class), g.first());
         }
         assertThat(claims()).containsExactly(again.dispatchKey() + "#" + again.claimToken());
 
@@ -83,22 +88,37 @@ public abstract class StepFencingContract extends StepContractSupport {
     void W7_a_settled_row_makes_every_later_step_settling_its_claim_stale() {
         // given three workflows whose claimed rows were settled by a step, by key, and by cancelling the workflow
         Given byStep = given(1, 1);
-        commit(WorkflowStep.builder(byStep.workflowId(), 1).append(signal(byStep.workflowId(), 2, now()))
-                .complete(byStep.first()).build());
+        commit(WorkflowStep.builder(byStep.workflowId(), 1)
+                .append(signal(byStep.workflowId(), 2, now()))
+                .complete(byStep.first())
+                .build());
         Given byKey = given(2, 1);
-        StepVerifier.create(store.fail(byKey.first().dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.fail(byKey.first().dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         Given byCancel = given(3, 1);
         StepVerifier.create(store.cancelWorkflowRows(byCancel.workflowId()))
-                .expectNext(List.of(byCancel.first().dispatchKey())).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of(byCancel.first().dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when steps settle each again by its old claim, then every one is stale and nothing changes
         for (BiFunction<WorkflowStep.Builder, OutboxRow, WorkflowStep.Builder> settle : SETTLES) {
-            assertStale(refused(byStep, settle.apply(step(byStep, 2), byStep.first()).build(),
-                    StaleClaimException.class), byStep.first());
-            assertStale(refused(byKey, settle.apply(step(byKey, 1), byKey.first()).build(),
-                    StaleClaimException.class), byKey.first());
-            assertStale(refused(byCancel, settle.apply(step(byCancel, 1), byCancel.first()).build(),
-                    StaleClaimException.class), byCancel.first());
+            assertStale(
+                    refused(
+                            byStep,
+                            settle.apply(step(byStep, 2), byStep.first()).build(),
+                            StaleClaimException.class),
+                    byStep.first());
+            assertStale(
+                    refused(byKey, settle.apply(step(byKey, 1), byKey.first()).build(), StaleClaimException.class),
+                    byKey.first());
+            assertStale(
+                    refused(
+                            byCancel,
+                            settle.apply(step(byCancel, 1), byCancel.first()).build(),
+                            StaleClaimException.class),
+                    byCancel.first());
         }
         assertStatus(byStep.first().dispatchKey(), OutboxStatus.DONE);
         assertStatus(byKey.first().dispatchKey(), OutboxStatus.FAILED);
@@ -110,17 +130,28 @@ public abstract class StepFencingContract extends StepContractSupport {
     void W7_one_stale_settle_fails_the_step_and_leaves_its_current_settles_unwritten() {
         // given a workflow with three claimed rows, the second one re-armed by the reaper since
         Given g = given(1, 3);
-        StepVerifier.create(store.rearmPending(List.of(g.claimed().get(1)))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(g.claimed().get(1))))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when a step completes the first, retries the second and fails the third by their claims
-        StaleClaimException e = refused(g, withParts(g).complete(g.claimed().get(0))
-                .retry(g.claimed().get(1), 1, now()).fail(g.claimed().get(2)).build(), StaleClaimException.class);
+        StaleClaimException e = refused(
+                g,
+                withParts(g)
+                        .complete(g.claimed().get(0))
+                        .retry(g.claimed().get(1), 1, now())
+                        .fail(g.claimed().get(2))
+                        .build(),
+                StaleClaimException.class);
 
         // then it is stale naming the second, and the first and third are still claimed by their claims
         assertStale(e, g.claimed().get(1));
-        assertThat(claims()).containsExactlyInAnyOrder(
-                g.claimed().get(0).dispatchKey() + "#" + g.claimed().get(0).claimToken(),
-                g.claimed().get(2).dispatchKey() + "#" + g.claimed().get(2).claimToken());
+        assertThat(claims())
+                .containsExactlyInAnyOrder(
+                        g.claimed().get(0).dispatchKey() + "#"
+                                + g.claimed().get(0).claimToken(),
+                        g.claimed().get(2).dispatchKey() + "#"
+                                + g.claimed().get(2).claimToken());
     }
 
     /** W7, W6, O39: a heartbeat keeps a claim current past the reaper's bound, so a later step commits. */
@@ -130,11 +161,16 @@ public abstract class StepFencingContract extends StepContractSupport {
         Given g = given(1, 1);
         clock.advance(Duration.ofMinutes(5));
         StepVerifier.create(store.heartbeat(List.of(g.first().dispatchKey())))
-                .expectNext(List.of(g.first().dispatchKey())).expectComplete().verify(TIMEOUT);
+                .expectNext(List.of(g.first().dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // and a reaper that re-arms rows claimed before the heartbeat
         StepVerifier.create(store.rearmStaleClaimed(now(), now(), 10).map(List::size))
-                .expectNext(0).expectComplete().verify(TIMEOUT);
-        assertThat(claims()).as("the heartbeat keeps the token")
+                .expectNext(0)
+                .expectComplete()
+                .verify(TIMEOUT);
+        assertThat(claims())
+                .as("the heartbeat keeps the token")
                 .containsExactly(g.first().dispatchKey() + "#" + g.first().claimToken());
 
         // when a step completes it by the claim, then the step commits whole
@@ -152,12 +188,14 @@ public abstract class StepFencingContract extends StepContractSupport {
         WorkflowStep step = withParts(g).complete(g.first()).build();
 
         // when a step completing it and a fenced fail of it run at once
-        List<Supplier<? extends Publisher<?>>> racing = List.of(
-                () -> store.commitStep(step), () -> store.fail(g.first()));
+        List<Supplier<? extends Publisher<?>>> racing =
+                List.of(() -> store.commitStep(step), () -> store.fail(g.first()));
         List<Throwable> outcomes = concurrently(racing);
 
         // then exactly one applied, the other is stale, and the step is whole or absent accordingly
-        assertThat(outcomes.stream().filter(Objects::isNull).count()).as("successes").isEqualTo(1);
+        assertThat(outcomes.stream().filter(Objects::isNull).count())
+                .as("successes")
+                .isEqualTo(1);
         assertThat(outcomes.stream().filter(Objects::nonNull).findFirst().orElseThrow())
                 .isInstanceOf(StaleClaimException.class);
         boolean stepWon = outcomes.get(0) == null;
@@ -177,14 +215,21 @@ public abstract class StepFencingContract extends StepContractSupport {
             given.add(given(10 + i, 1));
         }
         // and workflow 2's claim taken by the reaper, workflow 4's row settled by key, workflow 6's head moved on
-        StepVerifier.create(store.rearmPending(List.of(given.get(2).first()))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.complete(given.get(4).first().dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.rearmPending(List.of(given.get(2).first())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.complete(given.get(4).first().dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
         WorkflowId moved = given.get(6).workflowId();
-        StepVerifier.create(store.append(moved, List.of(signal(moved, 2, now())), 1)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.append(moved, List.of(signal(moved, 2, now())), 1))
+                .expectComplete()
+                .verify(TIMEOUT);
         List<Stored> before = new ArrayList<>();
         List<Supplier<? extends Publisher<?>>> steps = new ArrayList<>();
         for (Given g : given) {
-            WorkflowStep step = withParts(g).retryAfter(g.first(), 1, Duration.ofMinutes(1)).build();
+            WorkflowStep step =
+                    withParts(g).retryAfter(g.first(), 1, Duration.ofMinutes(1)).build();
             before.add(stored(g, step));
             steps.add(() -> store.commitStep(step));
         }
@@ -210,9 +255,12 @@ public abstract class StepFencingContract extends StepContractSupport {
                 continue;
             }
             Stored after = stored(g, null);
-            assertThat(after.history()).as("history of step %d", i).isEqualTo(before.get(i).history());
+            assertThat(after.history())
+                    .as("history of step %d", i)
+                    .isEqualTo(before.get(i).history());
             assertAbsent(OutboxRow.dispatchKey(g.workflowId(), 11));
-            assertThat(timers(g.workflowId())).as("timers of step %d", i)
+            assertThat(timers(g.workflowId()))
+                    .as("timers of step %d", i)
                     .containsOnlyKeys(DEADLINE.canonicalText(), REMINDER.canonicalText());
         }
         assertStatus(given.get(2).first().dispatchKey(), OutboxStatus.PENDING);
@@ -235,7 +283,8 @@ public abstract class StepFencingContract extends StepContractSupport {
     /** A step of {@code g}'s workflow at {@code head} with an event after it and a timer. */
     private WorkflowStep.Builder step(Given g, long head) {
         WorkflowId w = g.workflowId();
-        return WorkflowStep.builder(w, head).append(signal(w, head + 1, now()))
+        return WorkflowStep.builder(w, head)
+                .append(signal(w, head + 1, now()))
                 .scheduleTimer(TimerId.named("next"), now().plusSeconds(60));
     }
 

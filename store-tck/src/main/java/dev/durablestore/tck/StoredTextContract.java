@@ -25,7 +25,6 @@ import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.api.spi.StoredText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,21 +44,50 @@ public abstract class StoredTextContract extends OutboxContractSupport {
 
     /** Texts no backend can keep: lone high and low surrogates (alone and inside text), NUL, one byte too long. */
     private static final List<String> UNSTORABLE = List.of(
-            "\uD800", "\uDC00", "k\uD800", "k\uDC00x", "k\u0000", "\u0000",
+            "\uD800",
+            "\uDC00",
+            "k\uD800",
+            "k\uDC00x",
+            "k\u0000",
+            "\u0000",
             "a".repeat(StoredText.MAX_UTF8_BYTES + 1),
             "\u20AC".repeat(342)); // 342 characters, but 1,026 bytes in UTF-8
 
     /** The fields of a row the store writes as text, each with how to give a row that value. */
     private static final Map<String, BiFunction<OutboxRow, String, OutboxRow>> ROW_TEXTS = Map.of(
-            "dispatchKey", (r, v) -> new OutboxRow(v, r.workflowId(), r.ordinal(), r.runId(), r.namespace(),
-                    r.taskQueue(), r.node(), r.activityType(), r.input(), r.status(), r.attempt(), r.visibleAfter(),
-                    r.claimedAt()),
+            "dispatchKey",
+                    (r, v) -> new OutboxRow(
+                            v,
+                            r.workflowId(),
+                            r.ordinal(),
+                            r.runId(),
+                            r.namespace(),
+                            r.taskQueue(),
+                            r.node(),
+                            r.activityType(),
+                            r.input(),
+                            r.status(),
+                            r.attempt(),
+                            r.visibleAfter(),
+                            r.claimedAt()),
             "namespace", (r, v) -> r.withRoute(v, r.taskQueue(), r.node()),
             "taskQueue", (r, v) -> r.withRoute(r.namespace(), v, r.node()),
             "node", (r, v) -> r.withRoute(r.namespace(), r.taskQueue(), v),
-            "activityType", (r, v) -> new OutboxRow(r.dispatchKey(), r.workflowId(), r.ordinal(), r.runId(),
-                    r.namespace(), r.taskQueue(), r.node(), v, r.input(), r.status(), r.attempt(), r.visibleAfter(),
-                    r.claimedAt()));
+            "activityType",
+                    (r, v) -> new OutboxRow(
+                            r.dispatchKey(),
+                            r.workflowId(),
+                            r.ordinal(),
+                            r.runId(),
+                            r.namespace(),
+                            r.taskQueue(),
+                            r.node(),
+                            v,
+                            r.input(),
+                            r.status(),
+                            r.attempt(),
+                            r.visibleAfter(),
+                            r.claimedAt()));
 
     @Test
     void X10_staging_refuses_each_unstorable_row_text_naming_it_and_writes_nothing() {
@@ -82,7 +110,10 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         // and nothing was written: no row, no event
         StepVerifier.create(store.listUnsettledWorkflowIds()).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.readHead(w)).expectNext(0L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.claim(100)).expectNext(List.of()).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.claim(100))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -93,19 +124,23 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         append(w, List.of(started(w, 1, now())), 0);
         for (String bad : UNSTORABLE) {
             Event start = startedAs(fresh, bad);
-            Event child = new ChildWorkflowStarted(new EventEnvelope(2, now(), w), workflow(3), bad,
-                    Payload.json("{}"), new PackageVersion("v1"));
+            Event child = new ChildWorkflowStarted(
+                    new EventEnvelope(2, now(), w), workflow(3), bad, Payload.json("{}"), new PackageVersion("v1"));
 
             // when a start or a child start carries an unstorable workflow type
             // then the append fails naming the event's type, with or without rows
             assertRejected(() -> store.append(fresh, List.of(start), 0), "events[0].workflowType");
-            assertRejected(() -> store.appendWithOutbox(fresh, List.of(start), 0, List.of(row(fresh, 0, now()))),
+            assertRejected(
+                    () -> store.appendWithOutbox(fresh, List.of(start), 0, List.of(row(fresh, 0, now()))),
                     "events[0].workflowType");
             assertRejected(() -> store.append(w, List.of(child), 1), "events[0].workflowType");
         }
 
         // and nothing was written
-        StepVerifier.create(store.readHead(fresh)).expectNext(0L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.readHead(fresh))
+                .expectNext(0L)
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.readHead(w)).expectNext(1L).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.listUnsettledWorkflowIds()).expectComplete().verify(TIMEOUT);
     }
@@ -119,7 +154,9 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         }
 
         // then no timer was written
-        StepVerifier.create(store.expiredTimers(now().plusSeconds(3600))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.expiredTimers(now().plusSeconds(3600)))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -135,24 +172,44 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         String timer = limitText('n');
         assertThat(List.of(key, namespace, taskQueue, node, activity, type, timer))
                 .allSatisfy(t -> assertThat(t.getBytes(StandardCharsets.UTF_8)).hasSize(StoredText.MAX_UTF8_BYTES));
-        OutboxRow row = new OutboxRow(key, w, 0, null, namespace, taskQueue, node, activity, input(w, 0),
-                OutboxStatus.PENDING, 0, now(), null);
+        OutboxRow row = new OutboxRow(
+                key,
+                w,
+                0,
+                null,
+                namespace,
+                taskQueue,
+                node,
+                activity,
+                input(w, 0),
+                OutboxStatus.PENDING,
+                0,
+                now(),
+                null);
 
         // when they are stored
         append(w, List.of(startedAs(w, type)), 0, List.of(row));
         store.scheduleTimer(w, TimerId.named(timer), now()).block(TIMEOUT);
 
         // then each reads back exactly
-        StepVerifier.create(store.pendingRoutes()).expectNext(new ClaimScope(namespace, taskQueue, node))
-                .expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.pendingRoutes())
+                .expectNext(new ClaimScope(namespace, taskQueue, node))
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.claimScoped(new ClaimScope(namespace, taskQueue, node), 10))
-                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed)).containsExactly(
-                        row.withStatus(OutboxStatus.CLAIMED, now())))
-                .expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType(type)).map(WorkflowSummary::workflowId))
-                .expectNext(w).expectComplete().verify(TIMEOUT);
+                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed))
+                        .containsExactly(row.withStatus(OutboxStatus.CLAIMED, now())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(
+                        store.query(WorkflowFilter.all().withWorkflowType(type)).map(WorkflowSummary::workflowId))
+                .expectNext(w)
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.expiredTimers(now()))
-                .expectNext(new TimerEntry(w, TimerId.named(timer), now())).expectComplete().verify(TIMEOUT);
+                .expectNext(new TimerEntry(w, TimerId.named(timer), now()))
+                .expectComplete()
+                .verify(TIMEOUT);
         store.complete(key).block(TIMEOUT);
         assertStatus(key, OutboxStatus.DONE);
     }
@@ -165,10 +222,34 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         WorkflowId v = workflow(2);
         String grin = "\uD83D\uDE00";
         String beam = "\uD83D\uDE01";
-        OutboxRow first = new OutboxRow("k-" + grin, w, 0, null, "ns-" + grin, "q-" + grin, "n-" + grin,
-                "act-" + grin, input(w, 0), OutboxStatus.PENDING, 0, now(), null);
-        OutboxRow second = new OutboxRow("k-" + beam, v, 0, null, "ns-" + beam, "q-" + beam, "n-" + beam,
-                "act-" + beam, input(v, 0), OutboxStatus.PENDING, 0, now(), null);
+        OutboxRow first = new OutboxRow(
+                "k-" + grin,
+                w,
+                0,
+                null,
+                "ns-" + grin,
+                "q-" + grin,
+                "n-" + grin,
+                "act-" + grin,
+                input(w, 0),
+                OutboxStatus.PENDING,
+                0,
+                now(),
+                null);
+        OutboxRow second = new OutboxRow(
+                "k-" + beam,
+                v,
+                0,
+                null,
+                "ns-" + beam,
+                "q-" + beam,
+                "n-" + beam,
+                "act-" + beam,
+                input(v, 0),
+                OutboxStatus.PENDING,
+                0,
+                now(),
+                null);
         append(w, List.of(startedAs(w, "type-" + grin)), 0, List.of(first));
         append(v, List.of(startedAs(v, "type-" + beam)), 0, List.of(second));
         store.scheduleTimer(w, TimerId.named("t-" + grin), now()).block(TIMEOUT);
@@ -180,19 +261,25 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         assertState(second.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertThat(store.countInflight("ns-" + grin).block(TIMEOUT)).isEqualTo(1L);
         StepVerifier.create(store.claimScoped(second.route(), 10))
-                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed)).containsExactly(
-                        second.withStatus(OutboxStatus.CLAIMED, now())))
-                .expectComplete().verify(TIMEOUT);
-        assertThat(store.countClaimedByNamespace(List.of("ns-" + grin, "ns-" + beam)).block(TIMEOUT))
+                .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed))
+                        .containsExactly(second.withStatus(OutboxStatus.CLAIMED, now())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        assertThat(store.countClaimedByNamespace(List.of("ns-" + grin, "ns-" + beam))
+                        .block(TIMEOUT))
                 .isEqualTo(Map.of("ns-" + grin, 0L, "ns-" + beam, 1L));
         store.complete(second.dispatchKey()).block(TIMEOUT);
         assertStatus(first.dispatchKey(), OutboxStatus.PENDING);
         assertStatus(second.dispatchKey(), OutboxStatus.DONE);
         StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType("type-" + beam))
                         .map(WorkflowSummary::workflowId))
-                .expectNext(v).expectComplete().verify(TIMEOUT);
+                .expectNext(v)
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.expiredTimers(now()).map(TimerEntry::timerId))
-                .expectNext(TimerId.named("t-" + grin), TimerId.named("t-" + beam)).expectComplete().verify(TIMEOUT);
+                .expectNext(TimerId.named("t-" + grin), TimerId.named("t-" + beam))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -213,21 +300,41 @@ public abstract class StoredTextContract extends OutboxContractSupport {
             StepVerifier.create(store.fail(bad)).expectComplete().verify(TIMEOUT);
             StepVerifier.create(store.settleCancelled(bad)).expectComplete().verify(TIMEOUT);
             StepVerifier.create(store.retry(bad, 3, now())).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.redrive(bad, true)).expectNext(false).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.redrive(bad, true))
+                    .expectNext(false)
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.rowState(bad)).expectComplete().verify(TIMEOUT);
             StepVerifier.create(store.heartbeat(List.of(bad, claimed.dispatchKey())))
-                    .expectNext(List.of(claimed.dispatchKey())).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.countInflight(bad)).expectNext(0L).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.countClaimed(bad)).expectNext(0L).expectComplete().verify(TIMEOUT);
+                    .expectNext(List.of(claimed.dispatchKey()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.countInflight(bad))
+                    .expectNext(0L)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.countClaimed(bad))
+                    .expectNext(0L)
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.countClaimedByNamespace(List.of(bad, "ns?")))
-                    .expectNext(Map.of(bad, 0L, "ns?", 1L)).expectComplete().verify(TIMEOUT);
+                    .expectNext(Map.of(bad, 0L, "ns?", 1L))
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.countClaimedByNamespace(Set.of(bad)))
-                    .expectNext(Map.of(bad, 0L)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.claimScoped(ClaimScope.of(bad, "q"), 10)).expectNext(List.of())
-                    .expectComplete().verify(TIMEOUT);
+                    .expectNext(Map.of(bad, 0L))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.claimScoped(ClaimScope.of(bad, "q"), 10))
+                    .expectNext(List.of())
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.claimScopedExcluding(ClaimScope.of("ns?", bad), 10, Set.of()))
-                    .expectNext(List.of()).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType(bad))).expectComplete()
+                    .expectNext(List.of())
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType(bad)))
+                    .expectComplete()
                     .verify(TIMEOUT);
         }
 
@@ -247,10 +354,12 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         stage(unpinned, pinned);
 
         // when a scope pinned to a node with a lone surrogate claims
-        StepVerifier.create(store.claimScoped(new ClaimScope("ns", "q", "n\uDC00"), 10).map(OutboxFixtures::withoutTokens))
+        StepVerifier.create(store.claimScoped(new ClaimScope("ns", "q", "n\uDC00"), 10)
+                        .map(OutboxFixtures::withoutTokens))
                 // then it takes the unpinned row only, as a scope without a node would
                 .expectNext(List.of(unpinned.withStatus(OutboxStatus.CLAIMED, now())))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(pinned.dispatchKey(), OutboxStatus.PENDING);
     }
 
@@ -261,9 +370,11 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         stage(row);
 
         // when a claim stream for namespace "ns" + a lone surrogate is asked for rows
-        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
+        StepVerifier.create(
+                        store.claimStream(ClaimStreamOptions.defaults()
                                 .scope(ClaimScope.of("ns\uDC00", "q"))
-                                .pollInterval(Duration.ofMillis(20))), 0)
+                                .pollInterval(Duration.ofMillis(20))),
+                        0)
                 .expectSubscription()
                 .thenRequest(1)
                 // then it delivers nothing through several polls
@@ -284,8 +395,13 @@ public abstract class StoredTextContract extends OutboxContractSupport {
     }
 
     private Event startedAs(WorkflowId w, String workflowType) {
-        return new WorkflowStarted(new EventEnvelope(1, now(), w), workflowType, Payload.json("{}"),
-                RunId.parse("00000000-0000-4000-8000-0000000000aa"), null, new PackageVersion("v1"));
+        return new WorkflowStarted(
+                new EventEnvelope(1, now(), w),
+                workflowType,
+                Payload.json("{}"),
+                RunId.parse("00000000-0000-4000-8000-0000000000aa"),
+                null,
+                new PackageVersion("v1"));
     }
 
     private OutboxRow keyed(WorkflowId w, long ordinal, String key) {

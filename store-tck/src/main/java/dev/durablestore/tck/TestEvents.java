@@ -223,8 +223,8 @@ public final class TestEvents {
     public WorkflowStarted started(String workflowType, RunId newRunId, RunId parentRunId, Instant at) {
         at(at);
         this.runId = InvalidArgumentException.requireNonNull(newRunId, "newRunId");
-        return new WorkflowStarted(next(), workflowType, json("{\"start\":true}"),
-                newRunId, parentRunId, PACKAGE_VERSION);
+        return new WorkflowStarted(
+                next(), workflowType, json("{\"start\":true}"), newRunId, parentRunId, PACKAGE_VERSION);
     }
 
     /** @return a completion with result {@code {"ok":true}} at the current time */
@@ -356,10 +356,15 @@ public final class TestEvents {
      * @param node the node pin, or {@code null}
      * @return a scheduling at the current time
      */
-    public ActivityScheduled activityScheduled(long activityPosition, String activityType, String taskQueue,
-            String node) {
-        return new ActivityScheduled(next(), new ActivityId(activityPosition), activityType,
-                json("{\"activity\":" + activityPosition + "}"), taskQueue, node);
+    public ActivityScheduled activityScheduled(
+            long activityPosition, String activityType, String taskQueue, String node) {
+        return new ActivityScheduled(
+                next(),
+                new ActivityId(activityPosition),
+                activityType,
+                json("{\"activity\":" + activityPosition + "}"),
+                taskQueue,
+                node);
     }
 
     /**
@@ -387,7 +392,8 @@ public final class TestEvents {
      * @return a retryable failure without details at the current time
      */
     public ActivityFailed activityFailed(long activityPosition, String message, int attempt) {
-        return activityFailed(activityPosition, new ActivityError(ActivityError.Kind.RETRYABLE, message, null), attempt);
+        return activityFailed(
+                activityPosition, new ActivityError(ActivityError.Kind.RETRYABLE, message, null), attempt);
     }
 
     /**
@@ -483,8 +489,8 @@ public final class TestEvents {
      * @return a child start at the current time
      */
     public ChildWorkflowStarted childStarted(WorkflowId childWorkflowId, String childWorkflowType) {
-        return new ChildWorkflowStarted(next(), childWorkflowId, childWorkflowType, json("{\"child\":true}"),
-                PACKAGE_VERSION);
+        return new ChildWorkflowStarted(
+                next(), childWorkflowId, childWorkflowType, json("{\"child\":true}"), PACKAGE_VERSION);
     }
 
     /**
@@ -562,8 +568,8 @@ public final class TestEvents {
      * @param startedRunId the run it started
      * @return a schedule trigger at the current time
      */
-    public ScheduleTriggered scheduleTriggered(ScheduleId scheduleId, WorkflowId startedWorkflowId,
-            RunId startedRunId) {
+    public ScheduleTriggered scheduleTriggered(
+            ScheduleId scheduleId, WorkflowId startedWorkflowId, RunId startedRunId) {
         return new ScheduleTriggered(next(), scheduleId, startedWorkflowId, startedRunId);
     }
 
@@ -573,8 +579,13 @@ public final class TestEvents {
      *     {@code "scheduled"}, empty input object and no search attributes
      */
     public static ScheduleConfig cronSchedule(String cron) {
-        return new ScheduleConfig(new ScheduleTrigger.Cron(cron), OverlapPolicy.SKIP, CatchUpPolicy.ONE,
-                "scheduled", json("{}"), Map.of());
+        return new ScheduleConfig(
+                new ScheduleTrigger.Cron(cron),
+                OverlapPolicy.SKIP,
+                CatchUpPolicy.ONE,
+                "scheduled",
+                json("{}"),
+                Map.of());
     }
 
     // ---------------------------------------------------------------- every kind
@@ -634,66 +645,104 @@ public final class TestEvents {
             attributes.put("keywords", SearchAttributeValue.of(List.of("vip", "west", "", "\u00e9t\u00e9")));
         }
         ScheduleConfig config = full
-                ? new ScheduleConfig(new ScheduleTrigger.Interval(Duration.ofSeconds(90, 5)), OverlapPolicy.BUFFER_ONE,
-                        CatchUpPolicy.ALL, "nightly-report", json("{\"depth\":3}"), attributes)
-                : new ScheduleConfig(new ScheduleTrigger.Cron("0 0 * * *"), OverlapPolicy.SKIP, CatchUpPolicy.ONE,
-                        "nightly-report", json("{}"), Map.of());
+                ? new ScheduleConfig(
+                        new ScheduleTrigger.Interval(Duration.ofSeconds(90, 5)),
+                        OverlapPolicy.BUFFER_ONE,
+                        CatchUpPolicy.ALL,
+                        "nightly-report",
+                        json("{\"depth\":3}"),
+                        attributes)
+                : new ScheduleConfig(
+                        new ScheduleTrigger.Cron("0 0 * * *"),
+                        OverlapPolicy.SKIP,
+                        CatchUpPolicy.ONE,
+                        "nightly-report",
+                        json("{}"),
+                        Map.of());
         TimerId named = TimerId.named(full ? "deadline \u00e9" : "d");
         TimerId anonymous = TimerId.anonymous(full ? Long.MAX_VALUE : 0);
 
         Map<EventKind, Supplier<Event>> builders = new EnumMap<>(EventKind.class);
-        builders.put(EventKind.WORKFLOW_STARTED, () -> started(full ? "order-fulfilment \u00fc" : "order",
-                RunId.random(), full ? parentRun : null, now));
-        builders.put(EventKind.WORKFLOW_COMPLETED, () -> new WorkflowCompleted(next(),
-                json(full ? "{\"total\":12.5,\"items\":[1,2,3]}" : "null")));
-        builders.put(EventKind.WORKFLOW_FAILED, () -> new WorkflowFailed(next(),
-                new WorkflowError(full ? text : "boom", details)));
+        builders.put(
+                EventKind.WORKFLOW_STARTED,
+                () -> started(
+                        full ? "order-fulfilment \u00fc" : "order", RunId.random(), full ? parentRun : null, now));
+        builders.put(
+                EventKind.WORKFLOW_COMPLETED,
+                () -> new WorkflowCompleted(next(), json(full ? "{\"total\":12.5,\"items\":[1,2,3]}" : "null")));
+        builders.put(
+                EventKind.WORKFLOW_FAILED,
+                () -> new WorkflowFailed(next(), new WorkflowError(full ? text : "boom", details)));
         builders.put(EventKind.WORKFLOW_CANCELLED, () -> cancelled(text));
         builders.put(EventKind.WORKFLOW_TIMED_OUT, () -> timedOut(full ? "execution-timeout PT1H" : ""));
-        builders.put(EventKind.WORKFLOW_CONTINUED_AS_NEW, () -> continuedAsNew(full ? "order-fulfilment-v2" : null,
-                runId));
+        builders.put(
+                EventKind.WORKFLOW_CONTINUED_AS_NEW, () -> continuedAsNew(full ? "order-fulfilment-v2" : null, runId));
         builders.put(EventKind.WORKFLOW_REOPENED, () -> full ? reopened(3, 5, Long.MAX_VALUE) : reopened());
         builders.put(EventKind.WORKFLOW_PAUSED, () -> full ? paused("operator request", "ops@example.com") : paused());
         builders.put(EventKind.WORKFLOW_RESUMED, () -> full ? resumed("ops@example.com") : resumed());
-        builders.put(EventKind.SEARCH_ATTRIBUTES_UPDATED, () -> new SearchAttributesUpdated(next(),
-                full ? other : workflowId, attributes));
-        builders.put(EventKind.ACTIVITY_SCHEDULED, () -> full
-                ? activityScheduled(11, "charge-card", "gpu", "box-7")
-                : activityScheduled(11, ""));
+        builders.put(
+                EventKind.SEARCH_ATTRIBUTES_UPDATED,
+                () -> new SearchAttributesUpdated(next(), full ? other : workflowId, attributes));
+        builders.put(
+                EventKind.ACTIVITY_SCHEDULED,
+                () -> full ? activityScheduled(11, "charge-card", "gpu", "box-7") : activityScheduled(11, ""));
         builders.put(EventKind.ACTIVITY_STARTED, () -> activityStarted(11, full ? Integer.MAX_VALUE : 0));
-        builders.put(EventKind.ACTIVITY_COMPLETED, () -> new ActivityCompleted(next(), new ActivityId(11),
-                json(full ? "{\"charged\":true}" : "{}"), full ? 2 : 0));
-        builders.put(EventKind.ACTIVITY_FAILED, () -> activityFailed(11,
-                new ActivityError(full ? ActivityError.Kind.TERMINAL : ActivityError.Kind.RETRYABLE, text, details),
-                full ? 3 : 0));
+        builders.put(
+                EventKind.ACTIVITY_COMPLETED,
+                () -> new ActivityCompleted(
+                        next(), new ActivityId(11), json(full ? "{\"charged\":true}" : "{}"), full ? 2 : 0));
+        builders.put(
+                EventKind.ACTIVITY_FAILED,
+                () -> activityFailed(
+                        11,
+                        new ActivityError(
+                                full ? ActivityError.Kind.TERMINAL : ActivityError.Kind.RETRYABLE, text, details),
+                        full ? 3 : 0));
         builders.put(EventKind.ACTIVITY_CANCELLED, () -> activityCancelled(11, full ? 4 : 0));
-        builders.put(EventKind.TIMER_STARTED, () -> timerStarted(named,
-                Instant.parse(full ? "2262-04-11T23:47:16.854775807Z" : "2026-06-03T02:30:00Z")));
+        builders.put(
+                EventKind.TIMER_STARTED,
+                () -> timerStarted(
+                        named, Instant.parse(full ? "2262-04-11T23:47:16.854775807Z" : "2026-06-03T02:30:00Z")));
         builders.put(EventKind.TIMER_FIRED, () -> timerFired(anonymous));
-        builders.put(EventKind.TIMER_CANCELLED, () -> timerCancelled(named,
-                full ? TimerCancelCause.CANCEL_TEARDOWN : TimerCancelCause.WORKFLOW_INTENT));
-        builders.put(EventKind.WITH_TIMEOUT_COMPLETED, () -> withTimeoutCompleted(anonymous,
-                full ? WithTimeoutOutcome.TIMED_OUT : WithTimeoutOutcome.OPERATION_COMPLETED,
-                full ? json("[\"late\"]") : null));
-        builders.put(EventKind.SIGNAL_RECEIVED, () -> signalReceived(text,
-                json(full ? "{\"approved\":\"\u2713\"}" : "{}")));
-        builders.put(EventKind.SIGNAL_SENT, () -> new SignalSent(next(), other, full ? "notify" : "",
-                json(full ? "{\"to\":\"other\"}" : "{}")));
-        builders.put(EventKind.CHILD_WORKFLOW_STARTED, () -> new ChildWorkflowStarted(next(), child,
-                full ? "child-type" : "", json(full ? "{\"child\":\"input\"}" : "{}"), PACKAGE_VERSION));
-        builders.put(EventKind.CHILD_WORKFLOW_COMPLETED, () -> new ChildWorkflowCompleted(next(), child,
-                json(full ? "{\"child\":\"result\"}" : "{}")));
-        builders.put(EventKind.CHILD_WORKFLOW_FAILED, () -> new ChildWorkflowFailed(next(), child,
-                new WorkflowError(full ? "child failed" : "", details)));
+        builders.put(
+                EventKind.TIMER_CANCELLED,
+                () -> timerCancelled(
+                        named, full ? TimerCancelCause.CANCEL_TEARDOWN : TimerCancelCause.WORKFLOW_INTENT));
+        builders.put(
+                EventKind.WITH_TIMEOUT_COMPLETED,
+                () -> withTimeoutCompleted(
+                        anonymous,
+                        full ? WithTimeoutOutcome.TIMED_OUT : WithTimeoutOutcome.OPERATION_COMPLETED,
+                        full ? json("[\"late\"]") : null));
+        builders.put(
+                EventKind.SIGNAL_RECEIVED, () -> signalReceived(text, json(full ? "{\"approved\":\"\u2713\"}" : "{}")));
+        builders.put(
+                EventKind.SIGNAL_SENT,
+                () -> new SignalSent(next(), other, full ? "notify" : "", json(full ? "{\"to\":\"other\"}" : "{}")));
+        builders.put(
+                EventKind.CHILD_WORKFLOW_STARTED,
+                () -> new ChildWorkflowStarted(
+                        next(),
+                        child,
+                        full ? "child-type" : "",
+                        json(full ? "{\"child\":\"input\"}" : "{}"),
+                        PACKAGE_VERSION));
+        builders.put(
+                EventKind.CHILD_WORKFLOW_COMPLETED,
+                () -> new ChildWorkflowCompleted(next(), child, json(full ? "{\"child\":\"result\"}" : "{}")));
+        builders.put(
+                EventKind.CHILD_WORKFLOW_FAILED,
+                () -> new ChildWorkflowFailed(next(), child, new WorkflowError(full ? "child failed" : "", details)));
         builders.put(EventKind.CHILD_WORKFLOW_CANCELLED, () -> childCancelled(child));
         builders.put(EventKind.SCHEDULE_CREATED, () -> scheduleCreated(schedule, config));
-        builders.put(EventKind.SCHEDULE_UPDATED, () -> scheduleUpdated(schedule,
-                full ? cronSchedule("*/5 * * * *") : config));
+        builders.put(
+                EventKind.SCHEDULE_UPDATED,
+                () -> scheduleUpdated(schedule, full ? cronSchedule("*/5 * * * *") : config));
         builders.put(EventKind.SCHEDULE_PAUSED, () -> schedulePaused(schedule));
         builders.put(EventKind.SCHEDULE_RESUMED, () -> scheduleResumed(schedule));
         builders.put(EventKind.SCHEDULE_DELETED, () -> scheduleDeleted(schedule));
-        builders.put(EventKind.SCHEDULE_TRIGGERED, () -> scheduleTriggered(schedule, other,
-                full ? parentRun : RunId.nil()));
+        builders.put(
+                EventKind.SCHEDULE_TRIGGERED, () -> scheduleTriggered(schedule, other, full ? parentRun : RunId.nil()));
         List<Event> events = new ArrayList<>();
         Instant base = now;
         for (EventKind kind : EventKind.values()) {

@@ -25,7 +25,9 @@ public abstract class TimerContract extends ContractTestSupport {
     private final WorkflowId w = WorkflowId.random();
 
     private void schedule(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        StepVerifier.create(store.scheduleTimer(workflowId, timerId, fireAt)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.scheduleTimer(workflowId, timerId, fireAt))
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     private List<TimerEntry> all() {
@@ -113,7 +115,8 @@ public abstract class TimerContract extends ContractTestSupport {
         List<TimerEntry> due = expired(store, Instant.parse("2026-06-03T12:00:00Z"));
         // then
         assertThat(due).extracting(TimerEntry::workflowId).containsExactly(a, b);
-        assertThat(due).allSatisfy(e -> assertThat(e.fireAt()).isBeforeOrEqualTo(Instant.parse("2026-06-03T12:00:00Z")));
+        assertThat(due)
+                .allSatisfy(e -> assertThat(e.fireAt()).isBeforeOrEqualTo(Instant.parse("2026-06-03T12:00:00Z")));
     }
 
     @Test
@@ -124,7 +127,8 @@ public abstract class TimerContract extends ContractTestSupport {
         schedule(w, TimerId.named("half"), whole.plusMillis(500));
         // then
         assertThat(expired(store, whole)).isEmpty();
-        assertThat(expired(store, whole.plusNanos(1))).extracting(TimerEntry::timerId)
+        assertThat(expired(store, whole.plusNanos(1)))
+                .extracting(TimerEntry::timerId)
                 .containsExactly(TimerId.named("nano"));
         assertThat(expired(store, whole.plusMillis(499))).hasSize(1);
         assertThat(expired(store, whole.plusMillis(500))).hasSize(2);
@@ -199,7 +203,8 @@ public abstract class TimerContract extends ContractTestSupport {
         schedule(w, TimerId.named("c"), whole.plusNanos(1));
         schedule(w, TimerId.named("d"), Instant.parse("1969-12-31T23:59:59.999999999Z"));
         // then
-        assertThat(all()).extracting(TimerEntry::timerId)
+        assertThat(all())
+                .extracting(TimerEntry::timerId)
                 .containsExactly(TimerId.named("d"), TimerId.named("b"), TimerId.named("c"), TimerId.named("a"));
     }
 
@@ -283,10 +288,11 @@ public abstract class TimerContract extends ContractTestSupport {
         // when: one of them is rescheduled
         schedule(other, TimerId.named("x"), t(25));
         // then
-        assertThat(all()).containsExactly(
-                new TimerEntry(w, TimerId.named("x"), t(10)),
-                new TimerEntry(other, TimerId.named("x"), t(25)),
-                new TimerEntry(w, TimerId.named("3"), t(30)),
-                new TimerEntry(w, TimerId.anonymous(3), t(40)));
+        assertThat(all())
+                .containsExactly(
+                        new TimerEntry(w, TimerId.named("x"), t(10)),
+                        new TimerEntry(other, TimerId.named("x"), t(25)),
+                        new TimerEntry(w, TimerId.named("3"), t(30)),
+                        new TimerEntry(w, TimerId.anonymous(3), t(40)));
     }
 }

@@ -25,12 +25,13 @@ import reactor.test.StepVerifier;
 public abstract class TraceContextContract extends OutboxContractSupport {
 
     private static final String TRACE_A = "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-    private static final String TRACE_B = "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n"
-            + "tracestate=vendor=opaque";
+    private static final String TRACE_B =
+            "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n" + "tracestate=vendor=opaque";
 
     private static Map<String, String> traceByKey(List<OutboxRow> rows) {
-        return rows.stream().collect(Collectors.toMap(OutboxRow::dispatchKey,
-                r -> r.traceContext() == null ? "<none>" : r.traceContext()));
+        return rows.stream()
+                .collect(Collectors.toMap(
+                        OutboxRow::dispatchKey, r -> r.traceContext() == null ? "<none>" : r.traceContext()));
     }
 
     @Test
@@ -46,8 +47,9 @@ public abstract class TraceContextContract extends OutboxContractSupport {
         List<OutboxRow> claimed = claim(10);
 
         // then each comes back with its own context, byte for byte
-        assertThat(traceByKey(claimed)).containsExactlyInAnyOrderEntriesOf(Map.of(
-                a.dispatchKey(), TRACE_A, b.dispatchKey(), TRACE_B, none.dispatchKey(), "<none>"));
+        assertThat(traceByKey(claimed))
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(a.dispatchKey(), TRACE_A, b.dispatchKey(), TRACE_B, none.dispatchKey(), "<none>"));
     }
 
     @Test
@@ -58,26 +60,36 @@ public abstract class TraceContextContract extends OutboxContractSupport {
             workflows.add(workflow(10 + i));
         }
         StepVerifier.create(Flux.fromIterable(workflows)
-                        .flatMap(w -> store.appendWithOutbox(w, List.of(started(w, 1, now())), 0,
-                                List.of(row(w, 0, now()).withTraceContext(TRACE_A + w), row(w, 1, now()))), 8))
-                .expectComplete().verify(TIMEOUT);
+                        .flatMap(
+                                w -> store.appendWithOutbox(
+                                        w,
+                                        List.of(started(w, 1, now())),
+                                        0,
+                                        List.of(row(w, 0, now()).withTraceContext(TRACE_A + w), row(w, 1, now()))),
+                                8))
+                .expectComplete()
+                .verify(TIMEOUT);
         // and a step that stages the next row of the first workflow
         WorkflowId first = workflows.get(0);
         StepVerifier.create(store.commitStep(WorkflowStep.builder(first, 1)
                         .append(OutboxFixtures.signal(first, 2, now()))
                         .stage(row(first, 2, now()).withTraceContext(TRACE_B))
                         .build()))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // when every row is claimed
         Map<String, String> traces = traceByKey(claim(100));
 
         // then each staged row carries its own context
         for (WorkflowId w : workflows) {
-            assertThat(traces).containsEntry(OutboxRow.dispatchKey(w, 0), TRACE_A + w)
+            assertThat(traces)
+                    .containsEntry(OutboxRow.dispatchKey(w, 0), TRACE_A + w)
                     .containsEntry(OutboxRow.dispatchKey(w, 1), "<none>");
         }
-        assertThat(traces).containsEntry(OutboxRow.dispatchKey(first, 2), TRACE_B).hasSize(17);
+        assertThat(traces)
+                .containsEntry(OutboxRow.dispatchKey(first, 2), TRACE_B)
+                .hasSize(17);
     }
 
     @Test
@@ -102,7 +114,8 @@ public abstract class TraceContextContract extends OutboxContractSupport {
         assertThat(rearmed).extracting(OutboxRow::traceContext).containsExactly(TRACE_A);
         StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()).take(1))
                 .assertNext(r -> assertThat(r.traceContext()).isEqualTo(TRACE_A))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
@@ -115,11 +128,13 @@ public abstract class TraceContextContract extends OutboxContractSupport {
 
         // when both are re-armed, the stored one supplied with another context
         StepVerifier.create(store.rearmPending(List.of(stored.withTraceContext(TRACE_B), unknown)))
-                .expectComplete().verify(TIMEOUT);
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the stored row keeps its own, the unknown one is inserted with its own
-        assertThat(traceByKey(claim(10))).containsExactlyInAnyOrderEntriesOf(Map.of(
-                stored.dispatchKey(), TRACE_A, unknown.dispatchKey(), TRACE_B));
+        assertThat(traceByKey(claim(10)))
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(stored.dispatchKey(), TRACE_A, unknown.dispatchKey(), TRACE_B));
     }
 
     @Test
@@ -128,9 +143,11 @@ public abstract class TraceContextContract extends OutboxContractSupport {
         Function<String, OutboxRow> withTrace = t -> row(w, 0, now()).withTraceContext(t);
 
         assertThatThrownBy(() -> withTrace.apply(""))
-                .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("row.traceContext");
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("row.traceContext");
         assertThatThrownBy(() -> withTrace.apply("x".repeat(OutboxRow.MAX_TRACE_CONTEXT + 1)))
-                .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("row.traceContext");
+                .isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("row.traceContext");
         assertThat(withTrace.apply("x".repeat(OutboxRow.MAX_TRACE_CONTEXT)).traceContext())
                 .hasSize(OutboxRow.MAX_TRACE_CONTEXT);
     }

@@ -58,12 +58,15 @@ class ContractIdsDefinedTest {
         List<Path> sources = javaSources(root);
         for (Path file : sources) {
             String text = Files.readString(file, StandardCharsets.UTF_8);
-            scan(text, (id, offset) ->
-                    firstCitation.computeIfAbsent(id, k -> root.relativize(file) + ":" + lineOf(text, offset)));
+            scan(
+                    text,
+                    (id, offset) ->
+                            firstCitation.computeIfAbsent(id, k -> root.relativize(file) + ":" + lineOf(text, offset)));
         }
 
         assertTrue(defined.size() > 100, "only " + defined.size() + " ids defined in docs/contract.md");
-        assertTrue(firstCitation.size() > 100,
+        assertTrue(
+                firstCitation.size() > 100,
                 "only " + firstCitation.size() + " ids cited in " + sources.size() + " Java files under " + root);
         List<String> undefined = new ArrayList<>();
         firstCitation.forEach((id, where) -> {
@@ -80,8 +83,10 @@ class ContractIdsDefinedTest {
     @Test
     void the_scan_finds_ids_in_prose_and_test_names_and_skips_look_alikes() {
         List<String> found = new ArrayList<>();
-        scan("(E13, O52, OQ-2) E25_S24_x OQ4_y S1–S6 {@code R10}. "
-                + "P1 H2 T0 0xE5 \\uD83D E2E aS3 S3b $X9 M03 W7_W11_x (W12) W0 W3C", (id, offset) -> found.add(id));
+        scan(
+                "(E13, O52, OQ-2) E25_S24_x OQ4_y S1–S6 {@code R10}. "
+                        + "P1 H2 T0 0xE5 \\uD83D E2E aS3 S3b $X9 M03 W7_W11_x (W12) W0 W3C",
+                (id, offset) -> found.add(id));
         assertEquals(List.of("E13", "O52", "OQ-2", "E25", "S24", "OQ-4", "S1", "S6", "R10", "W7", "W11", "W12"), found);
     }
 
@@ -142,7 +147,8 @@ class ContractIdsDefinedTest {
                 return p;
             }
         }
-        throw new AssertionError("no docs/contract.md at or above " + Path.of("").toAbsolutePath());
+        throw new AssertionError(
+                "no docs/contract.md at or above " + Path.of("").toAbsolutePath());
     }
 
     /** Every .java file under a src/main/java or src/test/java directory, skipping build output and dot dirs. */

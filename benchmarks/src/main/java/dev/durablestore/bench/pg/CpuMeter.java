@@ -57,7 +57,8 @@ final class CpuMeter {
     Cost since(Sample before, long rows) {
         Sample now = sample();
         double perThousandRows = 1_000.0 / rows / 1e6;
-        double server = before.serverNanos() < 0 || now.serverNanos() < 0 ? Double.NaN
+        double server = before.serverNanos() < 0 || now.serverNanos() < 0
+                ? Double.NaN
                 : (now.serverNanos() - before.serverNanos()) * perThousandRows;
         return new Cost((now.jvmNanos() - before.jvmNanos()) * perThousandRows, server);
     }
@@ -69,8 +70,8 @@ final class CpuMeter {
             return -1;
         }
         ticks += own[1] + own[2] + own[3] + own[4];
-        try (DirectoryStream<Path> all = Files.newDirectoryStream(PROC, p -> p.getFileName().toString()
-                .chars().allMatch(Character::isDigit))) {
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(
+                PROC, p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
             for (Path process : all) {
                 long[] s = stat(process.resolve("stat"));
                 if (s != null && s[0] == postmasterPid) {
@@ -100,13 +101,20 @@ final class CpuMeter {
         // the command name (field 2) is in parentheses and may hold spaces: split after its last ')'
         String[] f = text.substring(text.lastIndexOf(')') + 2).trim().split(" ");
         // f[0] is field 3 (state); ppid is field 4, utime..cstime fields 14..17
-        return new long[] {Long.parseLong(f[1]), Long.parseLong(f[11]), Long.parseLong(f[12]),
-                Long.parseLong(f[13]), Long.parseLong(f[14])};
+        return new long[] {
+            Long.parseLong(f[1]),
+            Long.parseLong(f[11]),
+            Long.parseLong(f[12]),
+            Long.parseLong(f[13]),
+            Long.parseLong(f[14])
+        };
     }
 
     private static long clockTicks() {
         try {
-            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("getconf", "CLK_TCK")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
             return p.waitFor() == 0 ? Long.parseLong(out) : 100;
         } catch (IOException | NumberFormatException e) {

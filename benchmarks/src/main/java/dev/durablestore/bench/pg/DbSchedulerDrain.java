@@ -43,7 +43,8 @@ final class DbSchedulerDrain {
     private static final String[] INDEXES = {
         "CREATE INDEX execution_time_idx ON %s.scheduled_tasks (execution_time)",
         "CREATE INDEX last_heartbeat_idx ON %s.scheduled_tasks (last_heartbeat)",
-        "CREATE INDEX priority_execution_time_idx ON %s.scheduled_tasks (priority DESC, execution_time ASC)"};
+        "CREATE INDEX priority_execution_time_idx ON %s.scheduled_tasks (priority DESC, execution_time ASC)"
+    };
     private static final String TASK = "bench-noop";
 
     private DbSchedulerDrain() {}
@@ -55,7 +56,8 @@ final class DbSchedulerDrain {
      * @return executions per second and their CPU
      */
     static Measured drain(PgServer server, CpuMeter meter, int n) {
-        String schema = "dbsched_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String schema =
+                "dbsched_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         server.execute("CREATE SCHEMA " + schema);
         server.execute(DDL.formatted(schema));
         for (String index : INDEXES) {

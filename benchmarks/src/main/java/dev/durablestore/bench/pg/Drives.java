@@ -80,8 +80,10 @@ final class Drives {
         Instant now = Instant.now();
         long began = System.nanoTime();
         Flux.fromIterable(workflows)
-                .flatMap(w -> store.appendWithOutbox(w, List.of(Fixtures.started(w, now)), 0,
-                        Fixtures.pendingRows(w, fanOut, now)), STAGING_IN_FLIGHT)
+                .flatMap(
+                        w -> store.appendWithOutbox(
+                                w, List.of(Fixtures.started(w, now)), 0, Fixtures.pendingRows(w, fanOut, now)),
+                        STAGING_IN_FLIGHT)
                 .then()
                 .block(TIMEOUT);
         return Stats.perSecond((long) workflows.size() * fanOut, System.nanoTime() - began);
@@ -160,6 +162,7 @@ final class Drives {
         long began = System.nanoTime();
         Flux.merge(streams).take(total).then().block(TIMEOUT);
         double rate = Stats.perSecond(total, System.nanoTime() - began);
-        return new Drain(rate, duplicates.get(), perNode.stream().map(AtomicLong::get).toList());
+        return new Drain(
+                rate, duplicates.get(), perNode.stream().map(AtomicLong::get).toList());
     }
 }

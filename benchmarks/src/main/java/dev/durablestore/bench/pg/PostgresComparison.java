@@ -69,28 +69,51 @@ public final class PostgresComparison implements Workload {
     public static final int WARM_UP = 20_000;
 
     /** {@code PG-drain-vs-raw}: the store's 1-node drain against the raw batched drain on 1 connection. */
-    static final Target DRAIN_VS_RAW = Target.ratio("PG-drain-vs-raw", "PostgreSQL store drain (claimStream "
-            + "maxBatch 100 + complete, 64 in flight, 1 node) vs the raw batched drain on 1 connection", "rows/s",
-            "raw batched drain, 1 connection (plain JDBC)", Comparison.AT_LEAST, 0.7);
+    static final Target DRAIN_VS_RAW = Target.ratio(
+            "PG-drain-vs-raw",
+            "PostgreSQL store drain (claimStream "
+                    + "maxBatch 100 + complete, 64 in flight, 1 node) vs the raw batched drain on 1 connection",
+            "rows/s",
+            "raw batched drain, 1 connection (plain JDBC)",
+            Comparison.AT_LEAST,
+            0.7);
     /** {@code PG-append-vs-raw}: the store's appends at 64 in flight against the raw multi-row append. */
-    static final Target APPEND_VS_RAW = Target.ratio("PG-append-vs-raw", "PostgreSQL store appends (64 in flight, "
-            + "synchronous_commit=on) vs the raw multi-row guarded append", "appends/s",
-            "raw multi-row guarded append, 64 per INSERT (plain JDBC)", Comparison.AT_LEAST, 0.5);
+    static final Target APPEND_VS_RAW = Target.ratio(
+            "PG-append-vs-raw",
+            "PostgreSQL store appends (64 in flight, " + "synchronous_commit=on) vs the raw multi-row guarded append",
+            "appends/s",
+            "raw multi-row guarded append, 64 per INSERT (plain JDBC)",
+            Comparison.AT_LEAST,
+            0.5);
     /** {@code PG-nodes-4-vs-1}: the total drain of 4 nodes against 1 node. */
-    static final Target NODES_4_VS_1 = Target.ratio("PG-nodes-4-vs-1", "PostgreSQL store drain, total over 4 nodes "
-            + "(separate stores and pools) vs 1 node", "rows/s", "1 node", Comparison.AT_LEAST, 1.0);
+    static final Target NODES_4_VS_1 = Target.ratio(
+            "PG-nodes-4-vs-1",
+            "PostgreSQL store drain, total over 4 nodes " + "(separate stores and pools) vs 1 node",
+            "rows/s",
+            "1 node",
+            Comparison.AT_LEAST,
+            1.0);
     /** {@code PG-drain-vs-db-scheduler}: the store's 1-node drain against db-scheduler's. */
-    static final Target DRAIN_VS_DB_SCHEDULER = Target.ratio("PG-drain-vs-db-scheduler", "PostgreSQL store drain "
-            + "(1 node) vs db-scheduler " + DbSchedulerDrain.VERSION + " (lock-and-fetch) on the same server",
-            "rows/s", "db-scheduler drain, no-op task", Comparison.AT_LEAST, 2.0);
+    static final Target DRAIN_VS_DB_SCHEDULER = Target.ratio(
+            "PG-drain-vs-db-scheduler",
+            "PostgreSQL store drain " + "(1 node) vs db-scheduler " + DbSchedulerDrain.VERSION
+                    + " (lock-and-fetch) on the same server",
+            "rows/s",
+            "db-scheduler drain, no-op task",
+            Comparison.AT_LEAST,
+            2.0);
 
     /**
      * The embedded server's {@code max_connections}: both node sets of a run and their listeners, and
      * room for the pool-sizing node, the raw pools and db-scheduler's pool, which are open one at a time.
      */
     private static final int MAX_CONNECTIONS = (NODE_COUNTS.get(NODE_COUNTS.size() - 1) + 1) * (POOL_SIZE + 1)
-            + Math.max(POOL_SIZES.get(POOL_SIZES.size() - 1), POOL_SIZE) + 1 + DbSchedulerDrain.THREADS + 2
-            + POOL_SIZE + 20;
+            + Math.max(POOL_SIZES.get(POOL_SIZES.size() - 1), POOL_SIZE)
+            + 1
+            + DbSchedulerDrain.THREADS
+            + 2
+            + POOL_SIZE
+            + 20;
 
     /** A durability pairing: SQLite's {@code synchronous} beside PostgreSQL's {@code synchronous_commit}. */
     private record Mode(String sqlite, String pg) {
@@ -154,8 +177,16 @@ public final class PostgresComparison implements Workload {
                 claimsDrain(warm, count, rows, fanOut, meter, ignored);
             }
             // the raw loops are plain JDBC: a tenth of the store's warm-up (their fast loops run 3-10x of it)
-            new RawBaselines().measure(server, warm, meter, WARM_UP / 10, rows / 10 / fanOut * fanOut, fanOut,
-                    POOL_SIZE, ignored.metered);
+            new RawBaselines()
+                    .measure(
+                            server,
+                            warm,
+                            meter,
+                            WARM_UP / 10,
+                            rows / 10 / fanOut * fanOut,
+                            fanOut,
+                            POOL_SIZE,
+                            ignored.metered);
         }
         DbSchedulerDrain.drain(server, meter, rows);
     }
@@ -166,8 +197,15 @@ public final class PostgresComparison implements Workload {
      * {@code off}: one), emptied between measurements; then the raw baselines on the {@code on} set's
      * tables, db-scheduler, and the pool sizes on one node each.
      */
-    private static void measure(RunContext ctx, PgServer server, CpuMeter meter, int run, int appends, int rows,
-            int fanOut, Results results) {
+    private static void measure(
+            RunContext ctx,
+            PgServer server,
+            CpuMeter meter,
+            int run,
+            int appends,
+            int rows,
+            int fanOut,
+            Results results) {
         boolean sqliteFirst = run % 2 == 1;
         int maxNodes = NODE_COUNTS.get(NODE_COUNTS.size() - 1);
         CommitCounter durableCounter = new CommitCounter();
@@ -188,11 +226,11 @@ public final class PostgresComparison implements Workload {
                     pg = pgAppends(nodes, appends, meter);
                     sqlite = sqliteAppends(ctx, mode.sqlite(), appends);
                 }
-                ctx.log(String.format("PG   P1 PostgreSQL %.0f appends/s, SQLite %.0f appends/s", pg.perSecond(),
-                        sqlite));
+                ctx.log(String.format(
+                        "PG   P1 PostgreSQL %.0f appends/s, SQLite %.0f appends/s", pg.perSecond(), sqlite));
                 results.p1.add(mode, pg.perSecond(), sqlite);
-                results.metered.add("store P1 appends, 64 in flight, 1 node, synchronous_commit=" + mode.pg(),
-                        "appends/s", pg);
+                results.metered.add(
+                        "store P1 appends, 64 in flight, 1 node, synchronous_commit=" + mode.pg(), "appends/s", pg);
                 storeAppends = mode.pg().equals("on") ? pg : storeAppends;
             }
             for (Mode mode : MODES) {
@@ -211,12 +249,15 @@ public final class PostgresComparison implements Workload {
                     pg = pgDrain(nodes, counter, rows, fanOut, pgStaging, meter);
                     sqlite = sqliteDrain(ctx, mode.sqlite(), rows, fanOut, sqliteStaging);
                 }
-                ctx.log(String.format("PG   P2 PostgreSQL %.0f rows/s (staged at %.0f/s, %.1f rows per claim), "
-                        + "SQLite %.0f rows/s (staged at %.0f/s)", pg.perSecond(), pgStaging[0],
-                        counter.rowsPerClaim(), sqlite, sqliteStaging[0]));
+                ctx.log(String.format(
+                        "PG   P2 PostgreSQL %.0f rows/s (staged at %.0f/s, %.1f rows per claim), "
+                                + "SQLite %.0f rows/s (staged at %.0f/s)",
+                        pg.perSecond(), pgStaging[0], counter.rowsPerClaim(), sqlite, sqliteStaging[0]));
                 results.p2.add(mode, pg.perSecond(), sqlite);
-                results.metered.add("store P2 drain after appendWithOutbox staging, 1 node, synchronous_commit="
-                        + mode.pg(), "rows/s", pg);
+                results.metered.add(
+                        "store P2 drain after appendWithOutbox staging, 1 node, synchronous_commit=" + mode.pg(),
+                        "rows/s",
+                        pg);
                 results.staging.add(mode, pgStaging[0], sqliteStaging[0]);
                 if (on) {
                     results.rowsPerClaim.add(counter.rowsPerClaim());
@@ -226,24 +267,28 @@ public final class PostgresComparison implements Workload {
             for (int count : NODE_COUNTS) {
                 ctx.log("PG run " + run + "/" + ctx.runs() + " claims, " + count + " node(s)");
                 Measured drain = claimsDrain(durable, count, rows, fanOut, meter, results);
-                ctx.log(String.format("PG   %d node(s): %.0f rows/s, rows per node %s", count, drain.perSecond(),
-                        results.lastSpread));
+                ctx.log(String.format(
+                        "PG   %d node(s): %.0f rows/s, rows per node %s",
+                        count, drain.perSecond(), results.lastSpread));
                 results.claims.computeIfAbsent(count, c -> new ArrayList<>()).add(drain.perSecond());
                 claims.put(count, drain);
             }
             ctx.log("PG run " + run + "/" + ctx.runs() + " raw JDBC baselines");
-            RawBaselines.Judged raw = new RawBaselines().measure(server, durable, meter, appends, rows, fanOut,
-                    POOL_SIZE, results.metered);
-            ctx.log(String.format("PG   raw drain %.0f rows/s (1 connection), raw append %.0f appends/s",
+            RawBaselines.Judged raw = new RawBaselines()
+                    .measure(server, durable, meter, appends, rows, fanOut, POOL_SIZE, results.metered);
+            ctx.log(String.format(
+                    "PG   raw drain %.0f rows/s (1 connection), raw append %.0f appends/s",
                     raw.drain().perSecond(), raw.append().perSecond()));
             storeDrain = claims.get(1);
             results.drainVsRaw.run(storeDrain.perSecond(), raw.drain().perSecond());
             results.appendVsRaw.run(storeAppends.perSecond(), raw.append().perSecond());
             results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain.perSecond());
             ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
-            Measured scheduler = results.metered.add("db-scheduler " + DbSchedulerDrain.VERSION
-                    + " drain, lock-and-fetch, " + DbSchedulerDrain.THREADS + " threads, no-op one-time task",
-                    "executions/s", DbSchedulerDrain.drain(server, meter, rows));
+            Measured scheduler = results.metered.add(
+                    "db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, " + DbSchedulerDrain.THREADS
+                            + " threads, no-op one-time task",
+                    "executions/s",
+                    DbSchedulerDrain.drain(server, meter, rows));
             ctx.log(String.format("PG   db-scheduler %.0f executions/s", scheduler.perSecond()));
             results.drainVsDbScheduler.run(storeDrain.perSecond(), scheduler.perSecond());
         }
@@ -266,7 +311,8 @@ public final class PostgresComparison implements Workload {
     }
 
     private static String method(PgServer server, Map<String, String> settings, int appends, int rows, int fanOut) {
-        String shown = settings.entrySet().stream().map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
+        String shown = settings.entrySet().stream()
+                .map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
                 .collect(Collectors.joining(", "));
         return "The PostgreSQL backend (`R2dbcReactiveStore` over r2dbc-postgresql and an r2dbc-pool pool of "
                 + POOL_SIZE + " connections per node, plus each store's `LISTEN` connection) on "
@@ -375,8 +421,8 @@ public final class PostgresComparison implements Workload {
         }
     }
 
-    private static Measured pgDrain(PgNodes nodes, CommitCounter counter, int rows, int fanOut, double[] staging,
-            CpuMeter meter) {
+    private static Measured pgDrain(
+            PgNodes nodes, CommitCounter counter, int rows, int fanOut, double[] staging, CpuMeter meter) {
         nodes.truncate();
         ReactiveStore store = nodes.stores().get(0);
         staging[0] = Drives.stageWithOutbox(store, Fixtures.workflows(rows / fanOut), fanOut);
@@ -388,8 +434,8 @@ public final class PostgresComparison implements Workload {
         return new Measured(drain.rowsPerSecond(), cost);
     }
 
-    private static Measured claimsDrain(PgNodes nodes, int count, int rows, int fanOut, CpuMeter meter,
-            Results results) {
+    private static Measured claimsDrain(
+            PgNodes nodes, int count, int rows, int fanOut, CpuMeter meter, Results results) {
         nodes.stage(rows, fanOut);
         CpuMeter.Sample before = meter.sample();
         Drives.Drain drain = Drives.drain(nodes.stores().subList(0, count), rows, CONCURRENCY);
@@ -402,9 +448,10 @@ public final class PostgresComparison implements Workload {
     private static void checkExactlyOnce(PgNodes nodes, Drives.Drain drain, long rows) {
         Map<String, Long> statuses = nodes.outboxStatusCounts();
         if (drain.duplicates() != 0 || !statuses.equals(Map.of("done", rows))) {
-            throw new IllegalStateException("PostgreSQL drain on " + drain.perNode().size() + " node(s) not "
-                    + "exactly-once: " + drain.duplicates() + " rows handed out twice; outbox rows by status "
-                    + statuses + ", expected {done=" + rows + "}");
+            throw new IllegalStateException(
+                    "PostgreSQL drain on " + drain.perNode().size() + " node(s) not "
+                            + "exactly-once: " + drain.duplicates() + " rows handed out twice; outbox rows by status "
+                            + statuses + ", expected {done=" + rows + "}");
         }
     }
 
@@ -443,38 +490,64 @@ public final class PostgresComparison implements Workload {
 
         Section section(String method, double startSeconds) {
             Section section = new Section("PG", "PostgreSQL beside SQLite, raw PostgreSQL and db-scheduler", method);
-            section.target(drainVsRaw.build()).target(appendVsRaw.build()).target(nodes4vs1.build())
+            section.target(drainVsRaw.build())
+                    .target(appendVsRaw.build())
+                    .target(nodes4vs1.build())
                     .target(drainVsDbScheduler.build());
             for (Mode mode : MODES) {
-                section.sideBySide("P1 appends/s, 64 in flight, " + mode.label(), "appends/s",
-                        "PostgreSQL, synchronous_commit=" + mode.pg(), p1.pg(mode), "SQLite " + mode.sqlite(),
+                section.sideBySide(
+                        "P1 appends/s, 64 in flight, " + mode.label(),
+                        "appends/s",
+                        "PostgreSQL, synchronous_commit=" + mode.pg(),
+                        p1.pg(mode),
+                        "SQLite " + mode.sqlite(),
                         p1.sqlite(mode));
             }
             for (Mode mode : MODES) {
-                section.sideBySide("P2 drained rows/s, claimStream + complete (64), " + mode.label(), "rows/s",
-                        "PostgreSQL, synchronous_commit=" + mode.pg(), p2.pg(mode), "SQLite " + mode.sqlite(),
+                section.sideBySide(
+                        "P2 drained rows/s, claimStream + complete (64), " + mode.label(),
+                        "rows/s",
+                        "PostgreSQL, synchronous_commit=" + mode.pg(),
+                        p2.pg(mode),
+                        "SQLite " + mode.sqlite(),
                         p2.sqlite(mode));
             }
             for (Mode mode : MODES) {
-                section.sideBySide("P2 staging with appendWithOutbox (64 in flight), " + mode.label(), "rows/s",
-                        "PostgreSQL, synchronous_commit=" + mode.pg(), staging.pg(mode), "SQLite " + mode.sqlite(),
+                section.sideBySide(
+                        "P2 staging with appendWithOutbox (64 in flight), " + mode.label(),
+                        "rows/s",
+                        "PostgreSQL, synchronous_commit=" + mode.pg(),
+                        staging.pg(mode),
+                        "SQLite " + mode.sqlite(),
                         staging.sqlite(mode));
             }
             List<Double> one = claims.get(NODE_COUNTS.get(0));
             for (int nodes : NODE_COUNTS.subList(1, NODE_COUNTS.size())) {
-                section.sideBySide("PostgreSQL claims/s (claimStream + complete, 64 per node), " + nodes
-                        + " nodes vs 1", "rows/s", nodes + " nodes", claims.get(nodes), "1 node", one);
+                section.sideBySide(
+                        "PostgreSQL claims/s (claimStream + complete, 64 per node), " + nodes + " nodes vs 1",
+                        "rows/s",
+                        nodes + " nodes",
+                        claims.get(nodes),
+                        "1 node",
+                        one);
             }
             for (int nodes : NODE_COUNTS) {
-                section.figure("PostgreSQL claims/s, " + nodes + (nodes == 1 ? " node" : " nodes")
-                        + ", synchronous_commit=on (total over the nodes)", claims.get(nodes), "rows/s");
+                section.figure(
+                        "PostgreSQL claims/s, " + nodes + (nodes == 1 ? " node" : " nodes")
+                                + ", synchronous_commit=on (total over the nodes)",
+                        claims.get(nodes),
+                        "rows/s");
             }
-            section.figure("PostgreSQL: rows per claim during the P2 drain, synchronous_commit=on", rowsPerClaim,
-                    "");
+            section.figure("PostgreSQL: rows per claim during the P2 drain, synchronous_commit=on", rowsPerClaim, "");
             metered.addTo(section);
-            section.note(String.format(java.util.Locale.ROOT, "Embedded server start %.1f s (not in any figure). "
-                    + "Rows received per node in the last %d-node drain: %s. Every drain handed each row out once "
-                    + "and left every row done.", startSeconds, NODE_COUNTS.get(NODE_COUNTS.size() - 1), lastSpread));
+            section.note(String.format(
+                    java.util.Locale.ROOT,
+                    "Embedded server start %.1f s (not in any figure). "
+                            + "Rows received per node in the last %d-node drain: %s. Every drain handed each row out once "
+                            + "and left every row done.",
+                    startSeconds,
+                    NODE_COUNTS.get(NODE_COUNTS.size() - 1),
+                    lastSpread));
             return section;
         }
     }

@@ -25,12 +25,20 @@ public final class PostgresPolicyCost implements Workload {
     private static final int ACTIVITIES = 5;
     private static final int MAX_CONNECTIONS = (NODES + 1) * (PostgresComparison.POOL_SIZE + 1) + 10;
 
-    static final Target SERIAL = Target.ratio("POLPG-serial-vs-none",
+    static final Target SERIAL = Target.ratio(
+            "POLPG-serial-vs-none",
             "PostgreSQL drain, 4 nodes, 5-activity workflows staged at once: serial per workflow vs no policy",
-            "rows/s", "no policy", Comparison.AT_LEAST, 0.7);
-    static final Target CAPPED = Target.ratio("POLPG-capped-vs-none",
+            "rows/s",
+            "no policy",
+            Comparison.AT_LEAST,
+            0.7);
+    static final Target CAPPED = Target.ratio(
+            "POLPG-capped-vs-none",
             "PostgreSQL drain, 4 nodes: a cap of 256 on the route (= the nodes' concurrency) vs no policy",
-            "rows/s", "no policy", Comparison.AT_LEAST, 0.7);
+            "rows/s",
+            "no policy",
+            Comparison.AT_LEAST,
+            0.7);
 
     @Override
     public String id() {
@@ -44,13 +52,15 @@ public final class PostgresPolicyCost implements Workload {
 
     @Override
     public Section run(RunContext ctx) throws Exception {
-        int rows = Math.max(1_000, ctx.sizes().outboxRows() / PostgresComparison.SCALE_DOWN) / ACTIVITIES
-                * ACTIVITIES;
+        int rows = Math.max(1_000, ctx.sizes().outboxRows() / PostgresComparison.SCALE_DOWN) / ACTIVITIES * ACTIVITIES;
         TargetResult.Builder serial = SERIAL.builder();
         TargetResult.Builder capped = CAPPED.builder();
         ClaimScope route = ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE);
-        DispatchPolicy[] policies = {DispatchPolicy.none(), DispatchPolicy.none().serialPerWorkflow(true),
-            DispatchPolicy.none().concurrencyCap(NODES * PostgresComparison.CONCURRENCY)};
+        DispatchPolicy[] policies = {
+            DispatchPolicy.none(),
+            DispatchPolicy.none().serialPerWorkflow(true),
+            DispatchPolicy.none().concurrencyCap(NODES * PostgresComparison.CONCURRENCY)
+        };
         try (PgServer server = PgServer.start(ctx.dir(), MAX_CONNECTIONS);
                 PgNodes nodes = PgNodes.open(server, NODES, PostgresComparison.POOL_SIZE, "off", new CommitCounter())) {
             ctx.log("POLPG warm-up");
@@ -64,27 +74,35 @@ public final class PostgresPolicyCost implements Workload {
                     int m = (turn + run - 1) % policies.length;
                     rate[m] = drain(nodes, rows, route, policies[m]);
                 }
-                ctx.log(String.format("POLPG   none %.0f rows/s, serial %.0f rows/s, capped %.0f rows/s", rate[0],
-                        rate[1], rate[2]));
+                ctx.log(String.format(
+                        "POLPG   none %.0f rows/s, serial %.0f rows/s, capped %.0f rows/s", rate[0], rate[1], rate[2]));
                 serial.run(rate[1], rate[0]);
                 capped.run(rate[2], rate[0]);
             }
         }
-        return new Section("POLPG", "Dispatch policy cost on PostgreSQL",
-                "One PostgreSQL server on this machine (see PG), four nodes (stores with pools of "
-                        + PostgresComparison.POOL_SIZE + ", `synchronous_commit=off`) on one fresh schema. Each "
-                        + "measurement stages " + rows + " rows (" + ACTIVITIES + " per workflow, untimed) and times "
-                        + "the four nodes draining them together (`claimStream(maxBatch 100)` on the default route → "
-                        + "`complete`, 64 in flight per node), with no policy, serial per workflow, and a cap of "
-                        + NODES * PostgresComparison.CONCURRENCY + " on the route, taking turns going first; a row "
-                        + "handed out twice fails the workload.")
+        return new Section(
+                        "POLPG",
+                        "Dispatch policy cost on PostgreSQL",
+                        "One PostgreSQL server on this machine (see PG), four nodes (stores with pools of "
+                                + PostgresComparison.POOL_SIZE
+                                + ", `synchronous_commit=off`) on one fresh schema. Each "
+                                + "measurement stages " + rows + " rows (" + ACTIVITIES
+                                + " per workflow, untimed) and times "
+                                + "the four nodes draining them together (`claimStream(maxBatch 100)` on the default route → "
+                                + "`complete`, 64 in flight per node), with no policy, serial per workflow, and a cap of "
+                                + NODES * PostgresComparison.CONCURRENCY
+                                + " on the route, taking turns going first; a row "
+                                + "handed out twice fails the workload.")
                 .target(serial.build())
                 .target(capped.build());
     }
 
     private static double drain(PgNodes nodes, int rows, ClaimScope route, DispatchPolicy policy) {
         nodes.stage(rows, ACTIVITIES);
-        Drives.Drain d = Drives.drain(nodes.stores(), rows, PostgresComparison.CONCURRENCY,
+        Drives.Drain d = Drives.drain(
+                nodes.stores(),
+                rows,
+                PostgresComparison.CONCURRENCY,
                 Drives.options().scope(route).policy(policy));
         if (d.duplicates() != 0) {
             throw new IllegalStateException(d.duplicates() + " rows handed out twice under " + policy);

@@ -55,33 +55,68 @@ final class RawBaselines {
      * @param figures receives every figure
      * @return the judged baselines
      */
-    Judged measure(PgServer server, PgNodes nodes, CpuMeter meter, int appends, int total, int fanOut, int poolSize,
+    Judged measure(
+            PgServer server,
+            PgNodes nodes,
+            CpuMeter meter,
+            int appends,
+            int total,
+            int fanOut,
+            int poolSize,
             MeteredFigures figures) {
         Measured judgedDrain = null;
         int drainRows = total * DRAIN_SCALE;
         for (int connections : DRAIN_CONNECTIONS) {
-            Measured m = figures.add("raw batched drain (claim 100 … FOR UPDATE SKIP LOCKED, complete = ANY), "
-                    + connections + (connections == 1 ? " connection" : " connections"), "rows/s",
-                    timedOnStaged(server, nodes, meter, drainRows, fanOut, connections, false,
+            Measured m = figures.add(
+                    "raw batched drain (claim 100 … FOR UPDATE SKIP LOCKED, complete = ANY), " + connections
+                            + (connections == 1 ? " connection" : " connections"),
+                    "rows/s",
+                    timedOnStaged(
+                            server,
+                            nodes,
+                            meter,
+                            drainRows,
+                            fanOut,
+                            connections,
+                            false,
                             (pool, claimed) -> drain.drain(pool, connections, drainRows)));
             judgedDrain = judgedDrain == null ? m : judgedDrain;
         }
         // the ceilings of the store's drain: with 64 rows in flight its claims carry at most 64 rows,
         // and about half that when claims and settles overlap
         for (int batch : CEILING_BATCHES) {
-            figures.add("raw batched drain, claims of " + batch + " (ceiling of 64 in flight), 1 connection",
-                    "rows/s", timedOnStaged(server, nodes, meter, drainRows, fanOut, 1, false,
+            figures.add(
+                    "raw batched drain, claims of " + batch + " (ceiling of 64 in flight), 1 connection",
+                    "rows/s",
+                    timedOnStaged(
+                            server,
+                            nodes,
+                            meter,
+                            drainRows,
+                            fanOut,
+                            1,
+                            false,
                             (pool, claimed) -> drain.drain(pool, 1, drainRows, batch)));
         }
-        Measured judgedAppend = figures.add("raw multi-row guarded append (" + RawPgAppend.GROUP
-                + " per INSERT … unnest), 1 connection", "appends/s",
-                timedOnEmpty(server, nodes, meter, appends * APPEND_SCALE, 1,
+        Measured judgedAppend = figures.add(
+                "raw multi-row guarded append (" + RawPgAppend.GROUP + " per INSERT … unnest), 1 connection",
+                "appends/s",
+                timedOnEmpty(
+                        server,
+                        nodes,
+                        meter,
+                        appends * APPEND_SCALE,
+                        1,
                         (pool, events) -> append.append(pool, events)));
-        figures.add("raw store pattern: BEGIN/SELECT/INSERT/COMMIT per append, " + RawPgStorePattern.CALLERS
-                + " callers, " + poolSize + " connections", "appends/s",
+        figures.add(
+                "raw store pattern: BEGIN/SELECT/INSERT/COMMIT per append, " + RawPgStorePattern.CALLERS + " callers, "
+                        + poolSize + " connections",
+                "appends/s",
                 timedOnEmpty(server, nodes, meter, appends, poolSize, (pool, events) -> pattern.appends(pool, events)));
-        figures.add("raw store pattern: BEGIN/UPDATE/COMMIT per settle, " + RawPgStorePattern.CALLERS + " callers, "
-                + poolSize + " connections", "rows/s",
+        figures.add(
+                "raw store pattern: BEGIN/UPDATE/COMMIT per settle, " + RawPgStorePattern.CALLERS + " callers, "
+                        + poolSize + " connections",
+                "rows/s",
                 timedOnStaged(server, nodes, meter, total, fanOut, poolSize, true, pattern::settles));
         return new Judged(judgedDrain, judgedAppend);
     }
@@ -98,8 +133,8 @@ final class RawBaselines {
         double run(HikariDataSource pool, List<String> claimedKeys);
     }
 
-    private static Measured timedOnEmpty(PgServer server, PgNodes nodes, CpuMeter meter, int appends, int connections,
-            EventLoop loop) {
+    private static Measured timedOnEmpty(
+            PgServer server, PgNodes nodes, CpuMeter meter, int appends, int connections, EventLoop loop) {
         nodes.truncate();
         List<Event> events = Drives.startEvents(appends);
         try (HikariDataSource pool = JdbcPool.open(server, nodes.schema(), connections)) {
@@ -109,8 +144,15 @@ final class RawBaselines {
         }
     }
 
-    private static Measured timedOnStaged(PgServer server, PgNodes nodes, CpuMeter meter, int total, int fanOut,
-            int connections, boolean claimFirst, RowLoop loop) {
+    private static Measured timedOnStaged(
+            PgServer server,
+            PgNodes nodes,
+            CpuMeter meter,
+            int total,
+            int fanOut,
+            int connections,
+            boolean claimFirst,
+            RowLoop loop) {
         nodes.stage(total, fanOut);
         List<String> claimed = claimFirst ? claimAll(server, nodes) : List.of();
         try (HikariDataSource pool = JdbcPool.open(server, nodes.schema(), connections)) {
@@ -128,6 +170,7 @@ final class RawBaselines {
     private static List<String> claimAll(PgServer server, PgNodes nodes) {
         server.execute("UPDATE " + nodes.schema() + ".outbox SET status = 'claimed', claimed_at = " + RawDb.nowNanos());
         return server.query("SELECT dispatch_key FROM " + nodes.schema() + ".outbox").stream()
-                .map(r -> r.get(0)).toList();
+                .map(r -> r.get(0))
+                .toList();
     }
 }

@@ -41,7 +41,8 @@ final class RawPgAppend {
      */
     double append(HikariDataSource pool, List<Event> events) {
         long nanos = Workers.run(1, worker -> {
-            try (Connection c = pool.getConnection(); PreparedStatement insert = c.prepareStatement(INSERT)) {
+            try (Connection c = pool.getConnection();
+                    PreparedStatement insert = c.prepareStatement(INSERT)) {
                 c.setAutoCommit(true);
                 for (int from = 0; from < events.size(); from += GROUP) {
                     List<Event> group = events.subList(from, Math.min(events.size(), from + GROUP));

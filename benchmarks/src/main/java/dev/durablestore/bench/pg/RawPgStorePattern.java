@@ -88,7 +88,8 @@ final class RawPgStorePattern {
         AtomicInteger next = new AtomicInteger();
         long nanos = Workers.run(CALLERS, worker -> {
             for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = pool.getConnection();
+                        Statement s = c.createStatement()) {
                     c.setAutoCommit(true);
                     s.execute("BEGIN");
                     body.run(c, i);

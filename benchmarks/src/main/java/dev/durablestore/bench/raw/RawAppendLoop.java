@@ -45,7 +45,8 @@ public final class RawAppendLoop {
                     found = rs.next() ? rs.getLong(1) : 0L;
                 }
                 if (found != e.seq() - 1) {
-                    throw new SQLException("head of " + e.workflowId() + " is " + found + ", expected " + (e.seq() - 1));
+                    throw new SQLException(
+                            "head of " + e.workflowId() + " is " + found + ", expected " + (e.seq() - 1));
                 }
                 rows.bindEvent(insert, e);
                 insert.executeUpdate();

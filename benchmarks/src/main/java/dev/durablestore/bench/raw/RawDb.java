@@ -50,8 +50,8 @@ public final class RawDb implements AutoCloseable {
         public String describe() {
             return checkpointPages <= 0
                     ? String.format(Locale.ROOT, "no automatic checkpoint, %,d KiB page cache", cacheKib)
-                    : String.format(Locale.ROOT, "checkpoint every %,d pages, %,d KiB page cache", checkpointPages,
-                            cacheKib);
+                    : String.format(
+                            Locale.ROOT, "checkpoint every %,d pages, %,d KiB page cache", checkpointPages, cacheKib);
         }
     }
 

@@ -197,8 +197,8 @@ public final class RawOutboxLoop {
      */
     private long drain(RawDb db, int count, int batch, boolean groupedCompletes) throws SQLException {
         try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
-                PreparedStatement complete = db.connection().prepareStatement(
-                        groupedCompletes ? RawSql.COMPLETE_MANY : RawSql.COMPLETE)) {
+                PreparedStatement complete =
+                        db.connection().prepareStatement(groupedCompletes ? RawSql.COMPLETE_MANY : RawSql.COMPLETE)) {
             List<String> keys = new ArrayList<>(batch);
             long began = System.nanoTime();
             int done = 0;

@@ -40,8 +40,14 @@ public final class RawRows {
             type = c.workflowType();
             child = c.childWorkflowId().toString();
         }
-        return new EventColumns(event.workflowId().toString(), event.seq(), codec.encode(event),
-                RawDb.nanos(event.recordedAt()), event.kind().typeName(), event.kind().isQueryable() ? 1 : 0, type,
+        return new EventColumns(
+                event.workflowId().toString(),
+                event.seq(),
+                codec.encode(event),
+                RawDb.nanos(event.recordedAt()),
+                event.kind().typeName(),
+                event.kind().isQueryable() ? 1 : 0,
+                type,
                 child);
     }
 
@@ -57,8 +63,15 @@ public final class RawRows {
      * @param workflowType the workflow type, or {@code null}
      * @param childWorkflowId the child workflow's text, or {@code null}
      */
-    public record EventColumns(String workflowId, long seq, byte[] event, long recordedAt, String kind, int queryable,
-            String workflowType, String childWorkflowId) {}
+    public record EventColumns(
+            String workflowId,
+            long seq,
+            byte[] event,
+            long recordedAt,
+            String kind,
+            int queryable,
+            String workflowType,
+            String childWorkflowId) {}
 
     /**
      * Encodes an event and binds it to {@link RawSql#INSERT_EVENT}.

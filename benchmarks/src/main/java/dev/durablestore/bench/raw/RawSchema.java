@@ -15,8 +15,7 @@ import java.util.List;
 public final class RawSchema {
 
     /** The three tables. */
-    public static final List<String> TABLES = List.of(
-            """
+    public static final List<String> TABLES = List.of("""
             CREATE TABLE IF NOT EXISTS events (
                 workflow_id TEXT NOT NULL,
                 seq INTEGER NOT NULL,
@@ -27,15 +26,13 @@ public final class RawSchema {
                 workflow_type TEXT,
                 child_workflow_id TEXT,
                 PRIMARY KEY (workflow_id, seq)
-            ) WITHOUT ROWID""",
-            """
+            ) WITHOUT ROWID""", """
             CREATE TABLE IF NOT EXISTS timers (
                 workflow_id TEXT NOT NULL,
                 timer_id TEXT NOT NULL,
                 fire_at INTEGER NOT NULL,
                 PRIMARY KEY (workflow_id, timer_id)
-            ) WITHOUT ROWID""",
-            """
+            ) WITHOUT ROWID""", """
             CREATE TABLE IF NOT EXISTS outbox (
                 dispatch_key TEXT NOT NULL PRIMARY KEY,
                 workflow_id TEXT NOT NULL,
@@ -108,8 +105,8 @@ public final class RawSchema {
      */
     public static void addClaimToken(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            try (java.sql.ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('outbox') "
-                    + "WHERE name = 'claim_token'")) {
+            try (java.sql.ResultSet rs =
+                    s.executeQuery("SELECT 1 FROM pragma_table_info('outbox') " + "WHERE name = 'claim_token'")) {
                 if (rs.next()) {
                     return;
                 }

@@ -25,17 +25,18 @@ public final class RawSql {
             + "claimed_at, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /** The store's batch claim (unscoped, nothing held): claimed_at, now, limit. */
-    public static final String CLAIM_BATCH = "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
-            + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?"
-            + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + COLUMNS;
+    public static final String CLAIM_BATCH =
+            "UPDATE outbox SET status = 'claimed', claimed_at = ? WHERE dispatch_key IN "
+                    + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?"
+                    + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + COLUMNS;
 
     /** The original's one-row claim, step 1: the oldest due row. */
     public static final String SELECT_ONE_DUE = "SELECT " + COLUMNS + " FROM outbox WHERE status = 'pending' "
             + "AND visible_after <= ? ORDER BY visible_after, dispatch_key LIMIT 1";
 
     /** The original's one-row claim, step 2: flip it. */
-    public static final String CLAIM_ONE = "UPDATE outbox SET status = 'claimed', claimed_at = ? "
-            + "WHERE dispatch_key = ? AND status = 'pending'";
+    public static final String CLAIM_ONE =
+            "UPDATE outbox SET status = 'claimed', claimed_at = ? " + "WHERE dispatch_key = ? AND status = 'pending'";
 
     /** The store's complete: settled_at, key. */
     public static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "

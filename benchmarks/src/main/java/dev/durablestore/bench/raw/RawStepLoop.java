@@ -100,8 +100,7 @@ public final class RawStepLoop {
                 try (ResultSet rs = claim.executeQuery()) {
                     while (rs.next()) {
                         String key = rows.readRow(rs);
-                        claimed.add(new Claimed(key, WorkflowId.parse(rs.getString(2)), rs.getLong(3),
-                                rs.getLong(14)));
+                        claimed.add(new Claimed(key, WorkflowId.parse(rs.getString(2)), rs.getLong(3), rs.getLong(14)));
                     }
                 }
                 db.commit();

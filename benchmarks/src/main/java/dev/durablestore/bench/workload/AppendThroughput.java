@@ -7,9 +7,9 @@ import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
 import dev.durablestore.bench.Stats;
-import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawAppendLoop;
 import dev.durablestore.bench.raw.RawDb;
@@ -39,18 +39,31 @@ public final class AppendThroughput implements Workload {
 
     /** Appends the store has in flight. */
     public static final int IN_FLIGHT = 64;
+
     private static final int RAW_BATCH = 100;
     private static final List<String> MODES = List.of("NORMAL", "FULL");
 
-    static final Target NORMAL_VS_RAW100 = Target.ratio("P1-normal-vs-raw100",
-            "appends/s, NORMAL: store (64 in flight) vs raw JDBC, 100 appends per transaction", "appends/s",
-            "raw, 100/txn", Comparison.AT_LEAST, 0.8);
-    static final Target FULL_VS_RAW100 = Target.ratio("P1-full-vs-raw100",
-            "appends/s, FULL: store (64 in flight) vs raw JDBC, 100 appends per transaction", "appends/s",
-            "raw, 100/txn", Comparison.AT_LEAST, 0.8);
-    static final Target FULL_VS_RAW1 = Target.ratio("P1-full-vs-raw1",
-            "appends/s, FULL: store (64 in flight) vs raw JDBC, one BEGIN IMMEDIATE per append", "appends/s",
-            "raw, 1/txn", Comparison.AT_LEAST, 4.0);
+    static final Target NORMAL_VS_RAW100 = Target.ratio(
+            "P1-normal-vs-raw100",
+            "appends/s, NORMAL: store (64 in flight) vs raw JDBC, 100 appends per transaction",
+            "appends/s",
+            "raw, 100/txn",
+            Comparison.AT_LEAST,
+            0.8);
+    static final Target FULL_VS_RAW100 = Target.ratio(
+            "P1-full-vs-raw100",
+            "appends/s, FULL: store (64 in flight) vs raw JDBC, 100 appends per transaction",
+            "appends/s",
+            "raw, 100/txn",
+            Comparison.AT_LEAST,
+            0.8);
+    static final Target FULL_VS_RAW1 = Target.ratio(
+            "P1-full-vs-raw1",
+            "appends/s, FULL: store (64 in flight) vs raw JDBC, one BEGIN IMMEDIATE per append",
+            "appends/s",
+            "raw, 1/txn",
+            Comparison.AT_LEAST,
+            4.0);
 
     private final RawAppendLoop raw = new RawAppendLoop(new RawRows(EventCodec.create()));
 
@@ -94,7 +107,8 @@ public final class AppendThroughput implements Workload {
                 double store = pace.store();
                 double batched = pace.batched();
                 double single = rawRate(ctx, mode, nSingle, 1);
-                ctx.log(String.format("P1   store %.0f/s, raw100 %.0f/s, raw1 %.0f/s, %.1f appends per commit",
+                ctx.log(String.format(
+                        "P1   store %.0f/s, raw100 %.0f/s, raw1 %.0f/s, %.1f appends per commit",
                         store, batched, single, commits.commandsPerCommit()));
                 if (mode.equals("NORMAL")) {
                     normal100.run(store, batched);
@@ -126,25 +140,29 @@ public final class AppendThroughput implements Workload {
         BySize judged = bySize.get(n);
         List<Double> ceilingFull = Stats.ratios(judged.batched(), judged.single());
         List<Double> settingsGainFull = Stats.ratios(judged.batched(), defaultSettingsFull);
-        Section section = new Section("P1", "Append throughput",
-                "Each run appends " + n + " events to as many new workflows (one `WorkflowStarted`, expected "
-                        + "head 0), " + IN_FLIGHT + " appends in flight through `flatMap`, on a fresh WAL file per "
-                        + "measurement. The raw baselines run the store's SQL on one thread with plain sqlite-jdbc "
-                        + "(`SELECT max(seq)` guard, then the `INSERT`), encoding each event with the same "
-                        + "`EventCodec`: " + RAW_BATCH + " appends per `BEGIN IMMEDIATE` transaction with the "
-                        + "store's pragmas (its checkpoint threshold and page cache included), and one per "
-                        + "transaction (" + nSingle + " appends, the original design, with SQLite's defaults: "
-                        + RawDb.Settings.SQLITE_DEFAULTS.describe() + "). "
-                        + "The store runs the appends of one commit as a group (guards first, then multi-row "
-                        + "inserts, and no head read for a workflow it has not seen at expected head 0: the "
-                        + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
-                        + "Store and batched baseline "
-                        + "alternate which goes first; each ratio is store/baseline of the same run. Each run "
-                        + "then repeats the FULL runs on smaller fresh files (" + sizesText(bySize.keySet(), n)
-                        + " appends; one append per transaction on as many appends, at most " + nSingle + ") and "
-                        + "counts, at every size, the pages the batched loop writes to the log per append (a "
-                        + "batched run with automatic checkpoints off, so the log keeps them all): context for "
-                        + "how the ceiling below depends on the table.")
+        Section section = new Section(
+                        "P1",
+                        "Append throughput",
+                        "Each run appends " + n + " events to as many new workflows (one `WorkflowStarted`, expected "
+                                + "head 0), " + IN_FLIGHT
+                                + " appends in flight through `flatMap`, on a fresh WAL file per "
+                                + "measurement. The raw baselines run the store's SQL on one thread with plain sqlite-jdbc "
+                                + "(`SELECT max(seq)` guard, then the `INSERT`), encoding each event with the same "
+                                + "`EventCodec`: " + RAW_BATCH + " appends per `BEGIN IMMEDIATE` transaction with the "
+                                + "store's pragmas (its checkpoint threshold and page cache included), and one per "
+                                + "transaction (" + nSingle + " appends, the original design, with SQLite's defaults: "
+                                + RawDb.Settings.SQLITE_DEFAULTS.describe() + "). "
+                                + "The store runs the appends of one commit as a group (guards first, then multi-row "
+                                + "inserts, and no head read for a workflow it has not seen at expected head 0: the "
+                                + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
+                                + "Store and batched baseline "
+                                + "alternate which goes first; each ratio is store/baseline of the same run. Each run "
+                                + "then repeats the FULL runs on smaller fresh files (" + sizesText(bySize.keySet(), n)
+                                + " appends; one append per transaction on as many appends, at most " + nSingle
+                                + ") and "
+                                + "counts, at every size, the pages the batched loop writes to the log per append (a "
+                                + "batched run with automatic checkpoints off, so the log keeps them all): context for "
+                                + "how the ceiling below depends on the table.")
                 .target(normal100.build())
                 .target(full100Result)
                 .target(full1.build())
@@ -153,22 +171,38 @@ public final class AppendThroughput implements Workload {
                 .figure("store: appends per group commit, FULL", perCommitFull, "")
                 .figure("store: mean BEGIN…COMMIT time per group commit, NORMAL", txMicrosNormal, "µs")
                 .figure("store: writer busy inside transactions, NORMAL (share of wall time)", busyNormal, "")
-                .figure("ceiling of P1-full-vs-raw1: raw " + RAW_BATCH + "/txn ÷ raw 1/txn, FULL (what running this "
-                        + "SQL " + RAW_BATCH + " appends per commit reaches)", ceilingFull, "×")
-                .figure("raw JDBC, " + RAW_BATCH + " appends per transaction, FULL, SQLite's defaults ("
-                        + RawDb.Settings.SQLITE_DEFAULTS.describe() + ")", defaultSettingsFull, "appends/s")
-                .figure("raw " + RAW_BATCH + "/txn, FULL: the store's writer settings ("
-                        + RawDb.Settings.STORE.describe() + ") ÷ SQLite's defaults", settingsGainFull, "×");
+                .figure(
+                        "ceiling of P1-full-vs-raw1: raw " + RAW_BATCH + "/txn ÷ raw 1/txn, FULL (what running this "
+                                + "SQL " + RAW_BATCH + " appends per commit reaches)",
+                        ceilingFull,
+                        "×")
+                .figure(
+                        "raw JDBC, " + RAW_BATCH + " appends per transaction, FULL, SQLite's defaults ("
+                                + RawDb.Settings.SQLITE_DEFAULTS.describe() + ")",
+                        defaultSettingsFull,
+                        "appends/s")
+                .figure(
+                        "raw " + RAW_BATCH + "/txn, FULL: the store's writer settings ("
+                                + RawDb.Settings.STORE.describe() + ") ÷ SQLite's defaults",
+                        settingsGainFull,
+                        "×");
         for (Map.Entry<Integer, BySize> at : bySize.entrySet()) {
             String label = String.format(Locale.ROOT, "FULL, %,d appends to a fresh file", at.getKey());
             String single = String.format(Locale.ROOT, "raw, 1/txn, %,d appends", singleCount(at.getKey(), nSingle));
             BySize measured = at.getValue();
-            section.sideBySide(label + ": store vs raw 1/txn", "appends/s", "store", measured.store(), single,
+            section.sideBySide(
+                    label + ": store vs raw 1/txn", "appends/s", "store", measured.store(), single, measured.single());
+            section.sideBySide(
+                    label + ": raw " + RAW_BATCH + "/txn vs raw 1/txn (the ceiling)",
+                    "appends/s",
+                    "raw, " + RAW_BATCH + "/txn",
+                    measured.batched(),
+                    single,
                     measured.single());
-            section.sideBySide(label + ": raw " + RAW_BATCH + "/txn vs raw 1/txn (the ceiling)", "appends/s",
-                    "raw, " + RAW_BATCH + "/txn", measured.batched(), single, measured.single());
-            section.figure(label + ": pages the raw " + RAW_BATCH + "/txn loop writes to the log per append",
-                    measured.pages(), "");
+            section.figure(
+                    label + ": pages the raw " + RAW_BATCH + "/txn loop writes to the log per append",
+                    measured.pages(),
+                    "");
         }
         return section.note(ceilingNote(Stats.summarize(ceilingFull).median(), full100Result.ratio()))
                 .note(sizeNote(bySize));
@@ -229,11 +263,16 @@ public final class AppendThroughput implements Workload {
         StringBuilder by = new StringBuilder();
         for (Map.Entry<Integer, BySize> at : bySize.entrySet()) {
             BySize measured = at.getValue();
-            by.append(by.length() == 0 ? "" : "; ").append(String.format(Locale.ROOT,
-                    "%,d appends: %.2f pages per append, ceiling %.2f×, store %.2f×", at.getKey(),
-                    Stats.summarize(measured.pages()).median(),
-                    Stats.summarize(Stats.ratios(measured.batched(), measured.single())).median(),
-                    Stats.summarize(Stats.ratios(measured.store(), measured.single())).median()));
+            by.append(by.length() == 0 ? "" : "; ")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "%,d appends: %.2f pages per append, ceiling %.2f×, store %.2f×",
+                            at.getKey(),
+                            Stats.summarize(measured.pages()).median(),
+                            Stats.summarize(Stats.ratios(measured.batched(), measured.single()))
+                                    .median(),
+                            Stats.summarize(Stats.ratios(measured.store(), measured.single()))
+                                    .median()));
         }
         return "How the ceiling depends on the table (side by side above: the FULL runs repeated on smaller "
                 + "fresh files): " + by + ". Workflow ids are random UUIDs, so every new workflow's event goes "
@@ -273,13 +312,20 @@ public final class AppendThroughput implements Workload {
      */
     private static String ceilingNote(double ceiling, Stats.Summary storeVsBatched) {
         double vsBatched = storeVsBatched == null ? Double.NaN : storeVsBatched.median();
-        return String.format(Locale.ROOT, "How P1-full-vs-raw1 is bounded: it is (store ÷ raw %d/txn) × (raw "
-                + "%d/txn ÷ raw 1/txn), both FULL and of the same run. The second factor, the ceiling, was %.2f× "
-                + "in this run: what this SQL reaches at %d appends per commit against one per commit, set by how "
-                + "long a sync takes next to an append's page writes on this machine at the time, and by how "
-                + "many pages an append writes, which grows with the table (next note). The store ran "
-                + "at %.2f× of the batched loop, so the target of %.0f× needs a ceiling of at least %.2f×.",
-                RAW_BATCH, RAW_BATCH, ceiling, RAW_BATCH, vsBatched, FULL_VS_RAW1.value(),
+        return String.format(
+                Locale.ROOT,
+                "How P1-full-vs-raw1 is bounded: it is (store ÷ raw %d/txn) × (raw "
+                        + "%d/txn ÷ raw 1/txn), both FULL and of the same run. The second factor, the ceiling, was %.2f× "
+                        + "in this run: what this SQL reaches at %d appends per commit against one per commit, set by how "
+                        + "long a sync takes next to an append's page writes on this machine at the time, and by how "
+                        + "many pages an append writes, which grows with the table (next note). The store ran "
+                        + "at %.2f× of the batched loop, so the target of %.0f× needs a ceiling of at least %.2f×.",
+                RAW_BATCH,
+                RAW_BATCH,
+                ceiling,
+                RAW_BATCH,
+                vsBatched,
+                FULL_VS_RAW1.value(),
                 FULL_VS_RAW1.value() / vsBatched);
     }
 

@@ -8,9 +8,9 @@ import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
 import dev.durablestore.bench.Stats;
-import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawLoader;
 import dev.durablestore.bench.raw.RawRows;
@@ -32,11 +32,16 @@ public final class ClaimCost implements Workload {
 
     /** Rows per timed claim. */
     public static final int CLAIM_LIMIT = 10;
+
     private static final String MODE = "NORMAL";
 
-    static final Target P50 = Target.ratio("P4-claim-settled-vs-empty",
-            "claim(10) latency p50, NORMAL: 1M settled rows in the outbox (100k in --quick) vs none", "ms",
-            "no settled rows", Comparison.AT_MOST, 1.2);
+    static final Target P50 = Target.ratio(
+            "P4-claim-settled-vs-empty",
+            "claim(10) latency p50, NORMAL: 1M settled rows in the outbox (100k in --quick) vs none",
+            "ms",
+            "no settled rows",
+            Comparison.AT_MOST,
+            1.2);
 
     @Override
     public List<Target> targets() {
@@ -64,8 +69,9 @@ public final class ClaimCost implements Workload {
         loader.load(bigTemplate, settled, OutboxStatus.DONE);
         loader.load(emptyTemplate, 0, OutboxStatus.DONE);
         double loadSeconds = (System.nanoTime() - loadBegan) / 1e9;
-        ctx.log(String.format("P4 loaded %d settled rows with raw JDBC in %.1f s (%.1f MB)", settled, loadSeconds,
-                Files.size(bigTemplate) / 1e6));
+        ctx.log(String.format(
+                "P4 loaded %d settled rows with raw JDBC in %.1f s (%.1f MB)",
+                settled, loadSeconds, Files.size(bigTemplate) / 1e6));
         try {
             for (int run = 1; run <= ctx.runs(); run++) {
                 ctx.log("P4 run " + run + "/" + ctx.runs());
@@ -97,7 +103,8 @@ public final class ClaimCost implements Workload {
                     double[] emptyMs = Stats.sortedMillis(emptyNanos);
                     ratio.run(Stats.percentile(bigMs, 50), Stats.percentile(emptyMs, 50));
                     ratio99.add(Stats.percentile(bigMs, 99) / Stats.percentile(emptyMs, 99));
-                    ctx.log(String.format("P4   p50 %.3f ms with settled rows, %.3f ms without",
+                    ctx.log(String.format(
+                            "P4   p50 %.3f ms with settled rows, %.3f ms without",
                             Stats.percentile(bigMs, 50), Stats.percentile(emptyMs, 50)));
                 } finally {
                     bigStore.close();
@@ -110,15 +117,19 @@ public final class ClaimCost implements Workload {
             ctx.delete(bigTemplate);
             ctx.delete(emptyTemplate);
         }
-        return new Section("P4", "Claim cost vs table size",
-                "Two files made with raw JDBC before the store opens them: one holding " + settled + " settled "
-                        + "(`done`) rows over 10 rows per workflow with `settled_at` spread over the past day, one "
-                        + "empty; the store's schema and indexes are created by the loader, so opening the store "
-                        + "creates nothing. Each run copies both, opens a store on each (`synchronous=NORMAL`), "
-                        + "stages " + claims * CLAIM_LIMIT + " pending rows in each with `appendOutboxBatch`, then "
-                        + "times " + claims + " sequential `claim(" + CLAIM_LIMIT + ")` calls per store, alternating "
-                        + "between the stores (the first 10% are warm-up). Loading took " + String.format("%.1f",
-                        loadSeconds) + " s.")
+        return new Section(
+                        "P4",
+                        "Claim cost vs table size",
+                        "Two files made with raw JDBC before the store opens them: one holding " + settled + " settled "
+                                + "(`done`) rows over 10 rows per workflow with `settled_at` spread over the past day, one "
+                                + "empty; the store's schema and indexes are created by the loader, so opening the store "
+                                + "creates nothing. Each run copies both, opens a store on each (`synchronous=NORMAL`), "
+                                + "stages " + claims * CLAIM_LIMIT
+                                + " pending rows in each with `appendOutboxBatch`, then "
+                                + "times " + claims + " sequential `claim(" + CLAIM_LIMIT
+                                + ")` calls per store, alternating "
+                                + "between the stores (the first 10% are warm-up). Loading took "
+                                + String.format("%.1f", loadSeconds) + " s.")
                 .target(ratio.build())
                 .figure("latency ratio p99, settled rows vs none", ratio99, "")
                 .figure("store open (schema check and migrations) with " + settled + " settled rows", openBig, "ms")
@@ -141,7 +152,8 @@ public final class ClaimCost implements Workload {
             }
             all.add(Fixtures.pendingRow(w, i % 10 + 1, now.plusNanos(i)));
         }
-        Flux.fromIterable(all).buffer(1_000)
+        Flux.fromIterable(all)
+                .buffer(1_000)
                 .concatMap(store::appendOutboxBatch)
                 .then()
                 .block(Duration.ofMinutes(5));

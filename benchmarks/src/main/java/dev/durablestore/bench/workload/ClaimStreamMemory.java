@@ -4,9 +4,9 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
-import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawLoader;
 import dev.durablestore.bench.raw.RawRows;
@@ -31,9 +31,13 @@ public final class ClaimStreamMemory implements Workload {
 
     private static final double MB = 1024.0 * 1024.0;
 
-    static final Target GROWTH = Target.absolute("P6-heap-growth",
+    static final Target GROWTH = Target.absolute(
+            "P6-heap-growth",
             "heap growth after GC: 1M rows (10k in --quick) through claimStream, 1 requested at a time, -Xmx128m",
-            "MB", null, Comparison.BELOW, 32.0);
+            "MB",
+            null,
+            Comparison.BELOW,
+            32.0);
 
     @Override
     public List<Target> targets() {
@@ -56,7 +60,9 @@ public final class ClaimStreamMemory implements Workload {
         RawLoader loader = new RawLoader(new RawRows(EventCodec.create()));
         Path template = ctx.freshDb("p6-template");
         loader.load(template, rows, OutboxStatus.PENDING);
-        Section section = new Section("P6", "Claim stream memory",
+        Section section = new Section(
+                "P6",
+                "Claim stream memory",
                 "A file loaded by raw JDBC with " + rows + " pending rows (10 per workflow). Each run copies it "
                         + "and starts a child JVM (`-Xmx" + heap + "`, default GC) that opens the store "
                         + "(`synchronous=NORMAL`), passes the first 1,000 rows through a claim stream as warm-up, "
@@ -83,7 +89,8 @@ public final class ClaimStreamMemory implements Workload {
                     start.add(m.get("start") / MB);
                     peak.add(m.get("peak") / MB);
                     rate.add(m.get("rows") * 1e9 / m.get("nanos"));
-                    ctx.log(String.format("P6   heap %.1f MB → %.1f MB after GC (growth %.2f MB), %.0f rows/s",
+                    ctx.log(String.format(
+                            "P6   heap %.1f MB → %.1f MB after GC (growth %.2f MB), %.0f rows/s",
                             m.get("start") / MB, m.get("end") / MB, grown, rate.get(rate.size() - 1)));
                 } finally {
                     ctx.delete(db);
@@ -100,12 +107,19 @@ public final class ClaimStreamMemory implements Workload {
 
     private static Map<String, Long> child(Path db, int rows, String heap) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + heap, "-cp", System.getProperty("java.class.path"),
-                ClaimStreamMemoryProbe.class.getName(), db.toString(), Integer.toString(rows));
+        ProcessBuilder pb = new ProcessBuilder(
+                java,
+                "-Xmx" + heap,
+                "-cp",
+                System.getProperty("java.class.path"),
+                ClaimStreamMemoryProbe.class.getName(),
+                db.toString(),
+                Integer.toString(rows));
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process p = pb.start();
         Map<String, Long> result = null;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("MEMORY ")) {

@@ -45,11 +45,13 @@ final class DbSchedulerSqlite {
 
     /** Executions per {@code scheduleBatch} call and transaction. */
     static final int BATCH = 5_000;
+
     static final int THREADS = 4;
     static final long POLL_MILLIS = 100;
 
     private static final String TASK = "bench-noop";
-    private static final List<String> DDL = List.of("""
+    private static final List<String> DDL = List.of(
+            """
             create table scheduled_tasks (
                 task_name varchar(100),
                 task_instance varchar(100),
@@ -186,7 +188,8 @@ final class DbSchedulerSqlite {
     }
 
     private static long count(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM scheduled_tasks")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM scheduled_tasks")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -226,8 +229,8 @@ final class DbSchedulerSqlite {
         sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
         sqlite.setPragma(SQLiteConfig.Pragma.SYNCHRONOUS, synchronous);
         sqlite.setBusyTimeout(10_000);
-        sqlite.setPragma(SQLiteConfig.Pragma.WAL_AUTOCHECKPOINT,
-                Integer.toString(RawDb.Settings.STORE.checkpointPages()));
+        sqlite.setPragma(
+                SQLiteConfig.Pragma.WAL_AUTOCHECKPOINT, Integer.toString(RawDb.Settings.STORE.checkpointPages()));
         sqlite.setCacheSize(-RawDb.Settings.STORE.cacheKib());
         sqlite.setTempStore(SQLiteConfig.TempStore.MEMORY);
         SQLiteDataSource source = new SQLiteDataSource(sqlite);

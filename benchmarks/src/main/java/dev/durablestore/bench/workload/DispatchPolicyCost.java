@@ -42,18 +42,34 @@ public final class DispatchPolicyCost implements Workload {
     /** Rows per workflow of that drain. */
     static final int FEW_ROWS = 50;
 
-    static final Target PRIORITIES = Target.ratio("POL-priorities-vs-none",
+    static final Target PRIORITIES = Target.ratio(
+            "POL-priorities-vs-none",
             "drained rows/s, NORMAL: one row in ten prioritized (1-9) vs no priorities",
-            "rows/s", "no priorities", Comparison.AT_LEAST, 0.9);
-    static final Target SERIAL = Target.ratio("POL-serial-vs-none",
+            "rows/s",
+            "no priorities",
+            Comparison.AT_LEAST,
+            0.9);
+    static final Target SERIAL = Target.ratio(
+            "POL-serial-vs-none",
             "drained rows/s, NORMAL, 5-activity workflows staged at once: serial per workflow vs no policy",
-            "rows/s", "no policy", Comparison.AT_LEAST, 0.7);
-    static final Target CAPPED = Target.ratio("POL-capped-vs-none",
+            "rows/s",
+            "no policy",
+            Comparison.AT_LEAST,
+            0.7);
+    static final Target CAPPED = Target.ratio(
+            "POL-capped-vs-none",
             "drained rows/s, NORMAL: a cap of 64 on the route (= the dispatcher's concurrency) vs no policy",
-            "rows/s", "no policy", Comparison.AT_LEAST, 0.7);
-    static final Target CAPPED_HALF = Target.ratio("POL-cap32-vs-32-in-flight",
+            "rows/s",
+            "no policy",
+            Comparison.AT_LEAST,
+            0.7);
+    static final Target CAPPED_HALF = Target.ratio(
+            "POL-cap32-vs-32-in-flight",
             "drained rows/s, NORMAL: a cap of 32 with 64 in flight vs no cap with 32 in flight",
-            "rows/s", "no cap, 32 in flight", Comparison.AT_LEAST, 0.7);
+            "rows/s",
+            "no cap, 32 in flight",
+            Comparison.AT_LEAST,
+            0.7);
 
     @Override
     public String id() {
@@ -115,8 +131,9 @@ public final class DispatchPolicyCost implements Workload {
             for (PolicyClaimLatency.Kind kind : PolicyClaimLatency.Kind.values()) {
                 p50.get(kind.ordinal()).add(latency.p50()[kind.ordinal()]);
                 p99.get(kind.ordinal()).add(latency.p99()[kind.ordinal()]);
-                lat.append(String.format(" %s %.3f/%.3f", kind.name().toLowerCase(), latency.p50()[kind.ordinal()],
-                        latency.p99()[kind.ordinal()]));
+                lat.append(String.format(
+                        " %s %.3f/%.3f",
+                        kind.name().toLowerCase(), latency.p50()[kind.ordinal()], latency.p99()[kind.ordinal()]));
             }
             ctx.log(lat.toString());
         }
@@ -125,12 +142,21 @@ public final class DispatchPolicyCost implements Workload {
                 .target(serial.build())
                 .target(capped.build())
                 .target(cappedHalf.build())
-                .sideBySide("drained rows/s: a cap of " + HALF_CAP + " with 64 in flight vs no policy (64 in flight)",
-                        "rows/s", "cap " + HALF_CAP, rates.get(Mode.CAPPED_HALF.ordinal()), "no policy",
+                .sideBySide(
+                        "drained rows/s: a cap of " + HALF_CAP + " with 64 in flight vs no policy (64 in flight)",
+                        "rows/s",
+                        "cap " + HALF_CAP,
+                        rates.get(Mode.CAPPED_HALF.ordinal()),
+                        "no policy",
                         rates.get(Mode.NONE.ordinal()))
-                .sideBySide("drained rows/s, " + FEW_WORKFLOWS + " workflows × " + FEW_ROWS + " rows staged at once: "
-                        + "serial per workflow vs no policy", "rows/s", "serial",
-                        rates.get(Mode.SERIAL_FEW.ordinal()), "no policy", rates.get(Mode.NONE_FEW.ordinal()));
+                .sideBySide(
+                        "drained rows/s, " + FEW_WORKFLOWS + " workflows × " + FEW_ROWS + " rows staged at once: "
+                                + "serial per workflow vs no policy",
+                        "rows/s",
+                        "serial",
+                        rates.get(Mode.SERIAL_FEW.ordinal()),
+                        "no policy",
+                        rates.get(Mode.NONE_FEW.ordinal()));
         List<Double> p50None = p50.get(PolicyClaimLatency.Kind.NONE.ordinal());
         List<Double> p99None = p99.get(PolicyClaimLatency.Kind.NONE.ordinal());
         for (PolicyClaimLatency.Kind kind : PolicyClaimLatency.Kind.values()) {
@@ -143,10 +169,22 @@ public final class DispatchPolicyCost implements Workload {
                 case CAPPED -> "cap " + PolicyClaimLatency.LIMIT;
                 default -> throw new IllegalStateException(kind.name());
             };
-            section.sideBySide("claim(" + PolicyClaimLatency.LIMIT + ") latency p50, " + pending + " pending rows: "
-                    + what + " vs none", "ms", what, p50.get(kind.ordinal()), "none", p50None);
-            section.sideBySide("claim(" + PolicyClaimLatency.LIMIT + ") latency p99, " + pending + " pending rows: "
-                    + what + " vs none", "ms", what, p99.get(kind.ordinal()), "none", p99None);
+            section.sideBySide(
+                    "claim(" + PolicyClaimLatency.LIMIT + ") latency p50, " + pending + " pending rows: " + what
+                            + " vs none",
+                    "ms",
+                    what,
+                    p50.get(kind.ordinal()),
+                    "none",
+                    p50None);
+            section.sideBySide(
+                    "claim(" + PolicyClaimLatency.LIMIT + ") latency p99, " + pending + " pending rows: " + what
+                            + " vs none",
+                    "ms",
+                    what,
+                    p99.get(kind.ordinal()),
+                    "none",
+                    p99None);
         }
         return section;
     }
@@ -201,12 +239,18 @@ public final class DispatchPolicyCost implements Workload {
                 staged.add(rowsOf);
             }
             Flux.range(0, workflows.size())
-                    .flatMap(i -> store.appendWithOutbox(workflows.get(i),
-                            List.of(Fixtures.started(workflows.get(i), now)), 0, staged.get(i)), 64)
+                    .flatMap(
+                            i -> store.appendWithOutbox(
+                                    workflows.get(i),
+                                    List.of(Fixtures.started(workflows.get(i), now)),
+                                    0,
+                                    staged.get(i)),
+                            64)
                     .then()
                     .block(Duration.ofMinutes(10));
             long total = (long) workflows.size() * perWorkflow;
-            ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(100)
+            ClaimStreamOptions options = ClaimStreamOptions.defaults()
+                    .maxBatch(100)
                     .scope(ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE))
                     .policy(mode.policy())
                     .pollInterval(Duration.ofMillis(50));
@@ -231,8 +275,7 @@ public final class DispatchPolicyCost implements Workload {
         /** Serial per workflow. */
         SERIAL(DispatchPolicy.none().serialPerWorkflow(true), OutboxRoundTrip.CONCURRENCY, false),
         /** A cap equal to the dispatcher's concurrency. */
-        CAPPED(DispatchPolicy.none().concurrencyCap(OutboxRoundTrip.CONCURRENCY), OutboxRoundTrip.CONCURRENCY,
-                false),
+        CAPPED(DispatchPolicy.none().concurrencyCap(OutboxRoundTrip.CONCURRENCY), OutboxRoundTrip.CONCURRENCY, false),
         /** A cap of half the dispatcher's concurrency. */
         CAPPED_HALF(DispatchPolicy.none().concurrencyCap(HALF_CAP), OutboxRoundTrip.CONCURRENCY, false),
         /** No policy, half the concurrency: the parallelism {@link #CAPPED_HALF} leaves. */

@@ -3,8 +3,6 @@ package dev.durablestore.bench.workload;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.micrometer.observation.ObservedStore;
-import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
@@ -14,6 +12,8 @@ import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
 import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
+import dev.durablestore.micrometer.observation.ObservedStore;
+import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -35,12 +35,20 @@ import reactor.core.publisher.Flux;
  */
 public final class ObservationCost implements Workload {
 
-    static final Target OFF_VS_UNWRAPPED = Target.ratio("OBS-noop-vs-off",
+    static final Target OFF_VS_UNWRAPPED = Target.ratio(
+            "OBS-noop-vs-off",
             "drained rows/s, NORMAL: observations off via the no-op registry vs the store as opened (no wrapper)",
-            "rows/s", "store as opened", Comparison.AT_LEAST, 0.9);
-    static final Target ON_VS_OFF = Target.ratio("OBS-on-vs-off",
+            "rows/s",
+            "store as opened",
+            Comparison.AT_LEAST,
+            0.9);
+    static final Target ON_VS_OFF = Target.ratio(
+            "OBS-on-vs-off",
             "drained rows/s, NORMAL: observations on (staging, dispatch, settle observed; no tracer) vs off",
-            "rows/s", "observations off", Comparison.AT_LEAST, 0.8);
+            "rows/s",
+            "observations off",
+            Comparison.AT_LEAST,
+            0.8);
 
     @Override
     public String id() {
@@ -83,22 +91,25 @@ public final class ObservationCost implements Workload {
                 rate[mode.ordinal()] = drain(ctx, mode, counting, rows, fanOut);
             }
             double off = rate[Mode.OFF.ordinal()];
-            ctx.log(String.format("OBS   off %.0f rows/s, no-op registry %.0f rows/s, on %.0f rows/s", off,
-                    rate[Mode.NOOP.ordinal()], rate[Mode.ON.ordinal()]));
+            ctx.log(String.format(
+                    "OBS   off %.0f rows/s, no-op registry %.0f rows/s, on %.0f rows/s",
+                    off, rate[Mode.NOOP.ordinal()], rate[Mode.ON.ordinal()]));
             noopVsOff.run(rate[Mode.NOOP.ordinal()], off);
             onVsOff.run(rate[Mode.ON.ordinal()], off);
         }
-        return new Section("OBS", "Observation cost",
-                "Each run stages " + rows + " rows with `appendWithOutbox` (" + fanOut + " per workflow, 64 in "
-                        + "flight, untimed) on a fresh file (`synchronous=NORMAL`) and times P2's drain "
-                        + "(`claimStream(maxBatch 100)` → `flatMap(complete, 64)`) three ways, taking turns going "
-                        + "first: off (the store as opened, the default: no wrapper), through "
-                        + "`ObservedStore.wrap(store, ObservationRegistry.NOOP)` (which returns the store "
-                        + "itself), and on (wrapped with a registry whose one handler counts stopped "
-                        + "observations; each row's complete inside `StoreObservations.dispatch`, so every "
-                        + "row costs a dispatch and a settle observation, and staging is observed too; no "
-                        + "tracer, so no trace context is written). Off is the code path of every store that "
-                        + "does not ask for observations.")
+        return new Section(
+                        "OBS",
+                        "Observation cost",
+                        "Each run stages " + rows + " rows with `appendWithOutbox` (" + fanOut + " per workflow, 64 in "
+                                + "flight, untimed) on a fresh file (`synchronous=NORMAL`) and times P2's drain "
+                                + "(`claimStream(maxBatch 100)` → `flatMap(complete, 64)`) three ways, taking turns going "
+                                + "first: off (the store as opened, the default: no wrapper), through "
+                                + "`ObservedStore.wrap(store, ObservationRegistry.NOOP)` (which returns the store "
+                                + "itself), and on (wrapped with a registry whose one handler counts stopped "
+                                + "observations; each row's complete inside `StoreObservations.dispatch`, so every "
+                                + "row costs a dispatch and a settle observation, and staging is observed too; no "
+                                + "tracer, so no trace context is written). Off is the code path of every store that "
+                                + "does not ask for observations.")
                 .target(noopVsOff.build())
                 .target(onVsOff.build());
     }
@@ -111,18 +122,24 @@ public final class ObservationCost implements Workload {
             ObservationRegistry registry = mode == Mode.ON ? counting : ObservationRegistry.NOOP;
             ReactiveStore store = mode == Mode.OFF ? opened : ObservedStore.wrap(opened, registry);
             Flux.fromIterable(workflows)
-                    .flatMap(w -> store.appendWithOutbox(w, List.of(Fixtures.started(w, now)), 0,
-                            Fixtures.pendingRows(w, fanOut, now)), 64)
+                    .flatMap(
+                            w -> store.appendWithOutbox(
+                                    w, List.of(Fixtures.started(w, now)), 0, Fixtures.pendingRows(w, fanOut, now)),
+                            64)
                     .then()
                     .block(Duration.ofMinutes(10));
             long total = (long) workflows.size() * fanOut;
-            ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(100)
-                    .pollInterval(Duration.ofMillis(50));
+            ClaimStreamOptions options =
+                    ClaimStreamOptions.defaults().maxBatch(100).pollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
-                    .flatMap(row -> (mode == Mode.ON
-                            ? StoreObservations.dispatch(registry, row, store.complete(row.dispatchKey()))
-                            : store.complete(row.dispatchKey())).thenReturn(Boolean.TRUE), OutboxRoundTrip.CONCURRENCY)
+                    .flatMap(
+                            row -> (mode == Mode.ON
+                                            ? StoreObservations.dispatch(
+                                                    registry, row, store.complete(row.dispatchKey()))
+                                            : store.complete(row.dispatchKey()))
+                                    .thenReturn(Boolean.TRUE),
+                            OutboxRoundTrip.CONCURRENCY)
                     .take(total)
                     .then()
                     .block(Duration.ofMinutes(10));

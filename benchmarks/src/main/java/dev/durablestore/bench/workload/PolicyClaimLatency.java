@@ -118,7 +118,8 @@ final class PolicyClaimLatency {
     private static long timeClaim(SqliteReactiveStore store, Kind kind) {
         ClaimScope scope = ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE);
         long began = System.nanoTime();
-        List<OutboxRow> rows = store.claim(scope, LIMIT, Set.of(), kind.policy()).block(Duration.ofSeconds(30));
+        List<OutboxRow> rows =
+                store.claim(scope, LIMIT, Set.of(), kind.policy()).block(Duration.ofSeconds(30));
         long nanos = System.nanoTime() - began;
         if (rows == null || rows.size() != LIMIT) {
             throw new IllegalStateException(kind + " claim returned " + (rows == null ? 0 : rows.size()) + " rows");
@@ -137,7 +138,8 @@ final class PolicyClaimLatency {
                 all.add(kind.prioritized() ? DispatchPolicyCost.prioritized(r, all.size() + 1) : r);
             }
         }
-        Flux.fromIterable(all).buffer(1_000)
+        Flux.fromIterable(all)
+                .buffer(1_000)
                 .concatMap(store::appendOutboxBatch)
                 .then()
                 .block(Duration.ofMinutes(5));

@@ -6,9 +6,9 @@ import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
 import dev.durablestore.bench.Stats;
-import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
@@ -30,9 +30,13 @@ public final class RangeRead implements Workload {
     private static final int APPEND_CHUNK = 1_000;
     private static final String MODE = "NORMAL";
 
-    static final Target P50 = Target.ratio("P5-tail-vs-short",
+    static final Target P50 = Target.ratio(
+            "P5-tail-vs-short",
             "latency p50: readHistoryFrom(last 10 of a 100k-event history; 20k in --quick) vs readHistory(10 events)",
-            "ms", "readHistory, 10 events", Comparison.AT_MOST, 1.5);
+            "ms",
+            "readHistory, 10 events",
+            Comparison.AT_MOST,
+            1.5);
 
     @Override
     public List<Target> targets() {
@@ -70,10 +74,14 @@ public final class RangeRead implements Workload {
                     long[] whole = new long[reads - warm];
                     for (int i = 0; i < reads; i++) {
                         boolean tailFirst = i % 2 == 0;
-                        long a = time(tailFirst ? () -> store.readHistoryFrom(longId, from)
-                                : () -> store.readHistory(shortId));
-                        long b = time(tailFirst ? () -> store.readHistory(shortId)
-                                : () -> store.readHistoryFrom(longId, from));
+                        long a = time(
+                                tailFirst
+                                        ? () -> store.readHistoryFrom(longId, from)
+                                        : () -> store.readHistory(shortId));
+                        long b = time(
+                                tailFirst
+                                        ? () -> store.readHistory(shortId)
+                                        : () -> store.readHistoryFrom(longId, from));
                         if (i >= warm) {
                             tail[i - warm] = tailFirst ? a : b;
                             whole[i - warm] = tailFirst ? b : a;
@@ -83,20 +91,24 @@ public final class RangeRead implements Workload {
                     double[] wholeMs = Stats.sortedMillis(whole);
                     ratio.run(Stats.percentile(tailMs, 50), Stats.percentile(wholeMs, 50));
                     p99Ratio.add(Stats.percentile(tailMs, 99) / Stats.percentile(wholeMs, 99));
-                    ctx.log(String.format("P5   p50 tail %.3f ms, short history %.3f ms",
+                    ctx.log(String.format(
+                            "P5   p50 tail %.3f ms, short history %.3f ms",
                             Stats.percentile(tailMs, 50), Stats.percentile(wholeMs, 50)));
                 }
             }
         } finally {
             ctx.delete(db);
         }
-        return new Section("P5", "Range read",
-                "One file (`synchronous=NORMAL`) holding a " + length + "-event history (a `WorkflowStarted` "
-                        + "then `SignalReceived` events, appended " + APPEND_CHUNK + " per append) and a " + TAIL
-                        + "-event history of the same kinds. Each run reopens the store and times " + reads
-                        + " reads of each kind, alternating, each collected to a list and checked for " + TAIL
-                        + " events (the first 10% are warm-up): `readHistoryFrom(long, head - 9)` against "
-                        + "`readHistory(short)`; p50 per run, the ratio per run, median over runs.")
+        return new Section(
+                        "P5",
+                        "Range read",
+                        "One file (`synchronous=NORMAL`) holding a " + length + "-event history (a `WorkflowStarted` "
+                                + "then `SignalReceived` events, appended " + APPEND_CHUNK + " per append) and a "
+                                + TAIL
+                                + "-event history of the same kinds. Each run reopens the store and times " + reads
+                                + " reads of each kind, alternating, each collected to a list and checked for " + TAIL
+                                + " events (the first 10% are warm-up): `readHistoryFrom(long, head - 9)` against "
+                                + "`readHistory(short)`; p50 per run, the ratio per run, median over runs.")
                 .target(ratio.build())
                 .figure("latency ratio p99 (context)", p99Ratio, "");
     }

@@ -46,14 +46,22 @@ public final class StagingVsDbScheduler implements Workload {
     private final RawOutboxLoop raw = new RawOutboxLoop(new RawRows(EventCodec.create()));
     private final List<String> notes = new ArrayList<>();
 
-    static final Target BATCH_VS_PEER = Target.ratio("P9-batch-vs-db-scheduler",
+    static final Target BATCH_VS_PEER = Target.ratio(
+            "P9-batch-vs-db-scheduler",
             "rows staged/s, FULL: store appendOutboxBatch (5,000 rows per call) vs db-scheduler " + VERSION
                     + " scheduleBatch (5,000 per call and transaction) on the same SQLite settings",
-            "rows/s", "db-scheduler scheduleBatch", Comparison.AT_LEAST, 1.0);
-    static final Target FANOUT_VS_PEER = Target.ratio("P9-fanout10-vs-db-scheduler",
+            "rows/s",
+            "db-scheduler scheduleBatch",
+            Comparison.AT_LEAST,
+            1.0);
+    static final Target FANOUT_VS_PEER = Target.ratio(
+            "P9-fanout10-vs-db-scheduler",
             "rows staged/s, FULL: store appendWithOutbox (WorkflowStarted + 10 rows per workflow, 64 in flight) vs "
                     + "db-scheduler " + VERSION + " scheduleBatch (5,000 per transaction)",
-            "rows/s", "db-scheduler scheduleBatch", Comparison.AT_LEAST, 0.5);
+            "rows/s",
+            "db-scheduler scheduleBatch",
+            Comparison.AT_LEAST,
+            0.5);
 
     @Override
     public String id() {
@@ -112,13 +120,27 @@ public final class StagingVsDbScheduler implements Workload {
             rawPerRow.add(rawRows);
             rawBatched.add(rawJdbcBatch);
             batchInShape.add(batch[0] / rawRows);
-            ctx.log(String.format("P9   staging: db-scheduler %.0f rows/s (%.0f/s with ids i1…iN), store "
-                    + "appendOutboxBatch %.0f/s (%.2f×), appendWithOutbox %.0f/s (%.2f×; %.1f appends per commit, "
-                    + "%.0f µs per transaction, writer busy %.0f%%), raw in its shape %.0f/s, raw row inserts of "
-                    + "5,000 per transaction %.0f/s (as one JDBC batch %.0f/s); drain: db-scheduler %.0f "
-                    + "executions/s, store %.0f rows/s (after appendWithOutbox), %.0f rows/s (after appendOutboxBatch)",
-                    peer[0], peer[2], batch[0], batch[0] / peer[0], fanOut[0], fanOut[0] / peer[0], fanOut[2],
-                    fanOut[3], fanOut[4] * 100, shaped, rawRows, rawJdbcBatch, peer[1], fanOut[1], batch[1]));
+            ctx.log(String.format(
+                    "P9   staging: db-scheduler %.0f rows/s (%.0f/s with ids i1…iN), store "
+                            + "appendOutboxBatch %.0f/s (%.2f×), appendWithOutbox %.0f/s (%.2f×; %.1f appends per commit, "
+                            + "%.0f µs per transaction, writer busy %.0f%%), raw in its shape %.0f/s, raw row inserts of "
+                            + "5,000 per transaction %.0f/s (as one JDBC batch %.0f/s); drain: db-scheduler %.0f "
+                            + "executions/s, store %.0f rows/s (after appendWithOutbox), %.0f rows/s (after appendOutboxBatch)",
+                    peer[0],
+                    peer[2],
+                    batch[0],
+                    batch[0] / peer[0],
+                    fanOut[0],
+                    fanOut[0] / peer[0],
+                    fanOut[2],
+                    fanOut[3],
+                    fanOut[4] * 100,
+                    shaped,
+                    rawRows,
+                    rawJdbcBatch,
+                    peer[1],
+                    fanOut[1],
+                    batch[1]));
             perCommit.add(fanOut[2]);
             txnMicros.add(fanOut[3]);
             busy.add(fanOut[4]);
@@ -132,55 +154,77 @@ public final class StagingVsDbScheduler implements Workload {
             storeDrain.add(fanOut[1]);
             storeBatchDrain.add(batch[1]);
         }
-        Section section = new Section("P9", "Staging against db-scheduler",
-                "db-scheduler " + VERSION + " (com.github.kagkarlsson:db-scheduler) on SQLite beside the store, on "
-                        + "the same SQLite settings: WAL, `synchronous=FULL`, 10 s busy timeout, the store's "
-                        + "checkpoint threshold and page cache, temporary storage in memory, a fresh file per "
-                        + "measurement. Its `scheduled_tasks` table comes from its own SQLite DDL (with its three "
-                        + "indexes) and it runs with its `SqliteJdbcCustomization`. Each run stages " + rows
-                        + " rows three ways, taking turns going first, and times each: db-scheduler's fastest "
-                        + "path, `scheduleBatch` of " + DbSchedulerSqlite.BATCH + " one-time executions of a "
-                        + "no-op task per call (instance ids: the dispatch keys the store's rows have, "
-                        + "`<workflow UUID>:<ordinal>`, " + FAN_OUT + " per workflow; no task data; due at once), "
-                        + "each call one transaction (a pool of "
-                        + "one connection with autocommit off and `commitWhenAutocommitDisabled(true)`: its JDBC "
-                        + "batch insert, then one commit); the store's `appendOutboxBatch` of the same number of "
-                        + "rows, " + DbSchedulerSqlite.BATCH + " per call, one call after another (rows of "
-                        + rows / FAN_OUT + " workflows, " + FAN_OUT + " each, as P2's); and the store's "
-                        + "`appendWithOutbox` with fan-out " + FAN_OUT + " (a `WorkflowStarted` and " + FAN_OUT
-                        + " rows per workflow), " + IN_FLIGHT + " in flight, as P2 stages. The task instances "
-                        + "and the batch rows are built before the timer starts; `appendWithOutbox`'s are built "
-                        + "as it goes, as in P2. Context: each staged table is then drained. db-scheduler drains "
-                        + drainRows + " executions (staged as above, untimed, on a file of their own: it runs "
-                        + "each execution in transactions of its own, so draining all " + rows + " would take "
-                        + "minutes): one scheduler, " + DbSchedulerSqlite.THREADS + " threads (the 20 of the "
-                        + "PostgreSQL peer row drained no faster in trials here and starved connections past "
-                        + "the busy timeout: `SQLITE_BUSY`, an execution left picked), a HikariCP pool "
-                        + "of threads + 2 connections, polling interval " + DbSchedulerSqlite.POLL_MILLIS
-                        + " ms, its default polling strategy (fetch, then lock each execution as it runs; SQLite "
-                        + "has neither of its lock-and-fetch strategies), timed from `start()` until every "
-                        + "execution ran and was deleted. The same executions with sequential ids (`i1 … iN`) "
-                        + "are staged too, as context: each of its inserts then lands on the last page of its "
-                        + "primary key. The store drains every staged row as P2 does: "
-                        + "`claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap(complete, " + IN_FLIGHT + ")`.")
+        Section section = new Section(
+                        "P9",
+                        "Staging against db-scheduler",
+                        "db-scheduler " + VERSION
+                                + " (com.github.kagkarlsson:db-scheduler) on SQLite beside the store, on "
+                                + "the same SQLite settings: WAL, `synchronous=FULL`, 10 s busy timeout, the store's "
+                                + "checkpoint threshold and page cache, temporary storage in memory, a fresh file per "
+                                + "measurement. Its `scheduled_tasks` table comes from its own SQLite DDL (with its three "
+                                + "indexes) and it runs with its `SqliteJdbcCustomization`. Each run stages " + rows
+                                + " rows three ways, taking turns going first, and times each: db-scheduler's fastest "
+                                + "path, `scheduleBatch` of " + DbSchedulerSqlite.BATCH + " one-time executions of a "
+                                + "no-op task per call (instance ids: the dispatch keys the store's rows have, "
+                                + "`<workflow UUID>:<ordinal>`, " + FAN_OUT
+                                + " per workflow; no task data; due at once), "
+                                + "each call one transaction (a pool of "
+                                + "one connection with autocommit off and `commitWhenAutocommitDisabled(true)`: its JDBC "
+                                + "batch insert, then one commit); the store's `appendOutboxBatch` of the same number of "
+                                + "rows, " + DbSchedulerSqlite.BATCH + " per call, one call after another (rows of "
+                                + rows / FAN_OUT + " workflows, " + FAN_OUT + " each, as P2's); and the store's "
+                                + "`appendWithOutbox` with fan-out " + FAN_OUT + " (a `WorkflowStarted` and " + FAN_OUT
+                                + " rows per workflow), " + IN_FLIGHT + " in flight, as P2 stages. The task instances "
+                                + "and the batch rows are built before the timer starts; `appendWithOutbox`'s are built "
+                                + "as it goes, as in P2. Context: each staged table is then drained. db-scheduler drains "
+                                + drainRows + " executions (staged as above, untimed, on a file of their own: it runs "
+                                + "each execution in transactions of its own, so draining all " + rows + " would take "
+                                + "minutes): one scheduler, " + DbSchedulerSqlite.THREADS + " threads (the 20 of the "
+                                + "PostgreSQL peer row drained no faster in trials here and starved connections past "
+                                + "the busy timeout: `SQLITE_BUSY`, an execution left picked), a HikariCP pool "
+                                + "of threads + 2 connections, polling interval " + DbSchedulerSqlite.POLL_MILLIS
+                                + " ms, its default polling strategy (fetch, then lock each execution as it runs; SQLite "
+                                + "has neither of its lock-and-fetch strategies), timed from `start()` until every "
+                                + "execution ran and was deleted. The same executions with sequential ids (`i1 … iN`) "
+                                + "are staged too, as context: each of its inserts then lands on the last page of its "
+                                + "primary key. The store drains every staged row as P2 does: "
+                                + "`claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap(complete, " + IN_FLIGHT + ")`.")
                 .target(batchResult.build())
                 .target(fanOutResult.build())
-                .sideBySide("FULL drain: store (claimStream → complete, 64 in flight, P2; rows staged by "
-                        + "appendWithOutbox) vs db-scheduler (scheduler, no-op task)", "rows/s", "store drain",
-                        storeDrain, "db-scheduler drain", peerDrain)
+                .sideBySide(
+                        "FULL drain: store (claimStream → complete, 64 in flight, P2; rows staged by "
+                                + "appendWithOutbox) vs db-scheduler (scheduler, no-op task)",
+                        "rows/s",
+                        "store drain",
+                        storeDrain,
+                        "db-scheduler drain",
+                        peerDrain)
                 .figure("store drain after appendOutboxBatch staging, FULL", storeBatchDrain, "rows/s")
-                .figure("raw JDBC, the store's row insert on its schema, " + DbSchedulerSqlite.BATCH + " rows per "
-                        + "transaction, one executeUpdate per row, FULL", rawPerRow, "rows/s")
-                .figure("raw JDBC, the same, each transaction's rows as one JDBC batch (executeBatch, as "
-                        + "db-scheduler's scheduleBatch runs its insert)", rawBatched, "rows/s")
-                .figure("store appendOutboxBatch ÷ raw, one executeUpdate per row (what the store itself costs)",
-                        batchInShape, "×")
+                .figure(
+                        "raw JDBC, the store's row insert on its schema, " + DbSchedulerSqlite.BATCH + " rows per "
+                                + "transaction, one executeUpdate per row, FULL",
+                        rawPerRow,
+                        "rows/s")
+                .figure(
+                        "raw JDBC, the same, each transaction's rows as one JDBC batch (executeBatch, as "
+                                + "db-scheduler's scheduleBatch runs its insert)",
+                        rawBatched,
+                        "rows/s")
+                .figure(
+                        "store appendOutboxBatch ÷ raw, one executeUpdate per row (what the store itself costs)",
+                        batchInShape,
+                        "×")
                 .figure("store appendWithOutbox staging: appends per group commit", perCommit, "")
                 .figure("store appendWithOutbox staging: mean BEGIN…COMMIT time per group commit", txnMicros, "µs")
-                .figure("store appendWithOutbox staging: writer busy inside transactions (share of wall time)", busy,
+                .figure(
+                        "store appendWithOutbox staging: writer busy inside transactions (share of wall time)",
+                        busy,
                         "")
-                .figure("raw JDBC staging in the store's shape (" + IN_FLIGHT + " workflows of a WorkflowStarted and "
-                        + FAN_OUT + " rows per transaction, one thread, FULL)", rawShape, "rows/s")
+                .figure(
+                        "raw JDBC staging in the store's shape (" + IN_FLIGHT + " workflows of a WorkflowStarted and "
+                                + FAN_OUT + " rows per transaction, one thread, FULL)",
+                        rawShape,
+                        "rows/s")
                 .figure("store appendWithOutbox ÷ raw in its shape (what the store itself costs)", inShape, "×");
         notes.forEach(section::note);
         notes.clear();
@@ -224,8 +268,7 @@ public final class StagingVsDbScheduler implements Workload {
             double rate = Stats.perSecond(ids.size(), DbSchedulerSqlite.stage(db, MODE, instances));
             long staged = DbSchedulerSqlite.count(db);
             if (staged != ids.size()) {
-                throw new IllegalStateException("db-scheduler staged " + staged + " of " + ids.size()
-                        + " executions");
+                throw new IllegalStateException("db-scheduler staged " + staged + " of " + ids.size() + " executions");
             }
             return rate;
         } finally {
@@ -264,7 +307,10 @@ public final class StagingVsDbScheduler implements Workload {
         Path db = ctx.freshDb("p9-store-batch");
         try (SqliteReactiveStore store = Fixtures.openStore(db, MODE)) {
             long began = System.nanoTime();
-            Flux.fromIterable(batches).concatMap(store::appendOutboxBatch).then().block(Duration.ofMinutes(10));
+            Flux.fromIterable(batches)
+                    .concatMap(store::appendOutboxBatch)
+                    .then()
+                    .block(Duration.ofMinutes(10));
             out[0] = Stats.perSecond(rows, System.nanoTime() - began);
             out[1] = drain(store, rows);
         } finally {
@@ -285,8 +331,10 @@ public final class StagingVsDbScheduler implements Workload {
         try (SqliteReactiveStore store = Fixtures.openStore(db, MODE, commits)) {
             long began = System.nanoTime();
             Flux.fromIterable(workflows)
-                    .flatMap(w -> store.appendWithOutbox(w, List.of(Fixtures.started(w, now)), 0,
-                            Fixtures.pendingRows(w, FAN_OUT, now)), IN_FLIGHT)
+                    .flatMap(
+                            w -> store.appendWithOutbox(
+                                    w, List.of(Fixtures.started(w, now)), 0, Fixtures.pendingRows(w, FAN_OUT, now)),
+                            IN_FLIGHT)
                     .then()
                     .block(Duration.ofMinutes(10));
             long nanos = System.nanoTime() - began;
@@ -337,8 +385,8 @@ public final class StagingVsDbScheduler implements Workload {
 
     /** P2's drain of every staged row: claimStream → complete, 64 in flight; rows/s. */
     private static double drain(SqliteReactiveStore store, int rows) {
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(MAX_BATCH)
-                .pollInterval(Duration.ofMillis(50));
+        ClaimStreamOptions options =
+                ClaimStreamOptions.defaults().maxBatch(MAX_BATCH).pollInterval(Duration.ofMillis(50));
         long began = System.nanoTime();
         store.claimStream(options)
                 .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), IN_FLIGHT)

@@ -42,17 +42,26 @@ public final class StepThroughput implements Workload {
     public static final int CONCURRENCY = OutboxRoundTrip.CONCURRENCY;
     /** Activities per workflow in the chained variant. */
     public static final int CHAIN = 5;
+
     private static final int MAX_BATCH = 100;
     private static final String MODE = "FULL";
 
-    static final Target STEP_VS_RAW = Target.ratio("P8-step-vs-raw",
+    static final Target STEP_VS_RAW = Target.ratio(
+            "P8-step-vs-raw",
             "workflow steps/s, FULL, 1 activity per workflow: store (claimStream → commitStep per row, 64 in "
                     + "flight) vs raw JDBC (claim 64; one transaction with every claimed row's inserts and settle)",
-            "steps/s", "raw, claim 64 + one step transaction", Comparison.AT_LEAST, 0.8);
-    static final Target CHAIN_VS_RAW = Target.ratio("P8-fanout5-vs-raw",
+            "steps/s",
+            "raw, claim 64 + one step transaction",
+            Comparison.AT_LEAST,
+            0.8);
+    static final Target CHAIN_VS_RAW = Target.ratio(
+            "P8-fanout5-vs-raw",
             "workflow steps/s, FULL, 5-activity fan-out (each step stages the next activity, the 5th completes "
-                    + "the workflow): store vs the same raw JDBC loop", "steps/s",
-            "raw, claim 64 + one step transaction", Comparison.AT_LEAST, 0.8);
+                    + "the workflow): store vs the same raw JDBC loop",
+            "steps/s",
+            "raw, claim 64 + one step transaction",
+            Comparison.AT_LEAST,
+            0.8);
 
     private final RawStepLoop raw = new RawStepLoop(new RawRows(EventCodec.create()));
 
@@ -116,11 +125,21 @@ public final class StepThroughput implements Workload {
                 store5 = storeSteps(ctx, chained, CHAIN, chainCommits);
             }
             double drained = bareDrain(ctx, single);
-            ctx.log(String.format("P8   1 activity: store %.0f steps/s, raw %.0f/s (%.2f×), bare drain %.0f rows/s; "
-                    + "%.1f rows per claim, %.1f commands per commit, writer busy %.0f%%; "
-                    + "5 activities: store %.0f steps/s, raw %.0f/s (%.2f×), %.1f commands per commit",
-                    store1, raw1, store1 / raw1, drained, perClaim, perCommit, writerBusy * 100, store5, raw5,
-                    store5 / raw5, chainCommits.commandsPerCommit()));
+            ctx.log(String.format(
+                    "P8   1 activity: store %.0f steps/s, raw %.0f/s (%.2f×), bare drain %.0f rows/s; "
+                            + "%.1f rows per claim, %.1f commands per commit, writer busy %.0f%%; "
+                            + "5 activities: store %.0f steps/s, raw %.0f/s (%.2f×), %.1f commands per commit",
+                    store1,
+                    raw1,
+                    store1 / raw1,
+                    drained,
+                    perClaim,
+                    perCommit,
+                    writerBusy * 100,
+                    store5,
+                    raw5,
+                    store5 / raw5,
+                    chainCommits.commandsPerCommit()));
             stepResult.run(store1, raw1);
             chainResult.run(store5, raw5);
             storeSingle.add(store1);
@@ -130,42 +149,62 @@ public final class StepThroughput implements Workload {
             busy.add(writerBusy);
             chainPerCommit.add(chainCommits.commandsPerCommit());
         }
-        return new Section("P8", "Workflow steps",
-                "Each run stages, untimed, " + single + " workflows with `appendWithOutbox` (64 in flight): "
-                        + "`WorkflowStarted` and the first `ActivityScheduled` (seq 1, 2) and the first activity's "
-                        + "row; then times a dispatcher: `claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap("
-                        + "commitStep, " + CONCURRENCY + ")` until every step committed, `synchronous=FULL`. The "
-                        + "step of a claimed row (activity k, the workflow's head 2k, known from the row's "
-                        + "ordinal) appends the activity's `ActivityCompleted` and then `WorkflowCompleted` — or, "
-                        + "in the chained variant (" + chained + " workflows of " + CHAIN + " activities, "
-                        + chained * CHAIN + " steps), the next activity's `ActivityScheduled` with its row, "
-                        + "staged in the same step, until the " + CHAIN + "th step completes the workflow — and "
-                        + "completes the claimed row fenced by its claim (`WorkflowStep.complete(row)`). The "
-                        + "figure is steps per second. The raw baseline stages the same rows with plain JDBC "
-                        + "(untimed) and runs, on one thread, the same SQL per claimed batch with no store: one "
-                        + "transaction claiming " + CONCURRENCY + " rows (the store's claim statement with its "
-                        + "claim token), then one transaction with every claimed row's event inserts, next row "
-                        + "and fenced settle (`… AND status = 'claimed' AND claim_token = ?`, which must change "
-                        + "one row), encoding each event and decoding each claimed row with the same codec. "
-                        + "Store and raw take turns going first. Each run then times the bare drain of P2 "
-                        + "(`claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap(complete, " + CONCURRENCY + ")`, "
-                        + "no events) on " + single + " rows staged the same way, FULL: what the steps add to "
-                        + "claiming and completing.")
+        return new Section(
+                        "P8",
+                        "Workflow steps",
+                        "Each run stages, untimed, " + single + " workflows with `appendWithOutbox` (64 in flight): "
+                                + "`WorkflowStarted` and the first `ActivityScheduled` (seq 1, 2) and the first activity's "
+                                + "row; then times a dispatcher: `claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap("
+                                + "commitStep, " + CONCURRENCY
+                                + ")` until every step committed, `synchronous=FULL`. The "
+                                + "step of a claimed row (activity k, the workflow's head 2k, known from the row's "
+                                + "ordinal) appends the activity's `ActivityCompleted` and then `WorkflowCompleted` — or, "
+                                + "in the chained variant (" + chained + " workflows of " + CHAIN + " activities, "
+                                + chained * CHAIN + " steps), the next activity's `ActivityScheduled` with its row, "
+                                + "staged in the same step, until the " + CHAIN
+                                + "th step completes the workflow — and "
+                                + "completes the claimed row fenced by its claim (`WorkflowStep.complete(row)`). The "
+                                + "figure is steps per second. The raw baseline stages the same rows with plain JDBC "
+                                + "(untimed) and runs, on one thread, the same SQL per claimed batch with no store: one "
+                                + "transaction claiming " + CONCURRENCY + " rows (the store's claim statement with its "
+                                + "claim token), then one transaction with every claimed row's event inserts, next row "
+                                + "and fenced settle (`… AND status = 'claimed' AND claim_token = ?`, which must change "
+                                + "one row), encoding each event and decoding each claimed row with the same codec. "
+                                + "Store and raw take turns going first. Each run then times the bare drain of P2 "
+                                + "(`claimStream(maxBatch " + MAX_BATCH + ")` → `flatMap(complete, " + CONCURRENCY
+                                + ")`, "
+                                + "no events) on " + single + " rows staged the same way, FULL: what the steps add to "
+                                + "claiming and completing.")
                 .target(stepResult.build())
                 .target(chainResult.build())
-                .sideBySide("FULL, 1 activity per workflow: store steps (claimStream → commitStep) vs the bare drain "
-                        + "(claimStream → complete, P2)", "rows/s", "store steps", storeSingle, "bare drain", bare)
+                .sideBySide(
+                        "FULL, 1 activity per workflow: store steps (claimStream → commitStep) vs the bare drain "
+                                + "(claimStream → complete, P2)",
+                        "rows/s",
+                        "store steps",
+                        storeSingle,
+                        "bare drain",
+                        bare)
                 .figure("store: rows per claim during the steps, 1 activity", stepsPerClaim, "")
-                .figure("store: commands per group commit during the steps, 1 activity (claims and steps)",
-                        stepsPerCommit, "")
-                .figure("store: steps per transaction, 1 activity (steps ÷ group commits, claims included; the raw "
-                        + "loop: " + CONCURRENCY / 2 + ", " + CONCURRENCY + " steps per claim and step transaction)",
-                        stepsPerTransaction, "")
+                .figure(
+                        "store: commands per group commit during the steps, 1 activity (claims and steps)",
+                        stepsPerCommit,
+                        "")
+                .figure(
+                        "store: steps per transaction, 1 activity (steps ÷ group commits, claims included; the raw "
+                                + "loop: " + CONCURRENCY / 2 + ", " + CONCURRENCY
+                                + " steps per claim and step transaction)",
+                        stepsPerTransaction,
+                        "")
                 .figure("store: mean BEGIN…COMMIT time per group commit during the steps, 1 activity", txnMicros, "µs")
-                .figure("store: writer busy inside transactions during the steps, 1 activity (share of wall time)",
-                        busy, "")
-                .figure("store: commands per group commit during the steps, " + CHAIN + " activities",
-                        chainPerCommit, "");
+                .figure(
+                        "store: writer busy inside transactions during the steps, 1 activity (share of wall time)",
+                        busy,
+                        "")
+                .figure(
+                        "store: commands per group commit during the steps, " + CHAIN + " activities",
+                        chainPerCommit,
+                        "");
     }
 
     /**
@@ -222,9 +261,13 @@ public final class StepThroughput implements Workload {
     private static void stage(SqliteReactiveStore store, List<WorkflowId> workflows) {
         Instant now = Instant.now();
         Flux.fromIterable(workflows)
-                .flatMap(w -> store.appendWithOutbox(w,
-                        List.of(Fixtures.started(w, now), Fixtures.activityScheduled(w, 2, 1, now)), 0,
-                        List.of(Fixtures.pendingRow(w, 1, now))), 64)
+                .flatMap(
+                        w -> store.appendWithOutbox(
+                                w,
+                                List.of(Fixtures.started(w, now), Fixtures.activityScheduled(w, 2, 1, now)),
+                                0,
+                                List.of(Fixtures.pendingRow(w, 1, now))),
+                        64)
                 .then()
                 .block(Duration.ofMinutes(10));
     }

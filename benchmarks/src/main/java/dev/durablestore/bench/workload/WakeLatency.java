@@ -8,9 +8,9 @@ import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
 import dev.durablestore.bench.Stats;
-import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
+import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
@@ -46,12 +46,20 @@ public final class WakeLatency implements Workload {
     /** Pause between samples so the stream's empty claim finishes and it is asleep again. */
     private static final long IDLE_NANOS = 2_000_000L;
 
-    static final Target P50 = Target.absolute("P3-wake-p50",
-            "wake latency p50, staging success signal → onNext, idle claimStream, NORMAL", "ms",
-            "raw claim txn p50", Comparison.AT_MOST, 1.0);
-    static final Target P99 = Target.absolute("P3-wake-p99",
-            "wake latency p99, staging success signal → onNext, idle claimStream, NORMAL", "ms",
-            "raw claim txn p99", Comparison.AT_MOST, 5.0);
+    static final Target P50 = Target.absolute(
+            "P3-wake-p50",
+            "wake latency p50, staging success signal → onNext, idle claimStream, NORMAL",
+            "ms",
+            "raw claim txn p50",
+            Comparison.AT_MOST,
+            1.0);
+    static final Target P99 = Target.absolute(
+            "P3-wake-p99",
+            "wake latency p99, staging success signal → onNext, idle claimStream, NORMAL",
+            "ms",
+            "raw claim txn p99",
+            Comparison.AT_MOST,
+            5.0);
 
     @Override
     public List<Target> targets() {
@@ -85,24 +93,29 @@ public final class WakeLatency implements Workload {
             fromSubscribeP50.add(Stats.percentile(whole, 50));
             fromSubscribeP99.add(Stats.percentile(whole, 99));
             early.add((double) s.early);
-            ctx.log(String.format("P3   p50 %.3f ms, p99 %.3f ms, max %.3f ms; raw claim txn p50 %.3f ms",
-                    Stats.percentile(wake, 50), Stats.percentile(wake, 99), wake[wake.length - 1],
+            ctx.log(String.format(
+                    "P3   p50 %.3f ms, p99 %.3f ms, max %.3f ms; raw claim txn p50 %.3f ms",
+                    Stats.percentile(wake, 50),
+                    Stats.percentile(wake, 99),
+                    wake[wake.length - 1],
                     Stats.percentile(raw, 50)));
         }
-        return new Section("P3", "Wake latency",
-                "One store (`synchronous=NORMAL`), one `claimStream` with `pollInterval` " + POLL.toMinutes()
-                        + " min and one row of demand at a time. Each sample waits " + IDLE_NANOS / 1_000_000
-                        + " ms (the stream's empty claim returns and it sleeps), then stages one row with "
-                        + "`appendWithOutbox` (a new workflow's `WorkflowStarted` plus the row) and takes the time "
-                        + "in `doOnSuccess` of the staging `Mono` — after the commit returned, as the stager sees "
-                        + "it — and again in the subscriber's `onNext`. " + samples + " samples per run; p50 and "
-                        + "p99 per run, medians over runs. The context baseline is one raw JDBC claim transaction "
-                        + "(`BEGIN IMMEDIATE`, `UPDATE … RETURNING` of one row, `COMMIT`), the least work a wake-up "
-                        + "must do after the staging commit.")
+        return new Section(
+                        "P3",
+                        "Wake latency",
+                        "One store (`synchronous=NORMAL`), one `claimStream` with `pollInterval` " + POLL.toMinutes()
+                                + " min and one row of demand at a time. Each sample waits " + IDLE_NANOS / 1_000_000
+                                + " ms (the stream's empty claim returns and it sleeps), then stages one row with "
+                                + "`appendWithOutbox` (a new workflow's `WorkflowStarted` plus the row) and takes the time "
+                                + "in `doOnSuccess` of the staging `Mono` — after the commit returned, as the stager sees "
+                                + "it — and again in the subscriber's `onNext`. " + samples
+                                + " samples per run; p50 and "
+                                + "p99 per run, medians over runs. The context baseline is one raw JDBC claim transaction "
+                                + "(`BEGIN IMMEDIATE`, `UPDATE … RETURNING` of one row, `COMMIT`), the least work a wake-up "
+                                + "must do after the staging commit.")
                 .target(p50.build())
                 .target(p99.build())
-                .figure("store: staging subscribe → onNext p50 (includes the staging commit)", fromSubscribeP50,
-                        "ms")
+                .figure("store: staging subscribe → onNext p50 (includes the staging commit)", fromSubscribeP50, "ms")
                 .figure("store: staging subscribe → onNext p99", fromSubscribeP99, "ms")
                 .figure("samples whose onNext came before the staging success signal (counted as 0)", early, "");
     }
@@ -118,7 +131,8 @@ public final class WakeLatency implements Workload {
         BlockingQueue<Long> arrivals = new LinkedBlockingQueue<>();
         OneAtATime subscriber = new OneAtATime(arrivals);
         try (SqliteReactiveStore store = Fixtures.openStore(db, MODE)) {
-            store.claimStream(ClaimStreamOptions.defaults().maxBatch(1).pollInterval(POLL)).subscribe(subscriber);
+            store.claimStream(ClaimStreamOptions.defaults().maxBatch(1).pollInterval(POLL))
+                    .subscribe(subscriber);
             Instant now = Instant.now();
             for (int i = 0; i < samples; i++) {
                 LockSupport.parkNanos(IDLE_NANOS);

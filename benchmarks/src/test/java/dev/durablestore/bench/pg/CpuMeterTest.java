@@ -13,8 +13,7 @@ class CpuMeterTest {
 
     @Test
     void readsPpidAndTheFourTimesAfterTheLastParenthesis() {
-        String stat = "4242 (postgres: a (b) c) S 17 4242 4242 0 -1 4194304 100 0 0 0 "
-                + "31 7 5 3 20 0 1 0 12345 0 0";
+        String stat = "4242 (postgres: a (b) c) S 17 4242 4242 0 -1 4194304 100 0 0 0 " + "31 7 5 3 20 0 1 0 12345 0 0";
         assertThat(CpuMeter.parseStat(stat)).containsExactly(17L, 31L, 7L, 5L, 3L);
     }
 

@@ -20,8 +20,9 @@ class MeteredFiguresTest {
 
         assertThat(section.figures()).extracting(Section.Figure::label).containsExactly("raw drain", "db-scheduler");
         assertThat(section.figures().get(0).value().median()).isEqualTo(200);
-        assertThat(section.sideBySides()).extracting(Section.SideBySide::label).containsExactly(
-                "CPU ms per 1,000 rows: raw drain", "CPU ms per 1,000 executions: db-scheduler");
+        assertThat(section.sideBySides())
+                .extracting(Section.SideBySide::label)
+                .containsExactly("CPU ms per 1,000 rows: raw drain", "CPU ms per 1,000 executions: db-scheduler");
         assertThat(section.sideBySides().get(0).first().median()).isEqualTo(4);
         assertThat(section.sideBySides().get(0).second().median()).isEqualTo(6);
         assertThat(section.sideBySides().get(1).second().median()).isNaN();

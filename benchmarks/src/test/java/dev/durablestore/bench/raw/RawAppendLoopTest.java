@@ -60,7 +60,8 @@ class RawAppendLoopTest {
     }
 
     private long count() throws SQLException {
-        try (Statement s = db.connection().createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM events")) {
+        try (Statement s = db.connection().createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM events")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -41,8 +41,10 @@ class RawStepLoopTest {
             // when 7 workflows of 5 activities run their 35 steps, claims of at most 4 rows
             loop.drain(db, 35, 5, 4);
 
-            assertThat(count(db, "SELECT count(*) FROM outbox WHERE status = 'done'")).isEqualTo(35);
-            assertThat(count(db, "SELECT count(*) FROM outbox WHERE status <> 'done'")).isZero();
+            assertThat(count(db, "SELECT count(*) FROM outbox WHERE status = 'done'"))
+                    .isEqualTo(35);
+            assertThat(count(db, "SELECT count(*) FROM outbox WHERE status <> 'done'"))
+                    .isZero();
             assertThat(count(db, "SELECT count(*) FROM events")).isEqualTo(7 * 12);
         }
         // then the store reads each history as a run of 12 events ending in WorkflowCompleted
@@ -50,8 +52,9 @@ class RawStepLoopTest {
             for (WorkflowId w : workflows) {
                 List<Event> history = store.readHistory(w).collectList().block(Duration.ofSeconds(10));
                 assertThat(history).hasSize(12);
-                assertThat(history).extracting(Event::seq).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L,
-                        10L, 11L, 12L);
+                assertThat(history)
+                        .extracting(Event::seq)
+                        .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L);
                 assertThat(history.get(11).kind()).isEqualTo(EventKind.WORKFLOW_COMPLETED);
             }
         }
@@ -68,14 +71,18 @@ class RawStepLoopTest {
                         + "BEGIN UPDATE outbox SET claim_token = 7 WHERE dispatch_key = NEW.dispatch_key; END");
             }
 
-            assertThatThrownBy(() -> loop.drain(db, 1, 1, 64)).isInstanceOf(SQLException.class)
+            assertThatThrownBy(() -> loop.drain(db, 1, 1, 64))
+                    .isInstanceOf(SQLException.class)
                     .hasMessageContaining("changed no row");
-            assertThat(count(db, "SELECT count(*) FROM events")).as("the failed step wrote nothing").isEqualTo(2);
+            assertThat(count(db, "SELECT count(*) FROM events"))
+                    .as("the failed step wrote nothing")
+                    .isEqualTo(2);
         }
     }
 
     private static long count(RawDb db, String sql) throws SQLException {
-        try (Statement s = db.connection().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = db.connection().createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -32,7 +32,8 @@ class PolicyClaimLatencyTest {
         for (OutboxRow r : Fixtures.pendingRows(w, 90, Instant.now())) {
             rows.add(DispatchPolicyCost.prioritized(r, ++n));
         }
-        List<Integer> priorities = rows.stream().map(OutboxRow::priority).filter(p -> p != 0).toList();
+        List<Integer> priorities =
+                rows.stream().map(OutboxRow::priority).filter(p -> p != 0).toList();
         assertThat(priorities).hasSize(9).containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9);
     }
 

@@ -24,7 +24,7 @@ final class ClaimContext extends SenderContext<Object> {
     }
 
     private ClaimContext(boolean polled) {
-        super((carrier, key, value) -> { }, Kind.CLIENT);
+        super((carrier, key, value) -> {}, Kind.CLIENT);
         this.polled = polled;
     }
 

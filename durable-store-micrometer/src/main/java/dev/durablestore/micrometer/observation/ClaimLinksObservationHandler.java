@@ -109,21 +109,17 @@ public final class ClaimLinksObservationHandler implements TracingObservationHan
 
     /** Nothing to do: the error is on the context when the span is made. */
     @Override
-    public void onError(Observation.Context context) {
-    }
+    public void onError(Observation.Context context) {}
 
     /** No span to make current yet: the claimer's stays current. */
     @Override
-    public void onScopeOpened(Observation.Context context) {
-    }
+    public void onScopeOpened(Observation.Context context) {}
 
     @Override
-    public void onScopeClosed(Observation.Context context) {
-    }
+    public void onScopeClosed(Observation.Context context) {}
 
     @Override
-    public void onScopeReset(Observation.Context context) {
-    }
+    public void onScopeReset(Observation.Context context) {}
 
     @Override
     public void onStop(Observation.Context context) {
@@ -168,9 +164,13 @@ public final class ClaimLinksObservationHandler implements TracingObservationHan
             }
             TraceCarrier.Ids ids = row == null ? null : TraceCarrier.ids(row.traceContext());
             if (ids != null) {
-                TraceContext staged = tracer.traceContextBuilder().traceId(ids.traceId()).spanId(ids.spanId())
-                        .sampled(ids.sampled()).build();
-                builder = builder.addLink(new Link(staged, Map.of(StoreObservations.MESSAGE_ID_KEY, row.dispatchKey())));
+                TraceContext staged = tracer.traceContextBuilder()
+                        .traceId(ids.traceId())
+                        .spanId(ids.spanId())
+                        .sampled(ids.sampled())
+                        .build();
+                builder =
+                        builder.addLink(new Link(staged, Map.of(StoreObservations.MESSAGE_ID_KEY, row.dispatchKey())));
                 links++;
             }
         }

@@ -77,24 +77,37 @@ public final class ObservedStore extends ForwardingReactiveStore {
 
     // staging: a producer observation whose injected context goes into the rows
 
-    private Mono<Void> staging(String operation, String name, List<OutboxRow> rows, WorkflowId workflowId,
-            boolean settles, Function<Function<List<OutboxRow>, List<OutboxRow>>, Mono<Void>> write) {
+    private Mono<Void> staging(
+            String operation,
+            String name,
+            List<OutboxRow> rows,
+            WorkflowId workflowId,
+            boolean settles,
+            Function<Function<List<OutboxRow>, List<OutboxRow>>, Mono<Void>> write) {
         String destination = StoreObservations.destination(rows);
         KeyValues high = StoreObservations.batchCount(rows.size());
         if (workflowId != null) {
             high = high.and(StoreObservations.WORKFLOW_KEY, workflowId.toString());
         }
         String type = settles ? "settle" : "create";
-        return StoreObservations.observe(registry, name, StoreObservations.spanName(operation, destination), () -> {
-            // a carrier per subscription: the tracer injects the producer span's context into it
-            SenderContext<Map<String, String>> context = new SenderContext<>(Map::put, Kind.PRODUCER);
-            context.setCarrier(new LinkedHashMap<>());
-            return context;
-        }, false, KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, type),
-                KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
-                KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high,
-                (observation, context) -> write.apply(staged -> withContext(staged,
-                        TraceCarrier.encode(context.getCarrier()))));
+        return StoreObservations.observe(
+                registry,
+                name,
+                StoreObservations.spanName(operation, destination),
+                () -> {
+                    // a carrier per subscription: the tracer injects the producer span's context into it
+                    SenderContext<Map<String, String>> context = new SenderContext<>(Map::put, Kind.PRODUCER);
+                    context.setCarrier(new LinkedHashMap<>());
+                    return context;
+                },
+                false,
+                KeyValues.of(
+                        KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, type),
+                        KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
+                high,
+                (observation, context) ->
+                        write.apply(staged -> withContext(staged, TraceCarrier.encode(context.getCarrier()))));
     }
 
     private static List<OutboxRow> withContext(List<OutboxRow> rows, String traceContext) {
@@ -110,19 +123,27 @@ public final class ObservedStore extends ForwardingReactiveStore {
 
     /** A client observation of the store (claims, settles): nothing to inject. */
     private static SenderContext<Object> client() {
-        return new SenderContext<>((carrier, key, value) -> { }, Kind.CLIENT);
+        return new SenderContext<>((carrier, key, value) -> {}, Kind.CLIENT);
     }
 
     private <T> Mono<T> settling(String operation, String destination, Collection<String> keys, Mono<T> write) {
         KeyValues high = StoreObservations.batchCount(keys.size());
         if (keys.size() == 1) {
-            high = high.and(StoreObservations.MESSAGE_ID_KEY, String.valueOf(keys.iterator().next()));
+            high = high.and(
+                    StoreObservations.MESSAGE_ID_KEY,
+                    String.valueOf(keys.iterator().next()));
         }
-        return StoreObservations.observe(registry, StoreObservations.SETTLE,
-                StoreObservations.spanName(operation, destination), ObservedStore::client, false,
-                KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "settle"),
+        return StoreObservations.observe(
+                registry,
+                StoreObservations.SETTLE,
+                StoreObservations.spanName(operation, destination),
+                ObservedStore::client,
+                false,
+                KeyValues.of(
+                        KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "settle"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
-                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)), high,
+                        KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
+                high,
                 (observation, context) -> write);
     }
 
@@ -135,8 +156,12 @@ public final class ObservedStore extends ForwardingReactiveStore {
     }
 
     private Mono<Void> settlingRow(String operation, OutboxRow claimed, Mono<Void> write) {
-        return claimed == null ? write
-                : settling(operation, StoreObservations.destination(claimed.route()), List.of(claimed.dispatchKey()),
+        return claimed == null
+                ? write
+                : settling(
+                        operation,
+                        StoreObservations.destination(claimed.route()),
+                        List.of(claimed.dispatchKey()),
                         write);
     }
 
@@ -158,12 +183,22 @@ public final class ObservedStore extends ForwardingReactiveStore {
         return claiming("claimStream", scope, ClaimContext::polling, claim, ClaimBatch::rows, ClaimBatch::corrupt);
     }
 
-    private <T> Mono<T> claiming(String operation, ClaimScope scope, Supplier<ClaimContext> newContext, Mono<T> claim,
-            Function<T, List<OutboxRow>> rowsOf, Function<T, Throwable> reportedError) {
+    private <T> Mono<T> claiming(
+            String operation,
+            ClaimScope scope,
+            Supplier<ClaimContext> newContext,
+            Mono<T> claim,
+            Function<T, List<OutboxRow>> rowsOf,
+            Function<T, Throwable> reportedError) {
         String destination = StoreObservations.destination(scope);
-        return StoreObservations.observe(registry, StoreObservations.CLAIM,
-                StoreObservations.spanName(operation, destination), newContext, false,
-                KeyValues.of(KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
+        return StoreObservations.observe(
+                registry,
+                StoreObservations.CLAIM,
+                StoreObservations.spanName(operation, destination),
+                newContext,
+                false,
+                KeyValues.of(
+                        KeyValue.of(StoreObservations.OPERATION_TYPE_KEY, "receive"),
                         KeyValue.of(StoreObservations.OPERATION_NAME_KEY, operation),
                         KeyValue.of(StoreObservations.DESTINATION_KEY, destination)),
                 KeyValues.empty(),
@@ -172,8 +207,8 @@ public final class ObservedStore extends ForwardingReactiveStore {
                     // before the observation stops: ClaimLinksObservationHandler links to their contexts
                     context.claimed(rows);
                     if (rows.size() != 1) {
-                        observation.highCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY,
-                                Integer.toString(rows.size()));
+                        observation.highCardinalityKeyValue(
+                                StoreObservations.BATCH_COUNT_KEY, Integer.toString(rows.size()));
                     }
                     Throwable error = reportedError.apply(result);
                     if (error != null) {
@@ -193,12 +228,17 @@ public final class ObservedStore extends ForwardingReactiveStore {
     }
 
     @Override
-    public Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq,
-            List<OutboxRow> rows) {
+    public Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
         if (rows == null || rows.isEmpty()) {
             return delegate().appendWithOutbox(workflowId, events, expectedSeq, rows);
         }
-        return staging("appendWithOutbox", StoreObservations.STAGE, rows, workflowId, false,
+        return staging(
+                "appendWithOutbox",
+                StoreObservations.STAGE,
+                rows,
+                workflowId,
+                false,
                 traced -> delegate().appendWithOutbox(workflowId, events, expectedSeq, traced.apply(rows)));
     }
 
@@ -207,7 +247,12 @@ public final class ObservedStore extends ForwardingReactiveStore {
         if (rows == null || rows.isEmpty()) {
             return delegate().appendOutboxBatch(rows);
         }
-        return staging("appendOutboxBatch", StoreObservations.STAGE, rows, null, false,
+        return staging(
+                "appendOutboxBatch",
+                StoreObservations.STAGE,
+                rows,
+                null,
+                false,
                 traced -> delegate().appendOutboxBatch(traced.apply(rows)));
     }
 
@@ -216,7 +261,12 @@ public final class ObservedStore extends ForwardingReactiveStore {
         if (step == null) {
             return delegate().commitStep(null);
         }
-        return staging("commitStep", StoreObservations.STEP, step.rows(), step.workflowId(), !step.settles().isEmpty(),
+        return staging(
+                "commitStep",
+                StoreObservations.STEP,
+                step.rows(),
+                step.workflowId(),
+                !step.settles().isEmpty(),
                 traced -> {
                     List<OutboxRow> rows = traced.apply(step.rows());
                     // rebuilt only when a context was added to a staged row

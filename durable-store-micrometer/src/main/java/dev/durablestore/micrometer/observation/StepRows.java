@@ -7,8 +7,7 @@ import java.util.List;
 /** Rebuilds a workflow step with other staged rows (their trace contexts set), every other part kept. */
 final class StepRows {
 
-    private StepRows() {
-    }
+    private StepRows() {}
 
     /**
      * @param step a built step

@@ -92,8 +92,7 @@ public final class StoreObservations {
     /** The destination of rows of several routes. */
     static final String MIXED_ROUTES = "(mixed)";
 
-    private StoreObservations() {
-    }
+    private StoreObservations() {}
 
     /**
      * Observes a dispatcher's work on one claimed row as {@value #DISPATCH} ({@code process}), a
@@ -122,13 +121,23 @@ public final class StoreObservations {
         }
         String destination = destination(row.route());
         // detached: the parent is the context the row was staged with, not whatever runs the dispatcher
-        return observe(registry, DISPATCH, spanName("dispatch", destination), () -> {
-            ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
-            context.setCarrier(TraceCarrier.decode(row.traceContext()));
-            return context;
-        }, true, KeyValues.of(KeyValue.of(OPERATION_TYPE_KEY, "process"), KeyValue.of(OPERATION_NAME_KEY, "dispatch"),
-                KeyValue.of(DESTINATION_KEY, destination)), KeyValues.of(
-                KeyValue.of(MESSAGE_ID_KEY, row.dispatchKey()), KeyValue.of(WORKFLOW_KEY, row.workflowId().toString())),
+        return observe(
+                registry,
+                DISPATCH,
+                spanName("dispatch", destination),
+                () -> {
+                    ReceiverContext<Map<String, String>> context = new ReceiverContext<>(Map::get, Kind.CONSUMER);
+                    context.setCarrier(TraceCarrier.decode(row.traceContext()));
+                    return context;
+                },
+                true,
+                KeyValues.of(
+                        KeyValue.of(OPERATION_TYPE_KEY, "process"),
+                        KeyValue.of(OPERATION_NAME_KEY, "dispatch"),
+                        KeyValue.of(DESTINATION_KEY, destination)),
+                KeyValues.of(
+                        KeyValue.of(MESSAGE_ID_KEY, row.dispatchKey()),
+                        KeyValue.of(WORKFLOW_KEY, row.workflowId().toString())),
                 (observation, context) -> work);
     }
 
@@ -139,8 +148,14 @@ public final class StoreObservations {
      * context (from {@code context}) and observation, stopped exactly once: before the terminal
      * signal goes downstream, or on cancel, whichever comes first.
      */
-    static <C extends Observation.Context, T> Mono<T> observe(ObservationRegistry registry, String name,
-            String contextualName, Supplier<C> context, boolean detached, KeyValues low, KeyValues high,
+    static <C extends Observation.Context, T> Mono<T> observe(
+            ObservationRegistry registry,
+            String name,
+            String contextualName,
+            Supplier<C> context,
+            boolean detached,
+            KeyValues low,
+            KeyValues high,
             BiFunction<Observation, C, Mono<T>> body) {
         return Mono.deferContextual(view -> {
             C ctx = context.get();
@@ -182,7 +197,8 @@ public final class StoreObservations {
 
     /** @return {@code operation destination}, or the operation alone when the destination is not one route */
     static String spanName(String operation, String destination) {
-        return ANY_ROUTE.equals(destination) || MIXED_ROUTES.equals(destination) ? operation
+        return ANY_ROUTE.equals(destination) || MIXED_ROUTES.equals(destination)
+                ? operation
                 : operation + " " + destination;
     }
 

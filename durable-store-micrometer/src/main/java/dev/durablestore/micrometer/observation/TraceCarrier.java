@@ -16,8 +16,7 @@ import java.util.Map;
  */
 final class TraceCarrier {
 
-    private TraceCarrier() {
-    }
+    private TraceCarrier() {}
 
     /**
      * @param fields the injected fields
@@ -91,20 +90,26 @@ final class TraceCarrier {
         }
         String sampled = field(fields, "x-b3-sampled");
         String flags = field(fields, "x-b3-flags");
-        Boolean decision = "1".equals(flags) ? Boolean.TRUE : sampled == null ? null
-                : sampled.equals("1") || sampled.equalsIgnoreCase("true") ? Boolean.TRUE
-                : sampled.equals("0") || sampled.equalsIgnoreCase("false") ? Boolean.FALSE : null;
+        Boolean decision = "1".equals(flags)
+                ? Boolean.TRUE
+                : sampled == null
+                        ? null
+                        : sampled.equals("1") || sampled.equalsIgnoreCase("true")
+                                ? Boolean.TRUE
+                                : sampled.equals("0") || sampled.equalsIgnoreCase("false") ? Boolean.FALSE : null;
         return of(traceId, spanId, decision);
     }
 
     /** The ids of a span: a 32-digit trace id and a 16-digit span id in lowercase hex, and its sampling. */
-    record Ids(String traceId, String spanId, Boolean sampled) {
-    }
+    record Ids(String traceId, String spanId, Boolean sampled) {}
 
     /** {@code version-traceid-spanid-flags}, longer only for versions after {@code 00} */
     private static Ids traceparent(String value) {
         String v = value.trim();
-        if (v.length() < 55 || v.charAt(2) != '-' || v.charAt(35) != '-' || v.charAt(52) != '-'
+        if (v.length() < 55
+                || v.charAt(2) != '-'
+                || v.charAt(35) != '-'
+                || v.charAt(52) != '-'
                 || (v.length() > 55 && (v.startsWith("00") || v.charAt(55) != '-'))) {
             return null;
         }

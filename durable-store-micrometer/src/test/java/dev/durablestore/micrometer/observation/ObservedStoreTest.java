@@ -7,8 +7,6 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.micrometer.observation.ObservedStore;
-import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import io.micrometer.observation.ObservationRegistry;
@@ -63,13 +61,16 @@ class ObservedStoreTest {
     void stageClaimSettle() {
         WorkflowId w = WorkflowId.random();
 
-        StepVerifier.create(store.appendOutboxBatch(List.of(row(w, 0), row(w, 1)))).verifyComplete();
+        StepVerifier.create(store.appendOutboxBatch(List.of(row(w, 0), row(w, 1))))
+                .verifyComplete();
         List<OutboxRow> claimed = store.claim(10).block();
         StepVerifier.create(store.complete(claimed.get(0))).verifyComplete();
-        StepVerifier.create(store.complete(List.of(claimed.get(1).dispatchKey()))).verifyComplete();
+        StepVerifier.create(store.complete(List.of(claimed.get(1).dispatchKey())))
+                .verifyComplete();
 
         TestObservationRegistryAssert.assertThat(registry)
-                .hasObservationWithNameEqualTo(StoreObservations.STAGE).that()
+                .hasObservationWithNameEqualTo(StoreObservations.STAGE)
+                .that()
                 .hasContextualNameEqualTo("appendOutboxBatch orders/payments")
                 .hasLowCardinalityKeyValue(StoreObservations.SYSTEM_KEY, StoreObservations.SYSTEM)
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "create")
@@ -78,14 +79,16 @@ class ObservedStoreTest {
                 .hasHighCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY, "2")
                 .hasBeenStopped();
         TestObservationRegistryAssert.assertThat(registry)
-                .hasObservationWithNameEqualTo(StoreObservations.CLAIM).that()
+                .hasObservationWithNameEqualTo(StoreObservations.CLAIM)
+                .that()
                 .hasContextualNameEqualTo("claim")
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "receive")
                 .hasHighCardinalityKeyValue(StoreObservations.BATCH_COUNT_KEY, "2")
                 .hasBeenStopped();
         TestObservationRegistryAssert.assertThat(registry)
                 .hasNumberOfObservationsWithNameEqualTo(StoreObservations.SETTLE, 2)
-                .hasObservationWithNameEqualTo(StoreObservations.SETTLE).that()
+                .hasObservationWithNameEqualTo(StoreObservations.SETTLE)
+                .that()
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "settle")
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_NAME_KEY, "complete");
     }
@@ -97,11 +100,15 @@ class ObservedStoreTest {
         StepVerifier.create(store.appendOutboxBatch(List.of(row(w, 0)))).verifyComplete();
         OutboxRow claimed = store.claim(1).block().get(0);
 
-        StepVerifier.create(store.commitStep(WorkflowStep.builder(w, 0).stage(row(w, 1)).complete(claimed).build()))
+        StepVerifier.create(store.commitStep(WorkflowStep.builder(w, 0)
+                        .stage(row(w, 1))
+                        .complete(claimed)
+                        .build()))
                 .verifyComplete();
 
         TestObservationRegistryAssert.assertThat(registry)
-                .hasObservationWithNameEqualTo(StoreObservations.STEP).that()
+                .hasObservationWithNameEqualTo(StoreObservations.STEP)
+                .that()
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_TYPE_KEY, "settle")
                 .hasLowCardinalityKeyValue(StoreObservations.OPERATION_NAME_KEY, "commitStep")
                 .hasHighCardinalityKeyValue(StoreObservations.WORKFLOW_KEY, w.toString())
@@ -114,10 +121,12 @@ class ObservedStoreTest {
     void errorsAreRecorded() {
         WorkflowId w = WorkflowId.random();
         StepVerifier.create(store.appendWithOutbox(w, List.of(), 5, List.of(row(w, 0))))
-                .expectError().verify();
+                .expectError()
+                .verify();
 
         TestObservationRegistryAssert.assertThat(registry)
-                .hasObservationWithNameEqualTo(StoreObservations.STAGE).that()
+                .hasObservationWithNameEqualTo(StoreObservations.STAGE)
+                .that()
                 .hasError()
                 .hasBeenStopped();
     }

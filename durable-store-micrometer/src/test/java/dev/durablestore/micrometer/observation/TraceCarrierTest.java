@@ -18,8 +18,9 @@ class TraceCarrierTest {
 
         String text = TraceCarrier.encode(injected);
 
-        assertThat(text).isEqualTo("traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\n"
-                + "tracestate=vendor=opaque,other=x");
+        assertThat(text)
+                .isEqualTo("traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\n"
+                        + "tracestate=vendor=opaque,other=x");
         assertThat(TraceCarrier.decode(text)).containsExactlyEntriesOf(injected);
     }
 
@@ -38,7 +39,8 @@ class TraceCarrierTest {
     @Test
     void nothing_to_keep_is_no_context_and_an_over_long_field_is_dropped() {
         assertThat(TraceCarrier.encode(Map.of("baggage", "a=b"))).isNull();
-        assertThat(TraceCarrier.encode(Map.of("tracestate", "x".repeat(OutboxRow.MAX_TRACE_CONTEXT)))).isNull();
+        assertThat(TraceCarrier.encode(Map.of("tracestate", "x".repeat(OutboxRow.MAX_TRACE_CONTEXT))))
+                .isNull();
         assertThat(TraceCarrier.decode(null)).isEmpty();
         assertThat(TraceCarrier.decode("not a field\n=no name")).isEmpty();
     }
@@ -54,7 +56,8 @@ class TraceCarrierTest {
                 .isEqualTo(new TraceCarrier.Ids(trace, span, false));
         assertThat(TraceCarrier.ids("traceparent=01-" + trace + "-" + span + "-01-future"))
                 .isEqualTo(new TraceCarrier.Ids(trace, span, true));
-        assertThat(TraceCarrier.ids("b3=" + trace + "-" + span + "-d")).isEqualTo(new TraceCarrier.Ids(trace, span, true));
+        assertThat(TraceCarrier.ids("b3=" + trace + "-" + span + "-d"))
+                .isEqualTo(new TraceCarrier.Ids(trace, span, true));
         assertThat(TraceCarrier.ids("b3=" + trace + "-" + span)).isEqualTo(new TraceCarrier.Ids(trace, span, null));
         // a 64-bit B3 trace id is widened with leading zeros
         assertThat(TraceCarrier.ids("X-B3-TraceId=8448eb211c80319c\nX-B3-SpanId=" + span + "\nX-B3-Sampled=0"))
@@ -69,12 +72,18 @@ class TraceCarrierTest {
         assertThat(TraceCarrier.ids(null)).isNull();
         assertThat(TraceCarrier.ids("tracestate=a=b")).isNull();
         assertThat(TraceCarrier.ids("garbage")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=ff-" + trace + "-" + span + "-01")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-01-extra")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=00-" + trace.toUpperCase() + "-" + span + "-01")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=00-" + "0".repeat(32) + "-" + span + "-01")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + "0".repeat(16) + "-01")).isNull();
-        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-zz")).isNull();
+        assertThat(TraceCarrier.ids("traceparent=ff-" + trace + "-" + span + "-01"))
+                .isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-01-extra"))
+                .isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace.toUpperCase() + "-" + span + "-01"))
+                .isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + "0".repeat(32) + "-" + span + "-01"))
+                .isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + "0".repeat(16) + "-01"))
+                .isNull();
+        assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span + "-zz"))
+                .isNull();
         assertThat(TraceCarrier.ids("traceparent=00-" + trace + "-" + span)).isNull();
         assertThat(TraceCarrier.ids("b3=1")).isNull();
         assertThat(TraceCarrier.ids("b3=" + trace + "-" + span + "-x")).isNull();

@@ -2,20 +2,14 @@ package dev.durablestore.micrometer.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durablestore.api.OutboxRow;
-import reactor.core.publisher.Flux;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
-import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
-import dev.durablestore.micrometer.observation.ObservedStore;
-import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import io.micrometer.observation.Observation;
@@ -43,10 +37,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.IntStream;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,6 +50,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -90,20 +87,22 @@ class TracedDispatchTest {
     @BeforeEach
     void tracer() {
         spans = InMemorySpanExporter.create();
-        provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build();
+        provider = SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                .build();
         io.opentelemetry.api.trace.Tracer otel = provider.get("durable-store-test");
         OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        tracer = new OtelTracer(otel, current, event -> { },
-                new OtelBaggageManager(current, List.of(), List.of()));
-        OtelPropagator propagator = new OtelPropagator(
-                ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
+        tracer = new OtelTracer(otel, current, event -> {}, new OtelBaggageManager(current, List.of(), List.of()));
+        OtelPropagator propagator =
+                new OtelPropagator(ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
         registry = ObservationRegistry.create();
         // the claims' handler first: it makes the span of a claim, the others every other span
-        registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                new ClaimLinksObservationHandler(tracer),
-                new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
-                new DefaultTracingObservationHandler(tracer)));
+        registry.observationConfig()
+                .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                        new ClaimLinksObservationHandler(tracer),
+                        new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                        new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                        new DefaultTracingObservationHandler(tracer)));
         sqlite = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("traced.db")));
         store = ObservedStore.wrap(sqlite, registry);
     }
@@ -115,7 +114,8 @@ class TracedDispatchTest {
     }
 
     @Test
-    @DisplayName("given a row staged in a request's trace, when a poller claims and dispatches it, then the dispatch is in the request's trace")
+    @DisplayName(
+            "given a row staged in a request's trace, when a poller claims and dispatches it, then the dispatch is in the request's trace")
     void dispatchJoinsTheTraceThatStagedTheRow() {
         WorkflowId w = WorkflowId.random();
         OutboxRow row = OutboxRow.pending(w, 0, "charge", Payload.json("{}"), Instant.EPOCH)
@@ -132,21 +132,32 @@ class TracedDispatchTest {
         Observation poller = Observation.start("poller", registry);
         OutboxRow claimed = store.claim(10)
                 .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller))
-                .block().get(0);
+                .block()
+                .get(0);
         poller.stop();
         // (the handler hops threads; automatic context propagation keeps its span current there)
         AtomicReference<String> handlerSpan = new AtomicReference<>();
-        StoreObservations.dispatch(registry, claimed, Mono.delay(Duration.ofMillis(1))
-                        .publishOn(Schedulers.boundedElastic())
-                        .doOnNext(tick -> handlerSpan.set(tracer.currentSpan().context().spanId()))
-                        .then(store.complete(claimed)))
+        StoreObservations.dispatch(
+                        registry,
+                        claimed,
+                        Mono.delay(Duration.ofMillis(1))
+                                .publishOn(Schedulers.boundedElastic())
+                                .doOnNext(tick -> handlerSpan.set(
+                                        tracer.currentSpan().context().spanId()))
+                                .then(store.complete(claimed)))
                 .block();
 
         // then staging is a child of the request, and the dispatch a child of the staging span
         Map<String, SpanData> byName = spans.getFinishedSpanItems().stream()
                 .collect(Collectors.toMap(SpanData::getName, Function.identity(), (a, b) -> a));
-        assertThat(byName).containsKeys("http.request", "appendOutboxBatch orders/payments", "claim", "poller",
-                "dispatch orders/payments", "complete orders/payments");
+        assertThat(byName)
+                .containsKeys(
+                        "http.request",
+                        "appendOutboxBatch orders/payments",
+                        "claim",
+                        "poller",
+                        "dispatch orders/payments",
+                        "complete orders/payments");
         SpanData http = byName.get("http.request");
         SpanData create = byName.get("appendOutboxBatch orders/payments");
         SpanData process = byName.get("dispatch orders/payments");
@@ -160,11 +171,16 @@ class TracedDispatchTest {
         assertThat(process.getParentSpanId()).isEqualTo(create.getSpanId());
         assertThat(settle.getParentSpanId()).isEqualTo(process.getSpanId());
         assertThat(handlerSpan.get()).isEqualTo(process.getSpanId());
-        assertThat(receive.getTraceId()).isEqualTo(byName.get("poller").getTraceId()).isNotEqualTo(http.getTraceId());
+        assertThat(receive.getTraceId())
+                .isEqualTo(byName.get("poller").getTraceId())
+                .isNotEqualTo(http.getTraceId());
         assertThat(List.of(create.getKind(), receive.getKind(), process.getKind(), settle.getKind()))
                 .containsExactly(SpanKind.PRODUCER, SpanKind.CLIENT, SpanKind.CONSUMER, SpanKind.CLIENT);
-        assertThat(create.getAttributes().asMap().toString()).contains("messaging.operation.type=create",
-                "messaging.system=durable_store", "messaging.destination.name=orders/payments");
+        assertThat(create.getAttributes().asMap().toString())
+                .contains(
+                        "messaging.operation.type=create",
+                        "messaging.system=durable_store",
+                        "messaging.destination.name=orders/payments");
     }
 
     @Test
@@ -177,27 +193,35 @@ class TracedDispatchTest {
         OutboxRow next = OutboxRow.pending(w, 1, "ship", Payload.json("{}"), Instant.EPOCH);
 
         Observation request = Observation.start("http.request", registry);
-        store.commitStep(WorkflowStep.builder(w, 0).stage(next).complete(claimed).build())
+        store.commitStep(
+                        WorkflowStep.builder(w, 0).stage(next).complete(claimed).build())
                 .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, request))
                 .block();
         request.stop();
 
-        SpanData step = spans.getFinishedSpanItems().stream().filter(span -> span.getName().startsWith("commitStep"))
-                .findFirst().orElseThrow();
-        assertThat(step.getParentSpanId()).isEqualTo(byName().get("http.request").getSpanId());
+        SpanData step = spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getName().startsWith("commitStep"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(step.getParentSpanId())
+                .isEqualTo(byName().get("http.request").getSpanId());
         assertThat(sqlite.claim(1).block().get(0).traceContext())
                 .startsWith("traceparent=00-" + step.getTraceId() + "-" + step.getSpanId() + "-");
     }
 
     @Test
-    @DisplayName("given three rows staged in three traces, when a poller claims them in one batch, then the claim span is in the poller's trace and links to each staging span")
+    @DisplayName(
+            "given three rows staged in three traces, when a poller claims them in one batch, then the claim span is in the poller's trace and links to each staging span")
     void aBatchClaimLinksToEachRowsStagingSpan() {
         // given three rows, each staged inside a request of its own
         for (int i = 0; i < 3; i++) {
             stageInRequest("request-" + i, row("charge-" + i));
         }
         List<SpanData> staging = spansNamed("appendOutboxBatch orders/payments");
-        assertThat(staging).extracting(SpanData::getTraceId).doesNotHaveDuplicates().hasSize(3);
+        assertThat(staging)
+                .extracting(SpanData::getTraceId)
+                .doesNotHaveDuplicates()
+                .hasSize(3);
 
         // when a poller claims the three in one batch
         claimInPoller(3);
@@ -209,23 +233,28 @@ class TracedDispatchTest {
         assertThat(claim.getParentSpanId()).isEqualTo(poller.getSpanId());
         assertThat(staging).extracting(SpanData::getTraceId).doesNotContain(claim.getTraceId());
         assertThat(staging).extracting(SpanData::getSpanId).doesNotContain(claim.getParentSpanId());
-        assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getTraceId() + "/"
+        assertThat(claim.getLinks())
+                .extracting(link -> link.getSpanContext().getTraceId() + "/"
                         + link.getSpanContext().getSpanId())
                 .containsExactlyInAnyOrderElementsOf(staging.stream()
-                        .map(span -> span.getTraceId() + "/" + span.getSpanId()).toList());
+                        .map(span -> span.getTraceId() + "/" + span.getSpanId())
+                        .toList());
         assertThat(claim.getTotalRecordedLinks()).isEqualTo(3);
         assertThat(claim.getKind()).isEqualTo(SpanKind.CLIENT);
-        assertThat(claim.getAttributes().asMap().toString()).contains("messaging.operation.type=receive",
-                "messaging.batch.message_count=3");
-        assertThat(claim.getStartEpochNanos()).isGreaterThanOrEqualTo(poller.getStartEpochNanos())
+        assertThat(claim.getAttributes().asMap().toString())
+                .contains("messaging.operation.type=receive", "messaging.batch.message_count=3");
+        assertThat(claim.getStartEpochNanos())
+                .isGreaterThanOrEqualTo(poller.getStartEpochNanos())
                 .isLessThanOrEqualTo(claim.getEndEpochNanos());
-        assertThat(claim.getLinks()).extracting(link -> link.getAttributes().get(
-                        AttributeKey.stringKey(StoreObservations.MESSAGE_ID_KEY)))
-                .doesNotContainNull().doesNotHaveDuplicates();
+        assertThat(claim.getLinks())
+                .extracting(link -> link.getAttributes().get(AttributeKey.stringKey(StoreObservations.MESSAGE_ID_KEY)))
+                .doesNotContainNull()
+                .doesNotHaveDuplicates();
     }
 
     @Test
-    @DisplayName("given rows staged in three traces, when a claim stream in a poller's trace takes them in one claim, then that claim is a span in the poller's trace linked to each staging span, and an empty poll makes no span")
+    @DisplayName(
+            "given rows staged in three traces, when a claim stream in a poller's trace takes them in one claim, then that claim is a span in the poller's trace linked to each staging span, and an empty poll makes no span")
     void aClaimStreamsClaimLinksToEachRowsStagingSpan() throws InterruptedException {
         // given three rows, each staged inside a request of its own, and a count of finished claims
         for (int i = 0; i < 3; i++) {
@@ -246,13 +275,15 @@ class TracedDispatchTest {
 
         // when a claim stream subscribed in a poller's trace takes the three, then polls once more
         Observation poller = Observation.start("poller", registry);
-        Flux<OutboxRow> stream = store.claimStream(ClaimStreamOptions.defaults()
-                        .scope(ClaimScope.of("orders", "payments")))
+        Flux<OutboxRow> stream = store.claimStream(
+                        ClaimStreamOptions.defaults().scope(ClaimScope.of("orders", "payments")))
                 .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller));
         StepVerifier.create(stream, 3)
                 .expectNextCount(3)
                 .thenRequest(1)
-                .then(() -> assertThat(await(twoClaims)).as("the second, empty claim finished").isTrue())
+                .then(() -> assertThat(await(twoClaims))
+                        .as("the second, empty claim finished")
+                        .isTrue())
                 .thenCancel()
                 .verify(Duration.ofSeconds(10));
         poller.stop();
@@ -262,11 +293,17 @@ class TracedDispatchTest {
         List<SpanData> claims = spansNamed("claimStream orders/payments");
         assertThat(claims).as("one span: the empty poll makes none").hasSize(1);
         SpanData claim = claims.get(0);
-        assertThat(claim.getParentSpanId()).isEqualTo(spansNamed("poller").get(0).getSpanId());
-        assertThat(claim.getLinks()).extracting(link -> link.getSpanContext().getSpanId())
-                .containsExactlyInAnyOrderElementsOf(staging.stream().map(SpanData::getSpanId).toList());
-        assertThat(claim.getAttributes().asMap().toString()).contains("messaging.operation.type=receive",
-                "messaging.operation.name=claimStream", "messaging.batch.message_count=3");
+        assertThat(claim.getParentSpanId())
+                .isEqualTo(spansNamed("poller").get(0).getSpanId());
+        assertThat(claim.getLinks())
+                .extracting(link -> link.getSpanContext().getSpanId())
+                .containsExactlyInAnyOrderElementsOf(
+                        staging.stream().map(SpanData::getSpanId).toList());
+        assertThat(claim.getAttributes().asMap().toString())
+                .contains(
+                        "messaging.operation.type=receive",
+                        "messaging.operation.name=claimStream",
+                        "messaging.batch.message_count=3");
     }
 
     private static boolean await(CountDownLatch latch) {
@@ -290,19 +327,23 @@ class TracedDispatchTest {
 
         // then only the traced row is linked
         SpanData create = spansNamed("appendOutboxBatch orders/payments").get(0);
-        assertThat(spansNamed("claim").get(0).getLinks()).extracting(LinkData::getSpanContext)
+        assertThat(spansNamed("claim").get(0).getLinks())
+                .extracting(LinkData::getSpanContext)
                 .extracting(link -> link.getTraceId() + "/" + link.getSpanId())
                 .containsExactly(create.getTraceId() + "/" + create.getSpanId());
     }
 
     @Test
-    @DisplayName("given rows whose stored trace contexts are malformed, when they are claimed in a batch, then the claim succeeds and they add no link")
+    @DisplayName(
+            "given rows whose stored trace contexts are malformed, when they are claimed in a batch, then the claim succeeds and they add no link")
     void aMalformedContextAddsNoLinkAndDoesNotFailTheClaim() {
         // given two rows with contexts no propagator reads, and a traced one
         StepVerifier.create(sqlite.appendOutboxBatch(List.of(
-                row("bad-version").withTraceContext("traceparent=zz-" + "1".repeat(32) + "-" + "2".repeat(16) + "-01"),
-                row("zero-ids").withTraceContext("traceparent=00-" + "0".repeat(32) + "-" + "0".repeat(16) + "-01"),
-                row("not-a-field").withTraceContext("garbage"))))
+                        row("bad-version")
+                                .withTraceContext("traceparent=zz-" + "1".repeat(32) + "-" + "2".repeat(16) + "-01"),
+                        row("zero-ids")
+                                .withTraceContext("traceparent=00-" + "0".repeat(32) + "-" + "0".repeat(16) + "-01"),
+                        row("not-a-field").withTraceContext("garbage"))))
                 .verifyComplete();
         stageInRequest("request", row("traced"));
 
@@ -314,7 +355,8 @@ class TracedDispatchTest {
         assertThat(claim.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
         assertThat(claim.getLinks()).hasSize(1);
         assertThat(claim.getLinks().get(0).getSpanContext().getSpanId())
-                .isEqualTo(spansNamed("appendOutboxBatch orders/payments").get(0).getSpanId());
+                .isEqualTo(
+                        spansNamed("appendOutboxBatch orders/payments").get(0).getSpanId());
     }
 
     @Test
@@ -322,7 +364,8 @@ class TracedDispatchTest {
     void linksAreBounded() {
         // given one staging of more rows than the bound (each carrying the staging span's context)
         int rows = ClaimLinksObservationHandler.MAX_LINKS + 5;
-        stageInRequest("request", IntStream.range(0, rows).mapToObj(i -> row("r-" + i)).toArray(OutboxRow[]::new));
+        stageInRequest(
+                "request", IntStream.range(0, rows).mapToObj(i -> row("r-" + i)).toArray(OutboxRow[]::new));
 
         // when a poller claims them all
         claimInPoller(rows);
@@ -347,7 +390,8 @@ class TracedDispatchTest {
 
         // then the claim span is the poller's child, an error, without links
         SpanData claim = spansNamed("claim").get(0);
-        assertThat(claim.getParentSpanId()).isEqualTo(spansNamed("poller").get(0).getSpanId());
+        assertThat(claim.getParentSpanId())
+                .isEqualTo(spansNamed("poller").get(0).getSpanId());
         assertThat(claim.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
         assertThat(claim.getLinks()).isEmpty();
     }
@@ -369,15 +413,17 @@ class TracedDispatchTest {
     /** Claims inside a poller observation of its own, expecting {@code count} rows. */
     private void claimInPoller(int count) {
         Observation poller = Observation.start("poller", registry);
-        StepVerifier.create(store.claim(count + 10)
-                        .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
+        StepVerifier.create(
+                        store.claim(count + 10).contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
                 .assertNext(claimed -> assertThat(claimed).hasSize(count))
                 .verifyComplete();
         poller.stop();
     }
 
     private List<SpanData> spansNamed(String name) {
-        return spans.getFinishedSpanItems().stream().filter(span -> span.getName().equals(name)).toList();
+        return spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getName().equals(name))
+                .toList();
     }
 
     private Map<String, SpanData> byName() {

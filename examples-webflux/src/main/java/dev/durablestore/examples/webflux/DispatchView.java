@@ -23,5 +23,4 @@ public record DispatchView(
         String taskQueue,
         JsonNode input,
         int attempt,
-        Instant claimedAt) {
-}
+        Instant claimedAt) {}

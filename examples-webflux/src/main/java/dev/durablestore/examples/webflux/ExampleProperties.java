@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param traffic the demo traffic ({@code example.traffic.*}), off by default
  */
 @ConfigurationProperties(prefix = "example")
-public record ExampleProperties(@DefaultValue("examples-webflux-1") String packageVersion,
+public record ExampleProperties(
+        @DefaultValue("examples-webflux-1") String packageVersion,
         @DefaultValue Traffic traffic) {
 
     /**
@@ -26,8 +27,11 @@ public record ExampleProperties(@DefaultValue("examples-webflux-1") String packa
      *     0 to 1
      * @param flakyRate the chance that any one attempt of any activity fails (and is retried), 0 to 1
      */
-    public record Traffic(@DefaultValue("false") boolean enabled, @DefaultValue("3") double workflowsPerSecond,
-            @DefaultValue("0.05") double declinedRate, @DefaultValue("0.1") double flakyRate) {
+    public record Traffic(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue("3") double workflowsPerSecond,
+            @DefaultValue("0.05") double declinedRate,
+            @DefaultValue("0.1") double flakyRate) {
 
         /** Checks the values, naming the property at fault. */
         public Traffic {
@@ -36,8 +40,8 @@ public record ExampleProperties(@DefaultValue("examples-webflux-1") String packa
                         + "most 200, was " + workflowsPerSecond);
             }
             if (!(declinedRate >= 0 && declinedRate <= 1)) {
-                throw new IllegalArgumentException("example.traffic.declined-rate must be from 0 to 1, was "
-                        + declinedRate);
+                throw new IllegalArgumentException(
+                        "example.traffic.declined-rate must be from 0 to 1, was " + declinedRate);
             }
             if (!(flakyRate >= 0 && flakyRate <= 1)) {
                 throw new IllegalArgumentException("example.traffic.flaky-rate must be from 0 to 1, was " + flakyRate);

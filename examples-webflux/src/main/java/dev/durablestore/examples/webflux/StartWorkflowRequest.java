@@ -26,6 +26,5 @@ public record StartWorkflowRequest(String id, String type, JsonNode input, List<
      * @param input the activity input, any JSON value; {@code {}} when absent
      * @param taskQueue the task queue its dispatch row is routed to; {@code default} when absent
      */
-    public record Activity(String type, JsonNode input, String taskQueue) {
-    }
+    public record Activity(String type, JsonNode input, String taskQueue) {}
 }

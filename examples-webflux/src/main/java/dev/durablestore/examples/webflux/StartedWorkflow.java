@@ -8,5 +8,4 @@ import java.util.List;
  * @param workflowId the workflow's id
  * @param dispatchKeys the dispatch key of each scheduled activity's outbox row, in request order
  */
-public record StartedWorkflow(String workflowId, List<String> dispatchKeys) {
-}
+public record StartedWorkflow(String workflowId, List<String> dispatchKeys) {}

@@ -44,16 +44,19 @@ final class TrafficLoop implements SmartLifecycle {
     @Override
     public void start() {
         Duration period = Duration.ofNanos(Math.round(1e9 / traffic.workflowsPerSecond()));
-        log.info("demo traffic: {} checkout workflows a second, {} % of them with a declined card",
+        log.info(
+                "demo traffic: {} checkout workflows a second, {} % of them with a declined card",
                 traffic.workflowsPerSecond(), Math.round(traffic.declinedRate() * 100));
         loop = Flux.interval(period)
                 .onBackpressureDrop()
-                .concatMap(tick -> service.start(request(tick))
-                        .doOnNext(w -> started.incrementAndGet())
-                        .onErrorResume(e -> {
-                            log.warn("demo traffic: a workflow did not start: {}", e.toString());
-                            return Mono.empty();
-                        }), 0)
+                .concatMap(
+                        tick -> service.start(request(tick))
+                                .doOnNext(w -> started.incrementAndGet())
+                                .onErrorResume(e -> {
+                                    log.warn("demo traffic: a workflow did not start: {}", e.toString());
+                                    return Mono.empty();
+                                }),
+                        0)
                 .subscribe();
     }
 
@@ -61,12 +64,17 @@ final class TrafficLoop implements SmartLifecycle {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         boolean declined = random.nextDouble() < traffic.declinedRate();
         ObjectNode order = JSON.objectNode().put("order", tick).put("amount", 5 + random.nextInt(200));
-        ObjectNode card = JSON.objectNode().put("amount", order.get("amount").asInt())
+        ObjectNode card = JSON.objectNode()
+                .put("amount", order.get("amount").asInt())
                 .put("card", declined ? TrafficWorker.DECLINED : "ok");
         ObjectNode email = JSON.objectNode().put("to", "customer-" + tick + "@example.com");
-        return new StartWorkflowRequest(null, "checkout", order, List.of(
-                new StartWorkflowRequest.Activity("charge-card", card, "payments"),
-                new StartWorkflowRequest.Activity("send-email", email, "mail")));
+        return new StartWorkflowRequest(
+                null,
+                "checkout",
+                order,
+                List.of(
+                        new StartWorkflowRequest.Activity("charge-card", card, "payments"),
+                        new StartWorkflowRequest.Activity("send-email", email, "mail")));
     }
 
     @Override

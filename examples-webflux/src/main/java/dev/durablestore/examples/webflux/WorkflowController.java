@@ -44,10 +44,13 @@ public class WorkflowController {
      * @param request type, input and activities
      * @return 201 with {@code Location: /workflows/{id}} and the id and dispatch keys
      */
-    @PostMapping(path = "/workflows", consumes = MediaType.APPLICATION_JSON_VALUE,
+    @PostMapping(
+            path = "/workflows",
+            consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     public Mono<ResponseEntity<StartedWorkflow>> start(@RequestBody StartWorkflowRequest request) {
-        return workflows.start(request)
+        return workflows
+                .start(request)
                 .map(started -> ResponseEntity.created(URI.create("/workflows/" + started.workflowId()))
                         .body(started));
     }
@@ -62,9 +65,11 @@ public class WorkflowController {
      */
     @GetMapping(path = "/workflows/{id}/history", produces = MediaType.APPLICATION_JSON_VALUE)
     public Mono<ResponseEntity<byte[]>> history(@PathVariable("id") String id) {
-        return workflows.history(WorkflowId.parse(id))
+        return workflows
+                .history(WorkflowId.parse(id))
                 .filter(events -> !events.isEmpty())
-                .map(events -> ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
+                .map(events -> ResponseEntity.ok()
+                        .contentType(MediaType.APPLICATION_JSON)
                         .body(codec.encodeHistory(events)))
                 .switchIfEmpty(Mono.error(() -> notFound(id)));
     }
@@ -77,7 +82,8 @@ public class WorkflowController {
      */
     @GetMapping(path = "/workflows/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
     public Mono<ResponseEntity<WorkflowView>> summary(@PathVariable("id") String id) {
-        return workflows.summary(WorkflowId.parse(id))
+        return workflows
+                .summary(WorkflowId.parse(id))
                 .map(ResponseEntity::ok)
                 .switchIfEmpty(Mono.error(() -> notFound(id)));
     }
@@ -95,9 +101,11 @@ public class WorkflowController {
     public Flux<ServerSentEvent<DispatchView>> dispatches(
             @RequestParam(name = "namespace", required = false) String namespace,
             @RequestParam(name = "taskQueue", required = false) String taskQueue) {
-        ClaimScope scope = taskQueue == null ? null
+        ClaimScope scope = taskQueue == null
+                ? null
                 : ClaimScope.of(namespace == null ? OutboxRow.DEFAULT_ROUTE : namespace, taskQueue);
-        return workflows.dispatches(scope)
+        return workflows
+                .dispatches(scope)
                 .map(dispatch -> ServerSentEvent.builder(dispatch)
                         .id(dispatch.dispatchKey())
                         .event("dispatch")
@@ -119,8 +127,8 @@ public class WorkflowController {
      */
     @ExceptionHandler(SequenceConflictException.class)
     public ProblemDetail conflict(SequenceConflictException e) {
-        return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
-                "the workflow already exists (" + e.getMessage() + ")");
+        return ProblemDetail.forStatusAndDetail(
+                HttpStatus.CONFLICT, "the workflow already exists (" + e.getMessage() + ")");
     }
 
     private static ResponseStatusException notFound(String id) {

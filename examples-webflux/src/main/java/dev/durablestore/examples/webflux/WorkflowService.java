@@ -75,15 +75,25 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
             WorkflowId workflowId = request.id() == null ? WorkflowId.random() : WorkflowId.parse(request.id());
             Instant now = clock.instant();
             List<Event> events = new ArrayList<>();
-            events.add(new WorkflowStarted(new EventEnvelope(1, now, workflowId), request.type(),
-                    payload(request.input()), RunId.random(), null, packageVersion));
+            events.add(new WorkflowStarted(
+                    new EventEnvelope(1, now, workflowId),
+                    request.type(),
+                    payload(request.input()),
+                    RunId.random(),
+                    null,
+                    packageVersion));
             List<OutboxRow> rows = new ArrayList<>();
             for (StartWorkflowRequest.Activity activity : activities(request)) {
                 long seq = events.size() + 1;
                 String taskQueue = activity.taskQueue() == null ? OutboxRow.DEFAULT_ROUTE : activity.taskQueue();
                 Payload input = payload(activity.input());
-                events.add(new ActivityScheduled(new EventEnvelope(seq, now, workflowId), new ActivityId(seq),
-                        activity.type(), input, taskQueue, null));
+                events.add(new ActivityScheduled(
+                        new EventEnvelope(seq, now, workflowId),
+                        new ActivityId(seq),
+                        activity.type(),
+                        input,
+                        taskQueue,
+                        null));
                 rows.add(OutboxRow.pending(workflowId, seq, activity.type(), input, now)
                         .withRoute(OutboxRow.DEFAULT_ROUTE, taskQueue, null));
             }
@@ -109,25 +119,37 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
      * @return the view; empty for an unknown workflow or one without a start event
      */
     public Mono<WorkflowView> summary(WorkflowId workflowId) {
-        return history(workflowId).flatMap(events -> Mono.justOrEmpty(
-                        HistoryProjection.summarize(workflowId, events, null))
-                .flatMap(summary -> Flux.fromIterable(events)
-                        .ofType(ActivityScheduled.class)
-                        .concatMap(scheduled -> activityView(workflowId, scheduled))
-                        .collectList()
-                        .map(activities -> new WorkflowView(workflowId.toString(), summary.workflowType(),
-                                summary.status(), summary.startedAt(), summary.endedAt(), summary.failedStep(),
-                                summary.failureReason(), events.size(), activities))));
+        return history(workflowId)
+                .flatMap(events -> Mono.justOrEmpty(HistoryProjection.summarize(workflowId, events, null))
+                        .flatMap(summary -> Flux.fromIterable(events)
+                                .ofType(ActivityScheduled.class)
+                                .concatMap(scheduled -> activityView(workflowId, scheduled))
+                                .collectList()
+                                .map(activities -> new WorkflowView(
+                                        workflowId.toString(),
+                                        summary.workflowType(),
+                                        summary.status(),
+                                        summary.startedAt(),
+                                        summary.endedAt(),
+                                        summary.failedStep(),
+                                        summary.failureReason(),
+                                        events.size(),
+                                        activities))));
     }
 
     private Mono<WorkflowView.Activity> activityView(WorkflowId workflowId, ActivityScheduled scheduled) {
         long position = scheduled.activityId().position();
         String key = OutboxRow.dispatchKey(workflowId, position);
         return store.rowState(key)
-                .map(state -> new WorkflowView.Activity(position, scheduled.activityType(), scheduled.taskQueue(), key,
-                        state.status(), state.attempt()))
-                .defaultIfEmpty(new WorkflowView.Activity(position, scheduled.activityType(), scheduled.taskQueue(),
-                        key, null, null));
+                .map(state -> new WorkflowView.Activity(
+                        position,
+                        scheduled.activityType(),
+                        scheduled.taskQueue(),
+                        key,
+                        state.status(),
+                        state.attempt()))
+                .defaultIfEmpty(new WorkflowView.Activity(
+                        position, scheduled.activityType(), scheduled.taskQueue(), key, null, null));
     }
 
     /**
@@ -149,10 +171,12 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
     public Flux<DispatchView> dispatches(ClaimScope scope) {
         ClaimStreamOptions options = ClaimStreamOptions.defaults().scope(scope).maxBatch(1);
         return store.claimStream(options)
-                .concatMap(row -> Mono.just(dispatchView(row))
-                        .concatWith(store.complete(row)
-                                .onErrorResume(StaleClaimException.class, e -> Mono.empty())
-                                .then(Mono.empty())), 0)
+                .concatMap(
+                        row -> Mono.just(dispatchView(row))
+                                .concatWith(store.complete(row)
+                                        .onErrorResume(StaleClaimException.class, e -> Mono.empty())
+                                        .then(Mono.empty())),
+                        0)
                 .takeUntilOther(closing.asMono());
     }
 
@@ -169,8 +193,15 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
         } catch (IOException e) {
             input = TextNode.valueOf(row.input().asString()); // not ours: staged by another writer
         }
-        return new DispatchView(row.dispatchKey(), row.workflowId().toString(), row.ordinal(), row.activityType(),
-                row.taskQueue(), input, row.attempt(), row.claimedAt());
+        return new DispatchView(
+                row.dispatchKey(),
+                row.workflowId().toString(),
+                row.ordinal(),
+                row.activityType(),
+                row.taskQueue(),
+                input,
+                row.attempt(),
+                row.claimedAt());
     }
 
     private static void validate(StartWorkflowRequest request) {

@@ -47,6 +47,5 @@ public record WorkflowView(
             String taskQueue,
             String dispatchKey,
             OutboxStatus dispatchStatus,
-            Integer dispatchAttempt) {
-    }
+            Integer dispatchAttempt) {}
 }

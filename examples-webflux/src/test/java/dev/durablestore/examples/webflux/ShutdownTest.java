@@ -35,23 +35,40 @@ class ShutdownTest {
         // console page on the live rates
         // as arguments: they win over application.properties (default properties would not)
         ConfigurableApplicationContext context = new SpringApplicationBuilder(WebfluxExampleApplication.class)
-                .run("--server.port=0", "--durablestore.sqlite.path=" + dir.resolve("shutdown.db"),
+                .run(
+                        "--server.port=0",
+                        "--durablestore.sqlite.path=" + dir.resolve("shutdown.db"),
                         "--spring.lifecycle.timeout-per-shutdown-phase=60s");
-        WebClient client = WebClient.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port"));
+        WebClient client =
+                WebClient.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port"));
         String queue = "shutdown-" + System.nanoTime();
-        StepVerifier.create(client.post().uri("/workflows").contentType(MediaType.APPLICATION_JSON)
-                        .bodyValue(Map.of("type", "notify", "activities", List.of(
-                                Map.of("type", "email", "taskQueue", queue))))
-                        .retrieve().toBodilessEntity())
-                .assertNext(response -> assertThat(response.getStatusCode().value()).isEqualTo(201))
-                .expectComplete().verify(WAIT);
-        Mono<Void> closing = Mono.<Void>fromRunnable(context::close).subscribeOn(Schedulers.boundedElastic()).cache();
-        Flux<String> rates = client.get().uri("/ops/durable-store/api/rates").accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve().bodyToFlux(String.class).cache();
+        StepVerifier.create(client.post()
+                        .uri("/workflows")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(Map.of(
+                                "type", "notify", "activities", List.of(Map.of("type", "email", "taskQueue", queue))))
+                        .retrieve()
+                        .toBodilessEntity())
+                .assertNext(
+                        response -> assertThat(response.getStatusCode().value()).isEqualTo(201))
+                .expectComplete()
+                .verify(WAIT);
+        Mono<Void> closing = Mono.<Void>fromRunnable(context::close)
+                .subscribeOn(Schedulers.boundedElastic())
+                .cache();
+        Flux<String> rates = client.get()
+                .uri("/ops/durable-store/api/rates")
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(String.class)
+                .cache();
         StepVerifier.create(rates.take(1)).expectNextCount(1).expectComplete().verify(WAIT);
 
-        StepVerifier.create(client.get().uri("/dispatches?taskQueue={q}", queue).accept(MediaType.TEXT_EVENT_STREAM)
-                        .retrieve().bodyToFlux(String.class))
+        StepVerifier.create(client.get()
+                        .uri("/dispatches?taskQueue={q}", queue)
+                        .accept(MediaType.TEXT_EVENT_STREAM)
+                        .retrieve()
+                        .bodyToFlux(String.class))
                 .expectNextCount(1)
                 // when the application closes from another thread
                 .then(() -> closing.subscribe())

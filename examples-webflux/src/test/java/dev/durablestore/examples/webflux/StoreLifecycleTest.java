@@ -34,8 +34,11 @@ class StoreLifecycleTest {
                 .run("--durablestore.sqlite.path=" + db)) {
             store = context.getBean(SqliteReactiveStore.class);
             assertThat(db).exists();
-            StepVerifier.create(store.readHead(WorkflowId.random())).expectNext(0L).verifyComplete();
-            assertThat(context.getBean(DurableStoreProperties.class).getSqlite().getPath()).isEqualTo(db);
+            StepVerifier.create(store.readHead(WorkflowId.random()))
+                    .expectNext(0L)
+                    .verifyComplete();
+            assertThat(context.getBean(DurableStoreProperties.class).getSqlite().getPath())
+                    .isEqualTo(db);
         } // when the context closes
 
         // then the store is closed: a later operation fails with StoreClosedException

@@ -26,10 +26,17 @@ import reactor.test.StepVerifier;
  * rows are staged and settled all the time, some end as dead letters, and the live rates show it.
  * The traffic is faster and fails more often than the script's, so the test is short.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "example.traffic.enabled=true", "example.traffic.workflows-per-second=20", "example.traffic.declined-rate=0.3",
-        "example.traffic.flaky-rate=0.1", "durablestore.dispatcher.max-attempts=2",
-        "durablestore.dispatcher.initial-backoff=0s", "durablestore.console.count-ttl=0s"})
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "example.traffic.enabled=true",
+            "example.traffic.workflows-per-second=20",
+            "example.traffic.declined-rate=0.3",
+            "example.traffic.flaky-rate=0.1",
+            "durablestore.dispatcher.max-attempts=2",
+            "durablestore.dispatcher.initial-backoff=0s",
+            "durablestore.console.count-ttl=0s"
+        })
 @DirtiesContext // stop the traffic with this class, not at the end of the test run
 class TrafficTest {
 
@@ -41,7 +48,8 @@ class TrafficTest {
 
     @DynamicPropertySource
     static void storeOnATemporaryFile(DynamicPropertyRegistry registry) {
-        registry.add("durablestore.sqlite.path", () -> dir.resolve("traffic-test.db").toString());
+        registry.add(
+                "durablestore.sqlite.path", () -> dir.resolve("traffic-test.db").toString());
     }
 
     @Autowired
@@ -60,11 +68,21 @@ class TrafficTest {
 
     @SuppressWarnings("unchecked")
     private Totals totals() {
-        Map<String, Object> body = client.get().uri(CONSOLE + "overview?fresh=true").exchange()
-                .expectStatus().isOk().expectBody(Map.class).returnResult().getResponseBody();
+        Map<String, Object> body = client.get()
+                .uri(CONSOLE + "overview?fresh=true")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
         Map<String, Number> t = (Map<String, Number>) body.get("totals");
-        return new Totals(t.get("pending").longValue(), t.get("claimed").longValue(), t.get("done").longValue(),
-                t.get("failed").longValue(), t.get("cancelled").longValue());
+        return new Totals(
+                t.get("pending").longValue(),
+                t.get("claimed").longValue(),
+                t.get("done").longValue(),
+                t.get("failed").longValue(),
+                t.get("cancelled").longValue());
     }
 
     /** Reads the totals every 200 ms (on a thread that may block) until they pass the check. */
@@ -80,8 +98,8 @@ class TrafficTest {
         // given the running service with its traffic; when the console's overview is read twice
         Totals first = totals();
         // then more rows are staged and settled each time, some of them as dead letters
-        StepVerifier.create(poll(t -> t.staged() >= first.staged() + 40 && t.settled() >= first.settled() + 40
-                        && t.failed() > 0))
+        StepVerifier.create(poll(t ->
+                        t.staged() >= first.staged() + 40 && t.settled() >= first.settled() + 40 && t.failed() > 0))
                 .assertNext(later -> {
                     assertThat(later.staged()).isGreaterThan(first.staged());
                     assertThat(later.settled()).isGreaterThan(first.settled());
@@ -92,19 +110,26 @@ class TrafficTest {
                 .verify(TIMEOUT);
         Totals last = totals();
         StepVerifier.create(poll(t -> t.staged() > last.staged() && t.settled() > last.settled()))
-                .expectNextCount(1).expectComplete().verify(TIMEOUT);
+                .expectNextCount(1)
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test
     void the_consoles_live_rates_show_the_traffic() {
         // given the running service with its traffic; when the console's rates are streamed
-        var events = client.get().uri(CONSOLE + "rates").accept(MediaType.TEXT_EVENT_STREAM).exchange()
-                .expectStatus().isOk()
-                .returnResult(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() { })
+        var events = client.get()
+                .uri(CONSOLE + "rates")
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .returnResult(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
                 .getResponseBody();
         // then a sample soon shows rows staged, claimed and settled every second
         StepVerifier.create(events.map(ServerSentEvent::data)
-                        .filter(d -> rate(d, "staged") > 0 && rate(d, "claimed") > 0 && rate(d, "settled") > 0).next())
+                        .filter(d -> rate(d, "staged") > 0 && rate(d, "claimed") > 0 && rate(d, "settled") > 0)
+                        .next())
                 .assertNext(d -> assertThat(d).containsEntry("available", true))
                 .expectComplete()
                 .verify(TIMEOUT);

@@ -58,10 +58,31 @@ public record DemoOptions(
      * @param seed see the record component
      * @param help see the record component
      */
-    public DemoOptions(Path db, int workflows, int activities, int workMs, double failureRate, double poisonRate,
-            int maxAttempts, int backoffMs, int concurrency, long seed, boolean help) {
-        this(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs, concurrency, seed,
-                false, help);
+    public DemoOptions(
+            Path db,
+            int workflows,
+            int activities,
+            int workMs,
+            double failureRate,
+            double poisonRate,
+            int maxAttempts,
+            int backoffMs,
+            int concurrency,
+            long seed,
+            boolean help) {
+        this(
+                db,
+                workflows,
+                activities,
+                workMs,
+                failureRate,
+                poisonRate,
+                maxAttempts,
+                backoffMs,
+                concurrency,
+                seed,
+                false,
+                help);
     }
 
     /** The default database file, relative to the working directory. */
@@ -154,18 +175,39 @@ public record DemoOptions(
                 default -> throw new IllegalStateException(flag);
             }
         }
-        return new DemoOptions(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs,
-                concurrency, seed, serial, false);
+        return new DemoOptions(
+                db,
+                workflows,
+                activities,
+                workMs,
+                failureRate,
+                poisonRate,
+                maxAttempts,
+                backoffMs,
+                concurrency,
+                seed,
+                serial,
+                false);
     }
 
-    private static final Set<String> FLAGS = Set.of("--db", "--workflows", "--activities", "--work-ms",
-            "--failure-rate", "--poison-rate", "--max-attempts", "--backoff-ms", "--concurrency", "--seed",
+    private static final Set<String> FLAGS = Set.of(
+            "--db",
+            "--workflows",
+            "--activities",
+            "--work-ms",
+            "--failure-rate",
+            "--poison-rate",
+            "--max-attempts",
+            "--backoff-ms",
+            "--concurrency",
+            "--seed",
             "--serial");
 
     /** @return the usage text printed by {@code --help} */
     public static String usage() {
         DemoOptions d = defaults();
-        return String.join(System.lineSeparator(),
+        return String.join(
+                System.lineSeparator(),
                 "Usage: demo.sh [options]",
                 "",
                 "Runs a fan-out workload on an embedded SQLite file: each workflow records WorkflowStarted and",
@@ -180,12 +222,11 @@ public record DemoOptions(
                 "  --workflows N        workflows the file should hold, 1..10000000 (default " + d.workflows + ")",
                 "  --activities K       activities per new workflow, 1..1000 (default " + d.activities + ")",
                 "  --work-ms MS         simulated work per attempt, 0..60000 ms (default " + d.workMs + ")",
-                "  --failure-rate R     share of attempts that fail and are retried, 0..1 (default "
-                        + d.failureRate + ")",
+                "  --failure-rate R     share of attempts that fail and are retried, 0..1 (default " + d.failureRate
+                        + ")",
                 "  --poison-rate R      share of activities that always fail, 0..1 (default " + d.poisonRate + ")",
                 "  --max-attempts N     attempts before dead-lettering, 1..100 (default " + d.maxAttempts + ")",
-                "  --backoff-ms MS      first retry delay, doubled per attempt, 1..60000 (default "
-                        + d.backoffMs + ")",
+                "  --backoff-ms MS      first retry delay, doubled per attempt, 1..60000 (default " + d.backoffMs + ")",
                 "  --concurrency N      activities in flight, 1..1024 (default " + d.concurrency + ")",
                 "  --seed N             seed of the failure choice (default " + d.seed + ")",
                 "  --serial             one activity per workflow in flight, in order (serial dispatch per",
@@ -196,8 +237,19 @@ public record DemoOptions(
     }
 
     private DemoOptions withHelp() {
-        return new DemoOptions(db, workflows, activities, workMs, failureRate, poisonRate, maxAttempts, backoffMs,
-                concurrency, seed, serial, true);
+        return new DemoOptions(
+                db,
+                workflows,
+                activities,
+                workMs,
+                failureRate,
+                poisonRate,
+                maxAttempts,
+                backoffMs,
+                concurrency,
+                seed,
+                serial,
+                true);
     }
 
     private static Path path(String flag, String value) throws UsageException {
@@ -247,7 +299,13 @@ public record DemoOptions(
 
     /** @return a one-line description of the failure settings, for the report */
     public String describeFailures() {
-        return String.format(Locale.ROOT, "%.1f%% of attempts fail, %.1f%% poison, dead-letter after %d attempts, "
-                + "backoff %d ms x2, seed %d", failureRate * 100, poisonRate * 100, maxAttempts, backoffMs, seed);
+        return String.format(
+                Locale.ROOT,
+                "%.1f%% of attempts fail, %.1f%% poison, dead-letter after %d attempts, " + "backoff %d ms x2, seed %d",
+                failureRate * 100,
+                poisonRate * 100,
+                maxAttempts,
+                backoffMs,
+                seed);
     }
 }

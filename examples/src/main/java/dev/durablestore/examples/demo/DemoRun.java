@@ -56,14 +56,21 @@ public final class DemoRun {
             return 1;
         }
         try (store) {
-            out.println(String.format(Locale.ROOT, "durable-store demo: %,d workflows x %,d activities on %s",
-                    options.workflows(), options.activities(), options.db()));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "durable-store demo: %,d workflows x %,d activities on %s",
+                    options.workflows(),
+                    options.activities(),
+                    options.db()));
             out.println("  " + options.describeFailures() + ", concurrency " + options.concurrency());
             DemoStats stats = new DemoStats();
 
             // A killed run leaves rows claimed; nobody holds them now, so re-arm them all at once
             // rather than waiting a lease for the reaper.
-            long rearmed = OutboxLeaseReaper.of(store).lease(Duration.ofNanos(1)).reapOnce().block();
+            long rearmed = OutboxLeaseReaper.of(store)
+                    .lease(Duration.ofNanos(1))
+                    .reapOnce()
+                    .block();
 
             Duration lease = Duration.ofSeconds(30).plusMillis(2L * options.workMs());
             Disposable reaper = OutboxLeaseReaper.of(store)
@@ -72,8 +79,8 @@ public final class DemoRun {
                     .onReaped(rows -> stats.onReaped(rows.size()))
                     .onError(e -> log.warn("lease reaper sweep failed", e))
                     .start();
-            ProgressReporter progress = new ProgressReporter(store, stats, options.workflows(), out, terminal,
-                    Duration.ofSeconds(1));
+            ProgressReporter progress =
+                    new ProgressReporter(store, stats, options.workflows(), out, terminal, Duration.ofSeconds(1));
             progress.start();
             long dispatchStart = System.nanoTime();
             Dispatcher dispatcher = new Dispatcher(store, FaultPlan.of(options), stats, options);
@@ -95,9 +102,18 @@ public final class DemoRun {
                 reaper.dispose();
                 progress.close();
             }
-            Verifier.Result verification = Verifier.check(Verifier.collect(store).block());
-            Report report = new Report(options, stats, staged, rearmed, seconds(stagedAt - dispatchStart),
-                    seconds(drainedAt - dispatchStart), seconds(System.nanoTime() - t0), drained, verification);
+            Verifier.Result verification =
+                    Verifier.check(Verifier.collect(store).block());
+            Report report = new Report(
+                    options,
+                    stats,
+                    staged,
+                    rearmed,
+                    seconds(stagedAt - dispatchStart),
+                    seconds(drainedAt - dispatchStart),
+                    seconds(System.nanoTime() - t0),
+                    drained,
+                    verification);
             report.print(out);
             out.flush();
             return verification.verified() && drained ? 0 : 1;

@@ -120,7 +120,11 @@ public final class Dispatcher {
         int attempt = row.attempt() + 1; // row.attempt() counts earlier dispatches; activities count from 1
         ActivityId activity = Workload.activityId(row.ordinal());
         boolean failed = plan.fails(key, attempt);
-        return new Outcome(activity, attempt, !failed, failed && plan.isLastAttempt(attempt),
+        return new Outcome(
+                activity,
+                attempt,
+                !failed,
+                failed && plan.isLastAttempt(attempt),
                 !failed ? null : plan.isPoison(key) ? "poison activity" : "transient failure");
     }
 

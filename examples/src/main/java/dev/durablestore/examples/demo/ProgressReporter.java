@@ -50,8 +50,8 @@ public final class ProgressReporter implements AutoCloseable {
      * @param inPlace true to redraw one line with {@code \r} (a terminal), false for plain lines
      * @param interval time between updates
      */
-    public ProgressReporter(OutboxStore outbox, DemoStats stats, int workflows, PrintStream out, boolean inPlace,
-            Duration interval) {
+    public ProgressReporter(
+            OutboxStore outbox, DemoStats stats, int workflows, PrintStream out, boolean inPlace, Duration interval) {
         this.outbox = outbox;
         this.workflows = workflows;
         this.stats = stats;
@@ -64,10 +64,12 @@ public final class ProgressReporter implements AutoCloseable {
     public void start() {
         ticks = Flux.interval(interval, interval)
                 .onBackpressureDrop()
-                .concatMap(tick -> Mono.zip(outbox.countInflight(Workload.NAMESPACE),
-                        outbox.countClaimed(Workload.NAMESPACE)), 1)
+                .concatMap(
+                        tick -> Mono.zip(
+                                outbox.countInflight(Workload.NAMESPACE), outbox.countClaimed(Workload.NAMESPACE)),
+                        1)
                 .publishOn(consoleScheduler)
-                .subscribe(counts -> print(counts.getT1(), counts.getT2()), e -> { });
+                .subscribe(counts -> print(counts.getT1(), counts.getT2()), e -> {});
     }
 
     private void print(long inflight, long claimed) {
@@ -77,11 +79,19 @@ public final class ProgressReporter implements AutoCloseable {
         double rate = (settled - lastSettled) / seconds;
         lastSettled = settled;
         lastNanos = now;
-        String line = String.format(Locale.ROOT,
+        String line = String.format(
+                Locale.ROOT,
                 "[%5.1fs] %,8.0f rows/s | pending %,7d  claimed %,4d | done %,8d  retried %,6d  failed %,5d"
                         + " | staging %,d/%,d wf",
-                (now - startNanos) / 1e9, rate, inflight - claimed, claimed, stats.completed(), stats.retried(),
-                stats.deadLettered(), stats.workflowsStaged() + stats.workflowsSkipped(), workflows);
+                (now - startNanos) / 1e9,
+                rate,
+                inflight - claimed,
+                claimed,
+                stats.completed(),
+                stats.retried(),
+                stats.deadLettered(),
+                stats.workflowsStaged() + stats.workflowsSkipped(),
+                workflows);
         if (inPlace) {
             int pad = Math.max(0, lastWidth - line.length());
             out.print("\r" + line + " ".repeat(pad));

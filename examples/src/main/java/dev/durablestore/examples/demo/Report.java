@@ -20,8 +20,15 @@ import java.util.Locale;
  * @param drained false when the run stopped before every row was settled (stall or stream failure)
  * @param verification the verdict
  */
-public record Report(DemoOptions options, DemoStats stats, Workload.StageResult staged, long rearmedAtStart,
-        double stagingSeconds, double dispatchSeconds, double totalSeconds, boolean drained,
+public record Report(
+        DemoOptions options,
+        DemoStats stats,
+        Workload.StageResult staged,
+        long rearmedAtStart,
+        double stagingSeconds,
+        double dispatchSeconds,
+        double totalSeconds,
+        boolean drained,
         Verifier.Result verification) {
 
     private static final int PROBLEMS_SHOWN = 5;
@@ -32,7 +39,9 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
             return "VERIFIED";
         }
         String first = verification.firstProblem().orElse("the run stopped before every row was settled");
-        int total = verification.problemCounts().values().stream().mapToInt(Integer::intValue).sum();
+        int total = verification.problemCounts().values().stream()
+                .mapToInt(Integer::intValue)
+                .sum();
         return "VERIFICATION FAILED: " + first + (total > 1 ? " (and " + (total - 1) + " more)" : "");
     }
 
@@ -41,33 +50,64 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         out.println();
         out.println("== durable-store demo report ==");
         line(out, "database", options.db().toString());
-        line(out, "workflows", f("%,d in the file: %,d staged by this run (%,d rows), %,d already there",
-                verification.workflows(), staged.staged(), stats.rowsStaged(), staged.skipped()));
+        line(
+                out,
+                "workflows",
+                f(
+                        "%,d in the file: %,d staged by this run (%,d rows), %,d already there",
+                        verification.workflows(), staged.staged(), stats.rowsStaged(), staged.skipped()));
         line(out, "failures", options.describeFailures());
         if (rearmedAtStart > 0) {
             line(out, "resumed", f("%,d rows left claimed by an earlier run were re-armed", rearmedAtStart));
         }
-        line(out, "wall time", f("%.2f s total: staging %.2f s, dispatch until the last row settled %.2f s",
-                totalSeconds, stagingSeconds, dispatchSeconds));
+        line(
+                out,
+                "wall time",
+                f(
+                        "%.2f s total: staging %.2f s, dispatch until the last row settled %.2f s",
+                        totalSeconds, stagingSeconds, dispatchSeconds));
         double perSecond = dispatchSeconds > 0 ? stats.settled() / dispatchSeconds : 0;
-        line(out, "throughput", f("%,.0f rows/s settled (%,d rows in %.2f s; %,.0f deliveries/s incl. retries)",
-                perSecond, stats.settled(), dispatchSeconds,
-                dispatchSeconds > 0 ? stats.deliveries() / dispatchSeconds : 0));
-        line(out, "deliveries", f("%,d: %,d completed, %,d retried, %,d dead-lettered, %,d redelivered "
-                        + "(outcome already in history), %,d stale claims dropped, %,d errors",
-                stats.deliveries(), stats.completed(), stats.retried(), stats.deadLettered(), stats.redelivered(),
-                stats.stale(), stats.errors()));
-        line(out, "history", f("%,d events; %,d workflows ended by this run (%,d completed, %,d failed); "
-                        + "%,d step conflicts redone",
-                verification.events(), stats.workflowsCompleted() + stats.workflowsFailed(),
-                stats.workflowsCompleted(), stats.workflowsFailed(), stats.conflicts()));
+        line(
+                out,
+                "throughput",
+                f(
+                        "%,.0f rows/s settled (%,d rows in %.2f s; %,.0f deliveries/s incl. retries)",
+                        perSecond,
+                        stats.settled(),
+                        dispatchSeconds,
+                        dispatchSeconds > 0 ? stats.deliveries() / dispatchSeconds : 0));
+        line(
+                out,
+                "deliveries",
+                f(
+                        "%,d: %,d completed, %,d retried, %,d dead-lettered, %,d redelivered "
+                                + "(outcome already in history), %,d stale claims dropped, %,d errors",
+                        stats.deliveries(),
+                        stats.completed(),
+                        stats.retried(),
+                        stats.deadLettered(),
+                        stats.redelivered(),
+                        stats.stale(),
+                        stats.errors()));
+        line(
+                out,
+                "history",
+                f(
+                        "%,d events; %,d workflows ended by this run (%,d completed, %,d failed); "
+                                + "%,d step conflicts redone",
+                        verification.events(),
+                        stats.workflowsCompleted() + stats.workflowsFailed(),
+                        stats.workflowsCompleted(),
+                        stats.workflowsFailed(),
+                        stats.conflicts()));
         line(out, "lease reaper", f("%,d rows re-armed while running", stats.reaped()));
         out.println();
         out.println(f("  %-22s %9s %9s %9s %9s %9s", "latency (ms)", "p50", "p90", "p99", "max", "samples"));
         latency(out, "stage -> claim", stats.stageToClaimMicros());
         latency(out, "claim -> complete", stats.claimToCompleteMicros());
         out.println("  (stage -> claim: first delivery of each row staged by this run, including the wait while");
-        out.println("   staging outpaces dispatch; claim -> complete: work and the step recording the outcome and settling the row)");
+        out.println(
+                "   staging outpaces dispatch; claim -> complete: work and the step recording the outcome and settling the row)");
         out.println();
         StringBuilder rows = new StringBuilder();
         for (OutboxStatus s : OutboxStatus.values()) {
@@ -79,8 +119,12 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
         }
         line(out, "outbox rows", rows.toString().trim());
         long running = verification.workflows() - verification.completedWorkflows() - verification.failedWorkflows();
-        line(out, "workflows", f("completed %,d  failed %,d  not ended %,d", verification.completedWorkflows(),
-                verification.failedWorkflows(), running));
+        line(
+                out,
+                "workflows",
+                f(
+                        "completed %,d  failed %,d  not ended %,d",
+                        verification.completedWorkflows(), verification.failedWorkflows(), running));
         out.println();
         out.println("VERIFICATION");
         for (Check c : Check.values()) {
@@ -110,9 +154,14 @@ public record Report(DemoOptions options, DemoStats stats, Workload.StageResult 
             out.println(f("  %-22s %9s %9s %9s %9s %9d", label, "-", "-", "-", "-", 0));
             return;
         }
-        out.println(f("  %-22s %9.1f %9.1f %9.1f %9.1f %,9d", label, percentile(sortedMicros, 50) / 1e3,
-                percentile(sortedMicros, 90) / 1e3, percentile(sortedMicros, 99) / 1e3,
-                sortedMicros[sortedMicros.length - 1] / 1e3, sortedMicros.length));
+        out.println(f(
+                "  %-22s %9.1f %9.1f %9.1f %9.1f %,9d",
+                label,
+                percentile(sortedMicros, 50) / 1e3,
+                percentile(sortedMicros, 90) / 1e3,
+                percentile(sortedMicros, 99) / 1e3,
+                sortedMicros[sortedMicros.length - 1] / 1e3,
+                sortedMicros.length));
     }
 
     /**

@@ -86,8 +86,8 @@ public final class Verifier {
      * @param unsettledWorkflows workflows that still have live rows ({@code listUnsettledWorkflowIds})
      * @param decodeError why a stored event does not decode, or null when all do
      */
-    public record Snapshot(List<WorkflowSnapshot> workflows, long liveRows, List<WorkflowId> unsettledWorkflows,
-            String decodeError) {}
+    public record Snapshot(
+            List<WorkflowSnapshot> workflows, long liveRows, List<WorkflowId> unsettledWorkflows, String decodeError) {}
 
     /**
      * The verdict.
@@ -100,8 +100,13 @@ public final class Verifier {
      * @param failedWorkflows workflows whose last event is WorkflowFailed
      * @param events events checked
      */
-    public record Result(Map<Check, List<String>> problems, Map<Check, Integer> problemCounts,
-            Map<OutboxStatus, Long> rowCounts, long workflows, long completedWorkflows, long failedWorkflows,
+    public record Result(
+            Map<Check, List<String>> problems,
+            Map<Check, Integer> problemCounts,
+            Map<OutboxStatus, Long> rowCounts,
+            long workflows,
+            long completedWorkflows,
+            long failedWorkflows,
             long events) {
 
         /** @return true when every check holds */
@@ -127,15 +132,24 @@ public final class Verifier {
             // the decode check (no separate validateStoredEvents pass over the whole file).
             Queue<String> unreadable = new ConcurrentLinkedQueue<>();
             Mono<List<WorkflowSnapshot>> workflows = store.listWorkflowIds()
-                    .flatMapSequential(id -> collectOne(store, id).onErrorResume(SerializationException.class, e -> {
-                        unreadable.add(id + ": " + e.getMessage());
-                        return Mono.empty();
-                    }), 8)
+                    .flatMapSequential(
+                            id -> collectOne(store, id).onErrorResume(SerializationException.class, e -> {
+                                unreadable.add(id + ": " + e.getMessage());
+                                return Mono.empty();
+                            }),
+                            8)
                     .collectList();
-            return Mono.zip(workflows, store.countInflight(Workload.NAMESPACE),
+            return Mono.zip(
+                            workflows,
+                            store.countInflight(Workload.NAMESPACE),
                             store.listUnsettledWorkflowIds().collectList())
-                    .map(t -> new Snapshot(t.getT1(), t.getT2(), t.getT3(), unreadable.isEmpty() ? null
-                            : unreadable.size() + " histories cannot be read, e.g. " + unreadable.peek()));
+                    .map(t -> new Snapshot(
+                            t.getT1(),
+                            t.getT2(),
+                            t.getT3(),
+                            unreadable.isEmpty()
+                                    ? null
+                                    : unreadable.size() + " histories cannot be read, e.g. " + unreadable.peek()));
         });
     }
 
@@ -193,14 +207,16 @@ public final class Verifier {
             p.add(Check.ROWS_SETTLED, snapshot.liveRows() + " rows are still pending or claimed (countInflight)");
         }
         if (!snapshot.unsettledWorkflows().isEmpty()) {
-            p.add(Check.ROWS_SETTLED, snapshot.unsettledWorkflows().size() + " workflows still have live rows, e.g. "
-                    + snapshot.unsettledWorkflows().get(0));
+            p.add(
+                    Check.ROWS_SETTLED,
+                    snapshot.unsettledWorkflows().size() + " workflows still have live rows, e.g. "
+                            + snapshot.unsettledWorkflows().get(0));
         }
         if (snapshot.decodeError() != null) {
             p.add(Check.EVENTS_DECODE, snapshot.decodeError());
         }
-        return new Result(problems, counts, rowCounts, snapshot.workflows().size(), completedWorkflows,
-                failedWorkflows, events);
+        return new Result(
+                problems, counts, rowCounts, snapshot.workflows().size(), completedWorkflows, failedWorkflows, events);
     }
 
     @FunctionalInterface
@@ -216,14 +232,17 @@ public final class Verifier {
         }
         for (int i = 0; i < events.size(); i++) {
             if (events.get(i).seq() != i + 1) {
-                p.add(Check.HISTORIES_CONTIGUOUS, w.id() + ": expected seq " + (i + 1) + " at position " + (i + 1)
-                        + " but found seq " + events.get(i).seq());
+                p.add(
+                        Check.HISTORIES_CONTIGUOUS,
+                        w.id() + ": expected seq " + (i + 1) + " at position " + (i + 1) + " but found seq "
+                                + events.get(i).seq());
                 return;
             }
         }
         if (w.head() != events.size()) {
-            p.add(Check.HISTORIES_CONTIGUOUS, w.id() + ": head is " + w.head() + " but the history has "
-                    + events.size() + " events");
+            p.add(
+                    Check.HISTORIES_CONTIGUOUS,
+                    w.id() + ": head is " + w.head() + " but the history has " + events.size() + " events");
         }
     }
 
@@ -262,8 +281,9 @@ public final class Verifier {
                 if (done > 0) {
                     p.add(Check.OUTCOMES_MATCH_ROWS, "row " + key + " is failed but " + a + " completed");
                 } else if (!terminalFailure.containsKey(a.position())) {
-                    p.add(Check.OUTCOMES_MATCH_ROWS, "row " + key + " is failed but " + a
-                            + " has no terminal ActivityFailed");
+                    p.add(
+                            Check.OUTCOMES_MATCH_ROWS,
+                            "row " + key + " is failed but " + a + " has no terminal ActivityFailed");
                 }
             }
         }
@@ -285,7 +305,8 @@ public final class Verifier {
         if (!(events.get(0) instanceof WorkflowStarted)) {
             p.add(Check.WORKFLOWS_TERMINAL, w.id() + ": does not start with WorkflowStarted");
         }
-        long terminals = events.stream().filter(e -> e instanceof WorkflowCompleted || e instanceof WorkflowFailed)
+        long terminals = events.stream()
+                .filter(e -> e instanceof WorkflowCompleted || e instanceof WorkflowFailed)
                 .count();
         Event last = events.get(events.size() - 1);
         if (terminals == 0) {
@@ -295,8 +316,10 @@ public final class Verifier {
         } else if (!(last instanceof WorkflowCompleted || last instanceof WorkflowFailed)) {
             p.add(Check.WORKFLOWS_TERMINAL, w.id() + ": events after its terminal event");
         } else if (last instanceof WorkflowFailed != anyFailed) {
-            p.add(Check.WORKFLOWS_TERMINAL, w.id() + ": ended " + last.kind() + " but "
-                    + (anyFailed ? "a row was dead-lettered" : "no row was dead-lettered"));
+            p.add(
+                    Check.WORKFLOWS_TERMINAL,
+                    w.id() + ": ended " + last.kind() + " but "
+                            + (anyFailed ? "a row was dead-lettered" : "no row was dead-lettered"));
         }
     }
 }

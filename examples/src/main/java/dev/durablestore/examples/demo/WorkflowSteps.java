@@ -242,22 +242,27 @@ public final class WorkflowSteps {
     }
 
     private void load(Lane lane) {
-        store.readHistory(lane.id).collectList().map(HistoryState::of).subscribe(s -> {
-            synchronized (lane) {
-                lane.predicted = s;
-                lane.loading = false;
-            }
-            pump(lane);
-        }, e -> {
-            List<Pending> failed;
-            synchronized (lane) {
-                lane.loading = false;
-                failed = new ArrayList<>(lane.waiting);
-                lane.waiting.clear();
-            }
-            failed.forEach(p -> p.sink.error(e));
-            pump(lane);
-        });
+        store.readHistory(lane.id)
+                .collectList()
+                .map(HistoryState::of)
+                .subscribe(
+                        s -> {
+                            synchronized (lane) {
+                                lane.predicted = s;
+                                lane.loading = false;
+                            }
+                            pump(lane);
+                        },
+                        e -> {
+                            List<Pending> failed;
+                            synchronized (lane) {
+                                lane.loading = false;
+                                failed = new ArrayList<>(lane.waiting);
+                                lane.waiting.clear();
+                            }
+                            failed.forEach(p -> p.sink.error(e));
+                            pump(lane);
+                        });
     }
 
     private void committed(Lane lane, Plan plan) {
@@ -278,7 +283,8 @@ public final class WorkflowSteps {
         List<Pending> fail = new ArrayList<>();
         for (Pending p : plan.batch()) {
             if (e instanceof StaleClaimException stale) {
-                boolean mine = p.row.dispatchKey().equals(stale.dispatchKey()) && p.row.claimToken() == stale.claimToken();
+                boolean mine =
+                        p.row.dispatchKey().equals(stale.dispatchKey()) && p.row.claimToken() == stale.claimToken();
                 (mine ? fail : again).add(p);
             } else if (e instanceof SequenceConflictException && p.conflicts++ < MAX_CONFLICT_RETRIES) {
                 again.add(p);
@@ -347,8 +353,8 @@ public final class WorkflowSteps {
             } else if (dead.contains(a)) {
                 settlement = Settlement.FAIL;
             } else if (o.succeeded()) {
-                events.add(new ActivityCompleted(env, o.activity(),
-                        Payload.json("{\"ok\":true,\"attempt\":" + o.attempt() + "}"), o.attempt()));
+                events.add(new ActivityCompleted(
+                        env, o.activity(), Payload.json("{\"ok\":true,\"attempt\":" + o.attempt() + "}"), o.attempt()));
                 completed.add(a);
                 settlement = Settlement.COMPLETE;
                 fresh = true;
@@ -356,8 +362,8 @@ public final class WorkflowSteps {
                 settlement = Settlement.RETRY;
             } else {
                 ActivityError.Kind kind = o.lastAttempt() ? ActivityError.Kind.TERMINAL : ActivityError.Kind.RETRYABLE;
-                events.add(new ActivityFailed(env, o.activity(), new ActivityError(kind, o.message(), null),
-                        o.attempt()));
+                events.add(
+                        new ActivityFailed(env, o.activity(), new ActivityError(kind, o.message(), null), o.attempt()));
                 if (o.lastAttempt()) {
                     dead.add(a);
                 }
@@ -378,10 +384,14 @@ public final class WorkflowSteps {
         if (!s.ended && settledAll(s.scheduled, completed, dead)) {
             EventEnvelope env = new EventEnvelope(s.head + events.size() + 1, now, id);
             boolean failed = !dead.isEmpty();
-            events.add(failed
-                    ? new WorkflowFailed(env, new WorkflowError(dead.size() + " of " + s.scheduled.size()
-                            + " activities dead-lettered", null))
-                    : new WorkflowCompleted(env, Payload.json("{\"activities\":" + completed.size() + "}")));
+            events.add(
+                    failed
+                            ? new WorkflowFailed(
+                                    env,
+                                    new WorkflowError(
+                                            dead.size() + " of " + s.scheduled.size() + " activities dead-lettered",
+                                            null))
+                            : new WorkflowCompleted(env, Payload.json("{\"activities\":" + completed.size() + "}")));
             Settled r = (Settled) results.get(last);
             results.set(last, new Settled(r.settlement(), r.fresh(), failed ? Ended.FAILED : Ended.COMPLETED));
         }

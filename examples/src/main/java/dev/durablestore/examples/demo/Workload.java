@@ -41,8 +41,7 @@ public final class Workload {
     /** The namespace of the demo's rows (the default route). */
     public static final String NAMESPACE = OutboxRow.DEFAULT_ROUTE;
     /** The package version recorded in {@code WorkflowStarted}: a fixed 64-character content hash. */
-    public static final PackageVersion PACKAGE_VERSION =
-            new PackageVersion("de30" + "0".repeat(59) + "1");
+    public static final PackageVersion PACKAGE_VERSION = new PackageVersion("de30" + "0".repeat(59) + "1");
 
     private Workload() {}
 
@@ -99,13 +98,22 @@ public final class Workload {
     public static List<Event> startEvents(int index, int k, Instant now) {
         WorkflowId id = workflowId(index);
         List<Event> events = new ArrayList<>(k + 1);
-        events.add(new WorkflowStarted(new EventEnvelope(1, now, id), WORKFLOW_TYPE,
-                Payload.json("{\"index\":" + index + ",\"activities\":" + k + "}"), runId(index), null,
+        events.add(new WorkflowStarted(
+                new EventEnvelope(1, now, id),
+                WORKFLOW_TYPE,
+                Payload.json("{\"index\":" + index + ",\"activities\":" + k + "}"),
+                runId(index),
+                null,
                 PACKAGE_VERSION));
         for (int o = 1; o <= k; o++) {
             ActivityId activity = activityId(o);
-            events.add(new ActivityScheduled(new EventEnvelope(activity.position(), now, id), activity, ACTIVITY_TYPE,
-                    input(index, o), OutboxRow.DEFAULT_ROUTE, null));
+            events.add(new ActivityScheduled(
+                    new EventEnvelope(activity.position(), now, id),
+                    activity,
+                    ACTIVITY_TYPE,
+                    input(index, o),
+                    OutboxRow.DEFAULT_ROUTE,
+                    null));
         }
         return events;
     }
@@ -122,7 +130,8 @@ public final class Workload {
         WorkflowId id = workflowId(index);
         List<OutboxRow> rows = new ArrayList<>(k);
         for (int o = 1; o <= k; o++) {
-            rows.add(OutboxRow.pending(id, o, ACTIVITY_TYPE, input(index, o), now).withRunId(runId(index)));
+            rows.add(OutboxRow.pending(id, o, ACTIVITY_TYPE, input(index, o), now)
+                    .withRunId(runId(index)));
         }
         return rows;
     }
@@ -151,17 +160,22 @@ public final class Workload {
         AtomicLong staged = new AtomicLong();
         AtomicLong skipped = new AtomicLong();
         return Flux.range(0, workflows)
-                .flatMap(i -> Mono.defer(() -> {
-                    Instant now = Instant.now();
-                    return store.appendWithOutbox(workflowId(i), startEvents(i, k, now), 0, rows(i, k, now));
-                }).doOnSuccess(v -> {
-                    staged.incrementAndGet();
-                    stats.onWorkflowStaged(workflowId(i), k);
-                }).onErrorResume(SequenceConflictException.class, e -> {
-                    skipped.incrementAndGet();
-                    stats.onWorkflowSkipped();
-                    return Mono.empty();
-                }), concurrency)
+                .flatMap(
+                        i -> Mono.defer(() -> {
+                                    Instant now = Instant.now();
+                                    return store.appendWithOutbox(
+                                            workflowId(i), startEvents(i, k, now), 0, rows(i, k, now));
+                                })
+                                .doOnSuccess(v -> {
+                                    staged.incrementAndGet();
+                                    stats.onWorkflowStaged(workflowId(i), k);
+                                })
+                                .onErrorResume(SequenceConflictException.class, e -> {
+                                    skipped.incrementAndGet();
+                                    stats.onWorkflowSkipped();
+                                    return Mono.empty();
+                                }),
+                        concurrency)
                 .then(Mono.fromSupplier(() -> new StageResult(staged.get(), skipped.get())));
     }
 }

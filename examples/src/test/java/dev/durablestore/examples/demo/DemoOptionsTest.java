@@ -29,9 +29,24 @@ class DemoOptionsTest {
 
     @Test
     void everyFlagIsParsedInBothForms() throws Exception {
-        DemoOptions o = DemoOptions.parse("--db", "/tmp/x.db", "--workflows=50", "--activities", "3",
-                "--work-ms", "0", "--failure-rate=0.25", "--poison-rate", "0", "--max-attempts", "2",
-                "--backoff-ms", "7", "--concurrency=8", "--seed", "-9");
+        DemoOptions o = DemoOptions.parse(
+                "--db",
+                "/tmp/x.db",
+                "--workflows=50",
+                "--activities",
+                "3",
+                "--work-ms",
+                "0",
+                "--failure-rate=0.25",
+                "--poison-rate",
+                "0",
+                "--max-attempts",
+                "2",
+                "--backoff-ms",
+                "7",
+                "--concurrency=8",
+                "--seed",
+                "-9");
         assertThat(o).isEqualTo(new DemoOptions(Path.of("/tmp/x.db"), 50, 3, 0, 0.25, 0.0, 2, 7, 8, -9L, false));
     }
 
@@ -41,9 +56,11 @@ class DemoOptionsTest {
         assertThat(DemoOptions.parse("--serial", "--workflows", "3").serial()).isTrue();
         assertThat(DemoOptions.usage()).contains("--serial");
         assertThatThrownBy(() -> DemoOptions.parse("--serial=yes"))
-                .isInstanceOf(DemoOptions.UsageException.class).hasMessage("--serial takes no value");
+                .isInstanceOf(DemoOptions.UsageException.class)
+                .hasMessage("--serial takes no value");
         assertThatThrownBy(() -> DemoOptions.parse("--serial", "--serial"))
-                .isInstanceOf(DemoOptions.UsageException.class).hasMessageContaining("more than once");
+                .isInstanceOf(DemoOptions.UsageException.class)
+                .hasMessageContaining("more than once");
     }
 
     @Test
@@ -51,33 +68,36 @@ class DemoOptionsTest {
         assertThat(DemoOptions.parse("--help").help()).isTrue();
         assertThat(DemoOptions.parse("--workflows", "10", "-h").help()).isTrue();
         assertThat(DemoOptions.parse("--bogus", "--help").help()).isTrue();
-        assertThat(DemoOptions.usage()).contains("--workflows", "--db", "--failure-rate", "--poison-rate",
-                "--max-attempts", "--seed", "--help");
+        assertThat(DemoOptions.usage())
+                .contains(
+                        "--workflows", "--db", "--failure-rate", "--poison-rate", "--max-attempts", "--seed", "--help");
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', value = {
-        "--bogus                      | unknown option --bogus",
-        "--bogus=1                    | unknown option --bogus",
-        "--workflows                  | --workflows needs a value",
-        "--workflows --activities 3   | --workflows needs a value",
-        "--workflows abc              | --workflows expects a whole number, got 'abc'",
-        "--workflows 0                | --workflows must be between 1 and 10000000, got 0",
-        "--workflows 99999999999      | --workflows must be between 1 and 10000000",
-        "--activities -1              | --activities must be between 1 and 1000, got -1",
-        "--work-ms 1.5                | --work-ms expects a whole number",
-        "--failure-rate x             | --failure-rate expects a number between 0 and 1, got 'x'",
-        "--failure-rate 1.5           | --failure-rate must be between 0 and 1, got 1.5",
-        "--poison-rate -0.1           | --poison-rate must be between 0 and 1",
-        "--poison-rate NaN            | --poison-rate must be between 0 and 1",
-        "--max-attempts 0             | --max-attempts must be between 1 and 100, got 0",
-        "--backoff-ms 0               | --backoff-ms must be between 1 and 60000",
-        "--concurrency 5000           | --concurrency must be between 1 and 1024",
-        "--seed twelve                | --seed expects a whole number, got 'twelve'",
-        "--db=                        | --db needs a file path",
-        "--workflows 5 --workflows 6  | --workflows is given more than once",
-        "stray                        | unexpected argument 'stray'",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--bogus                      | unknown option --bogus",
+                "--bogus=1                    | unknown option --bogus",
+                "--workflows                  | --workflows needs a value",
+                "--workflows --activities 3   | --workflows needs a value",
+                "--workflows abc              | --workflows expects a whole number, got 'abc'",
+                "--workflows 0                | --workflows must be between 1 and 10000000, got 0",
+                "--workflows 99999999999      | --workflows must be between 1 and 10000000",
+                "--activities -1              | --activities must be between 1 and 1000, got -1",
+                "--work-ms 1.5                | --work-ms expects a whole number",
+                "--failure-rate x             | --failure-rate expects a number between 0 and 1, got 'x'",
+                "--failure-rate 1.5           | --failure-rate must be between 0 and 1, got 1.5",
+                "--poison-rate -0.1           | --poison-rate must be between 0 and 1",
+                "--poison-rate NaN            | --poison-rate must be between 0 and 1",
+                "--max-attempts 0             | --max-attempts must be between 1 and 100, got 0",
+                "--backoff-ms 0               | --backoff-ms must be between 1 and 60000",
+                "--concurrency 5000           | --concurrency must be between 1 and 1024",
+                "--seed twelve                | --seed expects a whole number, got 'twelve'",
+                "--db=                        | --db needs a file path",
+                "--workflows 5 --workflows 6  | --workflows is given more than once",
+                "stray                        | unexpected argument 'stray'",
+            })
     void badFlagsAreRejectedNamingTheFlag(String line, String message) {
         String[] args = line.trim().split("\\s+");
         assertThatThrownBy(() -> DemoOptions.parse(args))
@@ -106,7 +126,9 @@ class DemoOptionsTest {
     private static Captured run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Demo.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = Demo.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Captured(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

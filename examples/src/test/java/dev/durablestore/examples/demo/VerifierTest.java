@@ -48,15 +48,21 @@ class VerifierTest {
         WorkflowSnapshot gap = new WorkflowSnapshot(w.id(), w.head(), events, w.rows());
         Verifier.Result r = Verifier.check(snapshot(gap));
         assertThat(r.verified()).isFalse();
-        assertThat(r.problems().get(Check.HISTORIES_CONTIGUOUS)).singleElement().asString()
-                .contains("expected seq 3").contains("found seq 4");
+        assertThat(r.problems().get(Check.HISTORIES_CONTIGUOUS))
+                .singleElement()
+                .asString()
+                .contains("expected seq 3")
+                .contains("found seq 4");
     }
 
     @Test
     void aHeadThatDisagreesWithTheHistoryFails() {
         WorkflowSnapshot w = completed(0, 2);
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), w.head() + 1, w.events(), w.rows())));
-        assertThat(r.problems().get(Check.HISTORIES_CONTIGUOUS)).singleElement().asString().contains("head is");
+        assertThat(r.problems().get(Check.HISTORIES_CONTIGUOUS))
+                .singleElement()
+                .asString()
+                .contains("head is");
     }
 
     @Test
@@ -65,8 +71,8 @@ class VerifierTest {
         Map<String, OutboxStatus> rows = new HashMap<>(w.rows());
         String key = Workload.dispatchKey(w.id(), Workload.activityId(2));
         rows.put(key, OutboxStatus.CLAIMED);
-        Verifier.Result r = Verifier.check(new Snapshot(List.of(new WorkflowSnapshot(w.id(), w.head(), w.events(),
-                rows)), 1, List.of(w.id()), null));
+        Verifier.Result r = Verifier.check(new Snapshot(
+                List.of(new WorkflowSnapshot(w.id(), w.head(), w.events(), rows)), 1, List.of(w.id()), null));
         assertThat(r.verified()).isFalse();
         assertThat(r.problems().get(Check.ROWS_SETTLED))
                 .anySatisfy(p -> assertThat(p).contains(key).contains("claimed"))
@@ -80,7 +86,10 @@ class VerifierTest {
         Map<String, OutboxStatus> rows = new HashMap<>(w.rows());
         rows.remove(Workload.dispatchKey(w.id(), Workload.activityId(1)));
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), w.head(), w.events(), rows)));
-        assertThat(r.problems().get(Check.ROWS_SETTLED)).singleElement().asString().contains("missing");
+        assertThat(r.problems().get(Check.ROWS_SETTLED))
+                .singleElement()
+                .asString()
+                .contains("missing");
     }
 
     @Test
@@ -94,8 +103,11 @@ class VerifierTest {
         assertThat(terminal).isInstanceOf(WorkflowCompleted.class);
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), events.size(), events, w.rows())));
         assertThat(r.verified()).isFalse();
-        assertThat(r.problems().get(Check.COMPLETED_ONCE)).singleElement().asString()
-                .contains(first.toString()).contains("2 ActivityCompleted");
+        assertThat(r.problems().get(Check.COMPLETED_ONCE))
+                .singleElement()
+                .asString()
+                .contains(first.toString())
+                .contains("2 ActivityCompleted");
         assertThat(r.problems().get(Check.HISTORIES_CONTIGUOUS)).isEmpty();
     }
 
@@ -105,7 +117,8 @@ class VerifierTest {
         List<Event> events = new ArrayList<>(w.events().subList(0, 3)); // started + 2 scheduled
         events.add(new WorkflowCompleted(env(w.id(), 4), Payload.json("{}")));
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), 4, events, w.rows())));
-        assertThat(r.problems().get(Check.OUTCOMES_MATCH_ROWS)).hasSize(2)
+        assertThat(r.problems().get(Check.OUTCOMES_MATCH_ROWS))
+                .hasSize(2)
                 .allSatisfy(p -> assertThat(p).contains("is done but").contains("no ActivityCompleted"));
     }
 
@@ -114,13 +127,19 @@ class VerifierTest {
         WorkflowSnapshot w = failedOne(0, 2);
         List<Event> events = new ArrayList<>();
         for (Event e : w.events()) {
-            events.add(e instanceof ActivityFailed f
-                    ? new ActivityFailed(f.envelope(), f.activityId(),
-                            new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null), f.attempt())
-                    : e);
+            events.add(
+                    e instanceof ActivityFailed f
+                            ? new ActivityFailed(
+                                    f.envelope(),
+                                    f.activityId(),
+                                    new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null),
+                                    f.attempt())
+                            : e);
         }
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), w.head(), events, w.rows())));
-        assertThat(r.problems().get(Check.OUTCOMES_MATCH_ROWS)).singleElement().asString()
+        assertThat(r.problems().get(Check.OUTCOMES_MATCH_ROWS))
+                .singleElement()
+                .asString()
                 .contains("no terminal ActivityFailed");
     }
 
@@ -129,7 +148,10 @@ class VerifierTest {
         WorkflowSnapshot w = completed(0, 2);
         List<Event> events = w.events().subList(0, w.events().size() - 1);
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), events.size(), events, w.rows())));
-        assertThat(r.problems().get(Check.WORKFLOWS_TERMINAL)).singleElement().asString().contains("still running");
+        assertThat(r.problems().get(Check.WORKFLOWS_TERMINAL))
+                .singleElement()
+                .asString()
+                .contains("still running");
     }
 
     @Test
@@ -138,7 +160,9 @@ class VerifierTest {
         List<Event> events = new ArrayList<>(w.events().subList(0, w.events().size() - 1));
         events.add(new WorkflowCompleted(env(w.id(), events.size() + 1), Payload.json("{}")));
         Verifier.Result r = Verifier.check(snapshot(new WorkflowSnapshot(w.id(), events.size(), events, w.rows())));
-        assertThat(r.problems().get(Check.WORKFLOWS_TERMINAL)).singleElement().asString()
+        assertThat(r.problems().get(Check.WORKFLOWS_TERMINAL))
+                .singleElement()
+                .asString()
                 .contains("a row was dead-lettered");
     }
 
@@ -177,8 +201,11 @@ class VerifierTest {
         for (int o = 1; o <= k; o++) {
             ActivityId a = Workload.activityId(o);
             if (o == 1) {
-                events.add(new ActivityFailed(env(id, events.size() + 1), a,
-                        new ActivityError(ActivityError.Kind.TERMINAL, "poison activity", null), 4));
+                events.add(new ActivityFailed(
+                        env(id, events.size() + 1),
+                        a,
+                        new ActivityError(ActivityError.Kind.TERMINAL, "poison activity", null),
+                        4));
                 rows.put(Workload.dispatchKey(id, a), OutboxStatus.FAILED);
             } else {
                 events.add(new ActivityCompleted(env(id, events.size() + 1), a, Payload.json("{}"), 1));

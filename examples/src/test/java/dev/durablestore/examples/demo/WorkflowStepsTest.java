@@ -41,7 +41,8 @@ class WorkflowStepsTest {
             int k = 20;
             WorkflowId w = Workload.workflowId(0);
             Instant now = Instant.now();
-            store.appendWithOutbox(w, Workload.startEvents(0, k, now), 0, Workload.rows(0, k, now)).block(WAIT);
+            store.appendWithOutbox(w, Workload.startEvents(0, k, now), 0, Workload.rows(0, k, now))
+                    .block(WAIT);
             List<OutboxRow> claimed = store.claim(k).block(WAIT);
             assertThat(claimed).hasSize(k);
             DemoStats stats = new DemoStats();
@@ -71,7 +72,8 @@ class WorkflowStepsTest {
             assertThat(history).filteredOn(ActivityCompleted.class::isInstance).hasSize(k);
             assertThat(history.get(history.size() - 1)).isInstanceOf(WorkflowCompleted.class);
             for (OutboxRow row : claimed) {
-                assertThat(store.rowState(row.dispatchKey()).block(WAIT).status()).isEqualTo(OutboxStatus.DONE);
+                assertThat(store.rowState(row.dispatchKey()).block(WAIT).status())
+                        .isEqualTo(OutboxStatus.DONE);
             }
 
             // and a row delivered again (re-opened, claimed again) is settled without appending anything
@@ -79,8 +81,9 @@ class WorkflowStepsTest {
             store.rearmPending(List.of(again)).block(WAIT);
             OutboxRow redelivered = store.claim(1).block(WAIT).get(0);
             assertThat(redelivered.dispatchKey()).isEqualTo(again.dispatchKey());
-            StepVerifier.create(steps.commit(redelivered, new Outcome(Workload.activityId(redelivered.ordinal()), 2,
-                            false, false, "late")))
+            StepVerifier.create(steps.commit(
+                            redelivered,
+                            new Outcome(Workload.activityId(redelivered.ordinal()), 2, false, false, "late")))
                     .expectNext(new Settled(Settlement.COMPLETE, false, Ended.NO))
                     .verifyComplete();
             assertThat(store.readHead(w).block(WAIT)).isEqualTo(history.size());
@@ -94,7 +97,8 @@ class WorkflowStepsTest {
             // given a workflow of three claimed rows, the first of which was re-armed and claimed again
             WorkflowId w = Workload.workflowId(1);
             Instant now = Instant.now();
-            store.appendWithOutbox(w, Workload.startEvents(1, 3, now), 0, Workload.rows(1, 3, now)).block(WAIT);
+            store.appendWithOutbox(w, Workload.startEvents(1, 3, now), 0, Workload.rows(1, 3, now))
+                    .block(WAIT);
             List<OutboxRow> claimed = store.claim(3).block(WAIT);
             OutboxRow first = claimed.get(0);
             store.rearmPending(List.of(first)).block(WAIT);
@@ -103,12 +107,16 @@ class WorkflowStepsTest {
             WorkflowSteps steps = new WorkflowSteps(store, new DemoStats(), 10);
 
             // when the stale outcome queues behind the second row's step, beside the third's
-            CompletableFuture<Settled> second = steps.commit(claimed.get(1), success(claimed.get(1))).toFuture();
-            CompletableFuture<Settled> stale = steps.commit(first, success(first)).toFuture();
-            CompletableFuture<Settled> third = steps.commit(claimed.get(2), success(claimed.get(2))).toFuture();
+            CompletableFuture<Settled> second =
+                    steps.commit(claimed.get(1), success(claimed.get(1))).toFuture();
+            CompletableFuture<Settled> stale =
+                    steps.commit(first, success(first)).toFuture();
+            CompletableFuture<Settled> third =
+                    steps.commit(claimed.get(2), success(claimed.get(2))).toFuture();
 
             // then the stale one fails alone and records nothing
-            assertThatThrownBy(stale::join).isInstanceOf(CompletionException.class)
+            assertThatThrownBy(stale::join)
+                    .isInstanceOf(CompletionException.class)
                     .hasCauseInstanceOf(StaleClaimException.class);
             assertThat(second.join()).isEqualTo(new Settled(Settlement.COMPLETE, true, Ended.NO));
             assertThat(third.join()).isEqualTo(new Settled(Settlement.COMPLETE, true, Ended.NO));
@@ -120,7 +128,8 @@ class WorkflowStepsTest {
                     .expectNext(new Settled(Settlement.COMPLETE, true, Ended.COMPLETED))
                     .verifyComplete();
             assertThat(store.readHead(w).block(WAIT)).isEqualTo(4 + 3 + 1);
-            assertThat(store.listUnsettledWorkflowIds().collectList().block(WAIT)).isEmpty();
+            assertThat(store.listUnsettledWorkflowIds().collectList().block(WAIT))
+                    .isEmpty();
         }
     }
 

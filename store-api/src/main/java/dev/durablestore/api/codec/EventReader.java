@@ -44,7 +44,6 @@ import dev.durablestore.api.event.TimerCancelled;
 import dev.durablestore.api.event.TimerFired;
 import dev.durablestore.api.event.TimerStarted;
 import dev.durablestore.api.event.WithTimeoutCompleted;
-import dev.durablestore.api.event.WithTimeoutOutcome;
 import dev.durablestore.api.event.WorkflowCancelled;
 import dev.durablestore.api.event.WorkflowCompleted;
 import dev.durablestore.api.event.WorkflowContinuedAsNew;
@@ -87,96 +86,114 @@ final class EventReader {
         }
         FieldReader data = frame.object(DATA);
         FieldReader env = data.object(ENVELOPE);
-        EventEnvelope envelope = new EventEnvelope(
-                env.unsigned(SEQ),
-                env.instant(RECORDED_AT),
-                new WorkflowId(env.uuid(WORKFLOW_ID)));
+        EventEnvelope envelope =
+                new EventEnvelope(env.unsigned(SEQ), env.instant(RECORDED_AT), new WorkflowId(env.uuid(WORKFLOW_ID)));
         try {
             return readFields(kind, envelope, data);
         } catch (RuntimeException e) {
-            throw new SerializationException(type + " seq " + envelope.seq() + " of workflow "
-                    + envelope.workflowId() + ": " + e.getMessage(), e);
+            throw new SerializationException(
+                    type + " seq " + envelope.seq() + " of workflow " + envelope.workflowId() + ": " + e.getMessage(),
+                    e);
         }
     }
 
     private static Event readFields(EventKind kind, EventEnvelope envelope, FieldReader data) {
         return switch (kind) {
-            case WORKFLOW_STARTED -> new WorkflowStarted(envelope,
-                    data.text(WORKFLOW_TYPE),
-                    payload(data, INPUT),
-                    new RunId(data.uuid(RUN_ID)),
-                    optionalRunId(data, PARENT_RUN_ID),
-                    new PackageVersion(data.text(PACKAGE_VERSION)));
+            case WORKFLOW_STARTED ->
+                new WorkflowStarted(
+                        envelope,
+                        data.text(WORKFLOW_TYPE),
+                        payload(data, INPUT),
+                        new RunId(data.uuid(RUN_ID)),
+                        optionalRunId(data, PARENT_RUN_ID),
+                        new PackageVersion(data.text(PACKAGE_VERSION)));
             case WORKFLOW_COMPLETED -> new WorkflowCompleted(envelope, payload(data, RESULT));
             case WORKFLOW_FAILED -> new WorkflowFailed(envelope, workflowError(data.object(ERROR)));
             case WORKFLOW_CANCELLED -> new WorkflowCancelled(envelope, data.text(REASON));
             case WORKFLOW_TIMED_OUT -> new WorkflowTimedOut(envelope, data.text(TIMEOUT));
-            case WORKFLOW_CONTINUED_AS_NEW -> new WorkflowContinuedAsNew(envelope,
-                    payload(data, INPUT),
-                    data.optionalText(WORKFLOW_TYPE),
-                    new RunId(data.uuid(PARENT_RUN_ID)));
-            case WORKFLOW_REOPENED -> new WorkflowReopened(envelope,
-                    new RunId(data.uuid(RUN_ID)),
-                    list(data, REOPENED, (v, w) -> new ActivityId(FieldReader.unsigned(v, w))));
-            case WORKFLOW_PAUSED -> new WorkflowPaused(envelope,
-                    new RunId(data.uuid(RUN_ID)),
-                    data.optionalText(REASON),
-                    data.optionalText(OPERATOR));
-            case WORKFLOW_RESUMED -> new WorkflowResumed(envelope,
-                    new RunId(data.uuid(RUN_ID)),
-                    data.optionalText(OPERATOR));
-            case SEARCH_ATTRIBUTES_UPDATED -> new SearchAttributesUpdated(envelope,
-                    new WorkflowId(data.uuid(WORKFLOW_ID)),
-                    searchAttributes(data.object(ATTRIBUTES)));
-            case ACTIVITY_SCHEDULED -> new ActivityScheduled(envelope,
-                    activityId(data),
-                    data.text(ACTIVITY_TYPE),
-                    payload(data, INPUT),
-                    data.optional(TASK_QUEUE) == null ? DEFAULT_TASK_QUEUE : data.text(TASK_QUEUE),
-                    data.optionalText(NODE));
-            case ACTIVITY_STARTED -> new ActivityStarted(envelope,
-                    activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
-            case ACTIVITY_COMPLETED -> new ActivityCompleted(envelope,
-                    activityId(data), payload(data, RESULT), data.count(ATTEMPT, LEGACY_ATTEMPT));
-            case ACTIVITY_FAILED -> new ActivityFailed(envelope,
-                    activityId(data), activityError(data.object(ERROR)), data.count(ATTEMPT, null));
-            case ACTIVITY_CANCELLED -> new ActivityCancelled(envelope,
-                    activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
+            case WORKFLOW_CONTINUED_AS_NEW ->
+                new WorkflowContinuedAsNew(
+                        envelope,
+                        payload(data, INPUT),
+                        data.optionalText(WORKFLOW_TYPE),
+                        new RunId(data.uuid(PARENT_RUN_ID)));
+            case WORKFLOW_REOPENED ->
+                new WorkflowReopened(
+                        envelope,
+                        new RunId(data.uuid(RUN_ID)),
+                        list(data, REOPENED, (v, w) -> new ActivityId(FieldReader.unsigned(v, w))));
+            case WORKFLOW_PAUSED ->
+                new WorkflowPaused(
+                        envelope, new RunId(data.uuid(RUN_ID)), data.optionalText(REASON), data.optionalText(OPERATOR));
+            case WORKFLOW_RESUMED ->
+                new WorkflowResumed(envelope, new RunId(data.uuid(RUN_ID)), data.optionalText(OPERATOR));
+            case SEARCH_ATTRIBUTES_UPDATED ->
+                new SearchAttributesUpdated(
+                        envelope, new WorkflowId(data.uuid(WORKFLOW_ID)), searchAttributes(data.object(ATTRIBUTES)));
+            case ACTIVITY_SCHEDULED ->
+                new ActivityScheduled(
+                        envelope,
+                        activityId(data),
+                        data.text(ACTIVITY_TYPE),
+                        payload(data, INPUT),
+                        data.optional(TASK_QUEUE) == null ? DEFAULT_TASK_QUEUE : data.text(TASK_QUEUE),
+                        data.optionalText(NODE));
+            case ACTIVITY_STARTED ->
+                new ActivityStarted(envelope, activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
+            case ACTIVITY_COMPLETED ->
+                new ActivityCompleted(
+                        envelope, activityId(data), payload(data, RESULT), data.count(ATTEMPT, LEGACY_ATTEMPT));
+            case ACTIVITY_FAILED ->
+                new ActivityFailed(
+                        envelope, activityId(data), activityError(data.object(ERROR)), data.count(ATTEMPT, null));
+            case ACTIVITY_CANCELLED ->
+                new ActivityCancelled(envelope, activityId(data), data.count(ATTEMPT, LEGACY_ATTEMPT));
             case TIMER_STARTED -> new TimerStarted(envelope, timerId(data), data.instant(FIRE_AT));
             case TIMER_FIRED -> new TimerFired(envelope, timerId(data));
-            case TIMER_CANCELLED -> new TimerCancelled(envelope, timerId(data),
-                    data.optional(CAUSE) == null
-                            ? TimerCancelCause.WORKFLOW_INTENT
-                            : token(data, CAUSE, WireTokens::timerCancelCause));
-            case WITH_TIMEOUT_COMPLETED -> new WithTimeoutCompleted(envelope, timerId(data),
-                    token(data, OUTCOME, WireTokens::withTimeoutOutcome),
-                    data.optional(RESULT) == null ? null : payload(data, RESULT));
+            case TIMER_CANCELLED ->
+                new TimerCancelled(
+                        envelope,
+                        timerId(data),
+                        data.optional(CAUSE) == null
+                                ? TimerCancelCause.WORKFLOW_INTENT
+                                : token(data, CAUSE, WireTokens::timerCancelCause));
+            case WITH_TIMEOUT_COMPLETED ->
+                new WithTimeoutCompleted(
+                        envelope,
+                        timerId(data),
+                        token(data, OUTCOME, WireTokens::withTimeoutOutcome),
+                        data.optional(RESULT) == null ? null : payload(data, RESULT));
             case SIGNAL_RECEIVED -> new SignalReceived(envelope, data.text(NAME), payload(data, PAYLOAD));
-            case SIGNAL_SENT -> new SignalSent(envelope,
-                    new WorkflowId(data.uuid(TARGET_WORKFLOW_ID)),
-                    data.text(NAME),
-                    payload(data, PAYLOAD));
-            case CHILD_WORKFLOW_STARTED -> new ChildWorkflowStarted(envelope,
-                    childId(data),
-                    data.text(WORKFLOW_TYPE),
-                    payload(data, INPUT),
-                    new PackageVersion(data.text(PACKAGE_VERSION)));
-            case CHILD_WORKFLOW_COMPLETED -> new ChildWorkflowCompleted(envelope,
-                    childId(data), payload(data, RESULT));
-            case CHILD_WORKFLOW_FAILED -> new ChildWorkflowFailed(envelope,
-                    childId(data), workflowError(data.object(ERROR)));
+            case SIGNAL_SENT ->
+                new SignalSent(
+                        envelope,
+                        new WorkflowId(data.uuid(TARGET_WORKFLOW_ID)),
+                        data.text(NAME),
+                        payload(data, PAYLOAD));
+            case CHILD_WORKFLOW_STARTED ->
+                new ChildWorkflowStarted(
+                        envelope,
+                        childId(data),
+                        data.text(WORKFLOW_TYPE),
+                        payload(data, INPUT),
+                        new PackageVersion(data.text(PACKAGE_VERSION)));
+            case CHILD_WORKFLOW_COMPLETED -> new ChildWorkflowCompleted(envelope, childId(data), payload(data, RESULT));
+            case CHILD_WORKFLOW_FAILED ->
+                new ChildWorkflowFailed(envelope, childId(data), workflowError(data.object(ERROR)));
             case CHILD_WORKFLOW_CANCELLED -> new ChildWorkflowCancelled(envelope, childId(data));
-            case SCHEDULE_CREATED -> new ScheduleCreated(envelope,
-                    scheduleId(data), scheduleConfig(data.object(CONFIG)));
-            case SCHEDULE_UPDATED -> new ScheduleUpdated(envelope,
-                    scheduleId(data), scheduleConfig(data.object(CONFIG)));
+            case SCHEDULE_CREATED ->
+                new ScheduleCreated(envelope, scheduleId(data), scheduleConfig(data.object(CONFIG)));
+            case SCHEDULE_UPDATED ->
+                new ScheduleUpdated(envelope, scheduleId(data), scheduleConfig(data.object(CONFIG)));
             case SCHEDULE_PAUSED -> new SchedulePaused(envelope, scheduleId(data));
             case SCHEDULE_RESUMED -> new ScheduleResumed(envelope, scheduleId(data));
             case SCHEDULE_DELETED -> new ScheduleDeleted(envelope, scheduleId(data));
-            case SCHEDULE_TRIGGERED -> new ScheduleTriggered(envelope,
-                    scheduleId(data),
-                    new WorkflowId(data.uuid(WORKFLOW_ID)),
-                    new RunId(data.uuid(RUN_ID)));
+            case SCHEDULE_TRIGGERED ->
+                new ScheduleTriggered(
+                        envelope,
+                        scheduleId(data),
+                        new WorkflowId(data.uuid(WORKFLOW_ID)),
+                        new RunId(data.uuid(RUN_ID)));
         };
     }
 
@@ -281,7 +298,8 @@ final class EventReader {
                 yield TimerId.named(name);
             }
             case "Anonymous" -> TimerId.anonymous(FieldReader.unsigned(variant.getValue(), at));
-            default -> throw new SerializationException(where + ": unknown timer id variant '" + variant.getKey() + "'");
+            default ->
+                throw new SerializationException(where + ": unknown timer id variant '" + variant.getKey() + "'");
         };
     }
 
@@ -396,9 +414,11 @@ final class EventReader {
 
     private static Map.Entry<String, JsonNode> singleMember(JsonNode value, String where) {
         if (value == null || !value.isObject() || value.size() != 1) {
-            String found = value == null ? "nothing"
-                    : value.isObject() ? "an object with " + value.size() + " members"
-                    : value.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+            String found = value == null
+                    ? "nothing"
+                    : value.isObject()
+                            ? "an object with " + value.size() + " members"
+                            : value.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
             throw new SerializationException(where + ": expected an object with exactly one member, found " + found);
         }
         return value.properties().iterator().next();

@@ -207,7 +207,10 @@ final class EventWriter {
                 workflowError(g, e.error());
             }
             case CHILD_WORKFLOW_CANCELLED ->
-                    uuid(g, CHILD_WORKFLOW_ID, ((ChildWorkflowCancelled) event).childWorkflowId().value());
+                uuid(
+                        g,
+                        CHILD_WORKFLOW_ID,
+                        ((ChildWorkflowCancelled) event).childWorkflowId().value());
             case SCHEDULE_CREATED -> {
                 ScheduleCreated e = (ScheduleCreated) event;
                 uuid(g, SCHEDULE_ID, e.scheduleId().value());
@@ -218,9 +221,12 @@ final class EventWriter {
                 uuid(g, SCHEDULE_ID, e.scheduleId().value());
                 scheduleConfig(g, e.config());
             }
-            case SCHEDULE_PAUSED -> uuid(g, SCHEDULE_ID, ((SchedulePaused) event).scheduleId().value());
-            case SCHEDULE_RESUMED -> uuid(g, SCHEDULE_ID, ((ScheduleResumed) event).scheduleId().value());
-            case SCHEDULE_DELETED -> uuid(g, SCHEDULE_ID, ((ScheduleDeleted) event).scheduleId().value());
+            case SCHEDULE_PAUSED ->
+                uuid(g, SCHEDULE_ID, ((SchedulePaused) event).scheduleId().value());
+            case SCHEDULE_RESUMED ->
+                uuid(g, SCHEDULE_ID, ((ScheduleResumed) event).scheduleId().value());
+            case SCHEDULE_DELETED ->
+                uuid(g, SCHEDULE_ID, ((ScheduleDeleted) event).scheduleId().value());
             case SCHEDULE_TRIGGERED -> {
                 ScheduleTriggered e = (ScheduleTriggered) event;
                 uuid(g, SCHEDULE_ID, e.scheduleId().value());
@@ -346,12 +352,13 @@ final class EventWriter {
     }
 
     /** Writes the map with its keys sorted, so equal maps always encode to identical bytes. */
-    private static void searchAttributes(JsonGenerator g, SerializedString name,
-            Map<String, SearchAttributeValue> attributes) throws IOException {
+    private static void searchAttributes(
+            JsonGenerator g, SerializedString name, Map<String, SearchAttributeValue> attributes) throws IOException {
         g.writeFieldName(name);
         g.writeStartObject();
         if (attributes.size() == 1) {
-            Map.Entry<String, SearchAttributeValue> only = attributes.entrySet().iterator().next();
+            Map.Entry<String, SearchAttributeValue> only =
+                    attributes.entrySet().iterator().next();
             g.writeFieldName(only.getKey());
             searchAttributeValue(g, only.getValue());
         } else if (!attributes.isEmpty()) {

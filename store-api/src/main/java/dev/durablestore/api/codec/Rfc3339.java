@@ -18,6 +18,7 @@ final class Rfc3339 {
     private static final long MIN_SECOND = -62_167_219_200L;
     /** 9999-12-31T23:59:59Z, the last second a four-digit year can express. */
     private static final long MAX_SECOND = 253_402_300_799L;
+
     private static final int SECONDS_PER_DAY = 86_400;
 
     private Rfc3339() {}
@@ -64,9 +65,11 @@ final class Rfc3339 {
     static Instant parse(String text) {
         int length = text.length();
         if (length < 20
-                || text.charAt(4) != '-' || text.charAt(7) != '-'
+                || text.charAt(4) != '-'
+                || text.charAt(7) != '-'
                 || !isDateTimeSeparator(text.charAt(10))
-                || text.charAt(13) != ':' || text.charAt(16) != ':') {
+                || text.charAt(13) != ':'
+                || text.charAt(16) != ':') {
             return null;
         }
         int year = number(text, 0, 4);
@@ -75,8 +78,15 @@ final class Rfc3339 {
         int hour = number(text, 11, 2);
         int minute = number(text, 14, 2);
         int second = number(text, 17, 2);
-        if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23
-                || minute < 0 || minute > 59 || second < 0 || second > 59) {
+        if (year < 0
+                || month < 0
+                || day < 0
+                || hour < 0
+                || hour > 23
+                || minute < 0
+                || minute > 59
+                || second < 0
+                || second > 59) {
             return null;
         }
         int pos = 19;

@@ -10,10 +10,7 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param activityId the activity
  * @param attempt the 1-based attempt; 0 means legacy/unknown
  */
-public record ActivityCancelled(
-        EventEnvelope envelope,
-        ActivityId activityId,
-        int attempt) implements Event {
+public record ActivityCancelled(EventEnvelope envelope, ActivityId activityId, int attempt) implements Event {
     /**
      * Validates the components (see the record's description).
      *

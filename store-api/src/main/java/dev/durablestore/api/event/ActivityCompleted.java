@@ -12,11 +12,8 @@ import dev.durablestore.api.Payload;
  * @param result its result
  * @param attempt the 1-based attempt; 0 means legacy/unknown
  */
-public record ActivityCompleted(
-        EventEnvelope envelope,
-        ActivityId activityId,
-        Payload result,
-        int attempt) implements Event {
+public record ActivityCompleted(EventEnvelope envelope, ActivityId activityId, Payload result, int attempt)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

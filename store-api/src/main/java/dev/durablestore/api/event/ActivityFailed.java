@@ -11,11 +11,8 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param error why it failed
  * @param attempt the 1-based attempt (required in stored form)
  */
-public record ActivityFailed(
-        EventEnvelope envelope,
-        ActivityId activityId,
-        ActivityError error,
-        int attempt) implements Event {
+public record ActivityFailed(EventEnvelope envelope, ActivityId activityId, ActivityError error, int attempt)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -20,7 +20,8 @@ public record ActivityScheduled(
         String activityType,
         Payload input,
         String taskQueue,
-        String node) implements Event {
+        String node)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -9,9 +9,7 @@ import dev.durablestore.api.WorkflowId;
  * @param envelope the sequence, time and workflow of this event
  * @param childWorkflowId the child
  */
-public record ChildWorkflowCancelled(
-        EventEnvelope envelope,
-        WorkflowId childWorkflowId) implements Event {
+public record ChildWorkflowCancelled(EventEnvelope envelope, WorkflowId childWorkflowId) implements Event {
     /**
      * Validates the components (see the record's description).
      *

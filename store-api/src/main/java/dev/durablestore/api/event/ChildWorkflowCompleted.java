@@ -11,10 +11,8 @@ import dev.durablestore.api.WorkflowId;
  * @param childWorkflowId the child
  * @param result its result
  */
-public record ChildWorkflowCompleted(
-        EventEnvelope envelope,
-        WorkflowId childWorkflowId,
-        Payload result) implements Event {
+public record ChildWorkflowCompleted(EventEnvelope envelope, WorkflowId childWorkflowId, Payload result)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

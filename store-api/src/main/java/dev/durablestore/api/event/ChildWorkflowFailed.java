@@ -10,10 +10,8 @@ import dev.durablestore.api.WorkflowId;
  * @param childWorkflowId the child
  * @param error why it failed
  */
-public record ChildWorkflowFailed(
-        EventEnvelope envelope,
-        WorkflowId childWorkflowId,
-        WorkflowError error) implements Event {
+public record ChildWorkflowFailed(EventEnvelope envelope, WorkflowId childWorkflowId, WorkflowError error)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

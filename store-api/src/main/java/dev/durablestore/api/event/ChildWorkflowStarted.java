@@ -19,7 +19,8 @@ public record ChildWorkflowStarted(
         WorkflowId childWorkflowId,
         String workflowType,
         Payload input,
-        PackageVersion packageVersion) implements Event {
+        PackageVersion packageVersion)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -11,15 +11,24 @@ public enum EventKind {
     /** {@link WorkflowStarted}. */
     WORKFLOW_STARTED("WorkflowStarted", WorkflowStarted.class, Group.WORKFLOW, WorkflowStatus.RUNNING, false, true),
     /** {@link WorkflowCompleted}. */
-    WORKFLOW_COMPLETED("WorkflowCompleted", WorkflowCompleted.class, Group.WORKFLOW, WorkflowStatus.COMPLETED, true, false),
+    WORKFLOW_COMPLETED(
+            "WorkflowCompleted", WorkflowCompleted.class, Group.WORKFLOW, WorkflowStatus.COMPLETED, true, false),
     /** {@link WorkflowFailed}. */
     WORKFLOW_FAILED("WorkflowFailed", WorkflowFailed.class, Group.WORKFLOW, WorkflowStatus.FAILED, true, false),
     /** {@link WorkflowCancelled}. */
-    WORKFLOW_CANCELLED("WorkflowCancelled", WorkflowCancelled.class, Group.WORKFLOW, WorkflowStatus.CANCELLED, true, false),
+    WORKFLOW_CANCELLED(
+            "WorkflowCancelled", WorkflowCancelled.class, Group.WORKFLOW, WorkflowStatus.CANCELLED, true, false),
     /** {@link WorkflowTimedOut}. */
-    WORKFLOW_TIMED_OUT("WorkflowTimedOut", WorkflowTimedOut.class, Group.WORKFLOW, WorkflowStatus.TIMED_OUT, true, false),
+    WORKFLOW_TIMED_OUT(
+            "WorkflowTimedOut", WorkflowTimedOut.class, Group.WORKFLOW, WorkflowStatus.TIMED_OUT, true, false),
     /** {@link WorkflowContinuedAsNew}. */
-    WORKFLOW_CONTINUED_AS_NEW("WorkflowContinuedAsNew", WorkflowContinuedAsNew.class, Group.WORKFLOW, WorkflowStatus.CONTINUED_AS_NEW, true, false),
+    WORKFLOW_CONTINUED_AS_NEW(
+            "WorkflowContinuedAsNew",
+            WorkflowContinuedAsNew.class,
+            Group.WORKFLOW,
+            WorkflowStatus.CONTINUED_AS_NEW,
+            true,
+            false),
     /** {@link WorkflowReopened}. */
     WORKFLOW_REOPENED("WorkflowReopened", WorkflowReopened.class, Group.WORKFLOW, WorkflowStatus.RUNNING, false, true),
     /** {@link WorkflowPaused}. */
@@ -27,7 +36,8 @@ public enum EventKind {
     /** {@link WorkflowResumed}. */
     WORKFLOW_RESUMED("WorkflowResumed", WorkflowResumed.class, Group.WORKFLOW, WorkflowStatus.RUNNING, false, false),
     /** {@link SearchAttributesUpdated}. */
-    SEARCH_ATTRIBUTES_UPDATED("SearchAttributesUpdated", SearchAttributesUpdated.class, Group.SEARCH, null, false, false),
+    SEARCH_ATTRIBUTES_UPDATED(
+            "SearchAttributesUpdated", SearchAttributesUpdated.class, Group.SEARCH, null, false, false),
     /** {@link ActivityScheduled}. */
     ACTIVITY_SCHEDULED("ActivityScheduled", ActivityScheduled.class, Group.ACTIVITY, null, false, false),
     /** {@link ActivityStarted}. */
@@ -96,8 +106,13 @@ public enum EventKind {
     private final boolean terminal;
     private final boolean reset;
 
-    EventKind(String typeName, Class<? extends Event> type, Group group, WorkflowStatus projectedStatus,
-            boolean terminal, boolean reset) {
+    EventKind(
+            String typeName,
+            Class<? extends Event> type,
+            Group group,
+            WorkflowStatus projectedStatus,
+            boolean terminal,
+            boolean reset) {
         this.typeName = typeName;
         this.type = type;
         this.group = group;

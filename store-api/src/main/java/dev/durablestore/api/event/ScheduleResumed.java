@@ -9,9 +9,7 @@ import dev.durablestore.api.ScheduleId;
  * @param envelope the sequence, time and workflow of this event
  * @param scheduleId the schedule
  */
-public record ScheduleResumed(
-        EventEnvelope envelope,
-        ScheduleId scheduleId) implements Event {
+public record ScheduleResumed(EventEnvelope envelope, ScheduleId scheduleId) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -14,10 +14,7 @@ import dev.durablestore.api.WorkflowId;
  * @param runId the started run
  */
 public record ScheduleTriggered(
-        EventEnvelope envelope,
-        ScheduleId scheduleId,
-        WorkflowId startedWorkflowId,
-        RunId runId) implements Event {
+        EventEnvelope envelope, ScheduleId scheduleId, WorkflowId startedWorkflowId, RunId runId) implements Event {
     /**
      * Validates the components (see the record's description).
      *

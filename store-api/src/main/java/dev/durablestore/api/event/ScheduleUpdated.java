@@ -10,10 +10,7 @@ import dev.durablestore.api.ScheduleId;
  * @param scheduleId the schedule
  * @param config its new configuration
  */
-public record ScheduleUpdated(
-        EventEnvelope envelope,
-        ScheduleId scheduleId,
-        ScheduleConfig config) implements Event {
+public record ScheduleUpdated(EventEnvelope envelope, ScheduleId scheduleId, ScheduleConfig config) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -12,9 +12,8 @@ import java.util.Map;
  * @param attributes the attributes this update sets
  */
 public record SearchAttributesUpdated(
-        EventEnvelope envelope,
-        WorkflowId attributesWorkflowId,
-        Map<String, SearchAttributeValue> attributes) implements Event {
+        EventEnvelope envelope, WorkflowId attributesWorkflowId, Map<String, SearchAttributeValue> attributes)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

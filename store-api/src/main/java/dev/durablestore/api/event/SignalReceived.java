@@ -10,10 +10,7 @@ import dev.durablestore.api.Payload;
  * @param name the signal name
  * @param payload its payload
  */
-public record SignalReceived(
-        EventEnvelope envelope,
-        String name,
-        Payload payload) implements Event {
+public record SignalReceived(EventEnvelope envelope, String name, Payload payload) implements Event {
     /**
      * Validates the components (see the record's description).
      *

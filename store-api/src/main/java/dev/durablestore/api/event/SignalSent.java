@@ -12,11 +12,8 @@ import dev.durablestore.api.WorkflowId;
  * @param name the signal name
  * @param payload its payload
  */
-public record SignalSent(
-        EventEnvelope envelope,
-        WorkflowId targetWorkflowId,
-        String name,
-        Payload payload) implements Event {
+public record SignalSent(EventEnvelope envelope, WorkflowId targetWorkflowId, String name, Payload payload)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -10,10 +10,7 @@ import dev.durablestore.api.TimerId;
  * @param timerId the timer
  * @param cause why ({@code WORKFLOW_INTENT} when decoded from old history)
  */
-public record TimerCancelled(
-        EventEnvelope envelope,
-        TimerId timerId,
-        TimerCancelCause cause) implements Event {
+public record TimerCancelled(EventEnvelope envelope, TimerId timerId, TimerCancelCause cause) implements Event {
     /**
      * Validates the components (see the record's description).
      *

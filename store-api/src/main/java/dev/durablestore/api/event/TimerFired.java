@@ -9,9 +9,7 @@ import dev.durablestore.api.TimerId;
  * @param envelope the sequence, time and workflow of this event
  * @param timerId the timer
  */
-public record TimerFired(
-        EventEnvelope envelope,
-        TimerId timerId) implements Event {
+public record TimerFired(EventEnvelope envelope, TimerId timerId) implements Event {
     /**
      * Validates the components (see the record's description).
      *

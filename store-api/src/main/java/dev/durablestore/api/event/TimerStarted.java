@@ -11,10 +11,7 @@ import java.time.Instant;
  * @param timerId the timer
  * @param fireAt when it fires
  */
-public record TimerStarted(
-        EventEnvelope envelope,
-        TimerId timerId,
-        Instant fireAt) implements Event {
+public record TimerStarted(EventEnvelope envelope, TimerId timerId, Instant fireAt) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -12,11 +12,8 @@ import dev.durablestore.api.TimerId;
  * @param outcome whether the operation completed or timed out
  * @param result the operation's result, or {@code null}
  */
-public record WithTimeoutCompleted(
-        EventEnvelope envelope,
-        TimerId timerId,
-        WithTimeoutOutcome outcome,
-        Payload result) implements Event {
+public record WithTimeoutCompleted(EventEnvelope envelope, TimerId timerId, WithTimeoutOutcome outcome, Payload result)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

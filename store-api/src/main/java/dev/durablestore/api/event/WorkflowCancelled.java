@@ -8,9 +8,7 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param envelope the sequence, time and workflow of this event
  * @param reason why it was cancelled
  */
-public record WorkflowCancelled(
-        EventEnvelope envelope,
-        String reason) implements Event {
+public record WorkflowCancelled(EventEnvelope envelope, String reason) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -9,9 +9,7 @@ import dev.durablestore.api.Payload;
  * @param envelope the sequence, time and workflow of this event
  * @param result the run's result
  */
-public record WorkflowCompleted(
-        EventEnvelope envelope,
-        Payload result) implements Event {
+public record WorkflowCompleted(EventEnvelope envelope, Payload result) implements Event {
     /**
      * Validates the components (see the record's description).
      *

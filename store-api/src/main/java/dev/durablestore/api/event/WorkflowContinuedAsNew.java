@@ -12,11 +12,8 @@ import dev.durablestore.api.RunId;
  * @param workflowType type override for the next run, or {@code null}
  * @param parentRunId the run being continued (the run that records this event)
  */
-public record WorkflowContinuedAsNew(
-        EventEnvelope envelope,
-        Payload input,
-        String workflowType,
-        RunId parentRunId) implements Event {
+public record WorkflowContinuedAsNew(EventEnvelope envelope, Payload input, String workflowType, RunId parentRunId)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -8,9 +8,7 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param envelope the sequence, time and workflow of this event
  * @param error why it failed
  */
-public record WorkflowFailed(
-        EventEnvelope envelope,
-        WorkflowError error) implements Event {
+public record WorkflowFailed(EventEnvelope envelope, WorkflowError error) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -11,11 +11,7 @@ import dev.durablestore.api.RunId;
  * @param reason why, or {@code null}
  * @param operator who paused it, or {@code null}
  */
-public record WorkflowPaused(
-        EventEnvelope envelope,
-        RunId runId,
-        String reason,
-        String operator) implements Event {
+public record WorkflowPaused(EventEnvelope envelope, RunId runId, String reason, String operator) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -12,10 +12,7 @@ import java.util.List;
  * @param runId the reopened run
  * @param reopened activities to re-dispatch
  */
-public record WorkflowReopened(
-        EventEnvelope envelope,
-        RunId runId,
-        List<ActivityId> reopened) implements Event {
+public record WorkflowReopened(EventEnvelope envelope, RunId runId, List<ActivityId> reopened) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -10,10 +10,7 @@ import dev.durablestore.api.RunId;
  * @param runId the resumed run
  * @param operator who resumed it, or {@code null}
  */
-public record WorkflowResumed(
-        EventEnvelope envelope,
-        RunId runId,
-        String operator) implements Event {
+public record WorkflowResumed(EventEnvelope envelope, RunId runId, String operator) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -21,7 +21,8 @@ public record WorkflowStarted(
         Payload input,
         RunId runId,
         RunId parentRunId,
-        PackageVersion packageVersion) implements Event {
+        PackageVersion packageVersion)
+        implements Event {
     /**
      * Validates the components (see the record's description).
      *

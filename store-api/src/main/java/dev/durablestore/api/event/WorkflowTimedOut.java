@@ -8,9 +8,7 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param envelope the sequence, time and workflow of this event
  * @param timeout free-form descriptor of the timeout that fired
  */
-public record WorkflowTimedOut(
-        EventEnvelope envelope,
-        String timeout) implements Event {
+public record WorkflowTimedOut(EventEnvelope envelope, String timeout) implements Event {
     /**
      * Validates the components (see the record's description).
      *

@@ -241,7 +241,8 @@ public final class HistoryProjection {
         InvalidArgumentException.requireNonNull(runId, "runId");
         int from = -1;
         for (int i = list.size() - 1; i >= 0; i--) {
-            if (list.get(i) instanceof WorkflowStarted started && started.runId().equals(runId)) {
+            if (list.get(i) instanceof WorkflowStarted started
+                    && started.runId().equals(runId)) {
                 from = i;
                 break;
             }

@@ -59,8 +59,8 @@ final class RunChains {
             }
             Run sibling = childOf.putIfAbsent(run.parentRunId(), run);
             if (sibling != null) {
-                throw malformed("runs " + sibling.runId() + " and " + run.runId() + " both continue run "
-                        + run.parentRunId());
+                throw malformed(
+                        "runs " + sibling.runId() + " and " + run.runId() + " both continue run " + run.parentRunId());
             }
         }
         if (roots.isEmpty()) {
@@ -89,9 +89,9 @@ final class RunChains {
      * Explains why some runs were not reached from the root: their parent links either loop (a
      * cycle) or end at a run that the history never starts.
      */
-    private static BackendException unreachable(
-            List<Run> runs, Map<RunId, Run> byId, Set<RunId> reached, RunId root) {
-        List<Run> orphans = runs.stream().filter(run -> !reached.contains(run.runId())).toList();
+    private static BackendException unreachable(List<Run> runs, Map<RunId, Run> byId, Set<RunId> reached, RunId root) {
+        List<Run> orphans =
+                runs.stream().filter(run -> !reached.contains(run.runId())).toList();
         // Parent links form a functional graph; follow each orphan's links to find a cycle.
         Set<RunId> done = new HashSet<>();
         for (Run orphan : orphans) {

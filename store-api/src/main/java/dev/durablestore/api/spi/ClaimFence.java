@@ -25,9 +25,11 @@ public final class ClaimFence {
     public static OutboxRow requireClaimed(OutboxRow row, String argument) {
         InvalidArgumentException.requireNonNull(row, argument);
         if (row.status() != OutboxStatus.CLAIMED || row.claimToken() == 0) {
-            throw new InvalidArgumentException(argument + ".claimToken", "must come from a claim (status CLAIMED and a "
-                    + "non-zero claim token); row " + row.dispatchKey() + " has status " + row.status()
-                    + " and claim token " + row.claimToken());
+            throw new InvalidArgumentException(
+                    argument + ".claimToken",
+                    "must come from a claim (status CLAIMED and a "
+                            + "non-zero claim token); row " + row.dispatchKey() + " has status " + row.status()
+                            + " and claim token " + row.claimToken());
         }
         return row;
     }

@@ -62,8 +62,8 @@ public final class ClaimStreams {
          * @param policy the stream's dispatch policy (checked already)
          * @return the claim's rows (corrupt rows reported, not thrown) and the next known due time
          */
-        Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
-                DispatchPolicy policy);
+        Mono<ClaimBatch> claimForStream(
+                ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy);
 
         /**
          * @param claimed rows a cancelled stream could not deliver
@@ -120,8 +120,8 @@ public final class ClaimStreams {
      *     in tests
      * @return the stream: claims only against outstanding demand
      */
-    public static Flux<OutboxRow> create(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options,
-            Scheduler timers) {
+    public static Flux<OutboxRow> create(
+            Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers) {
         return Flux.defer(() -> {
             Claims.policy(options.scope(), options.policy());
             Loop loop = new Loop(outbox, wakeups, clock, options, timers);
@@ -138,6 +138,7 @@ public final class ClaimStreams {
         private FluxSink<OutboxRow> sink;
         /** What each claim runs through, from the subscriber's context, or {@code null}. */
         private ClaimObserver observer;
+
         private final Wakeups wakeups;
         /** Rows claimed for the stream and not yet handed to the subscriber, by dispatch key. */
         private final Map<String, OutboxRow> undelivered = new ConcurrentHashMap<>();
@@ -145,6 +146,7 @@ public final class ClaimStreams {
         private final AtomicInteger releasing = new AtomicInteger();
         /** Completes once the stream has ended, no claim is in flight and every release finished. */
         private final Sinks.Empty<Void> settled = Sinks.empty();
+
         private final AtomicLong demand = new AtomicLong();
         private final AtomicLong wakeCount = new AtomicLong();
         private final AtomicInteger wip = new AtomicInteger();
@@ -154,6 +156,7 @@ public final class ClaimStreams {
         private volatile Disposable timer;
         /** The limit the claim in flight ran with (set when it is submitted, again when the backend runs it). */
         private volatile int claimLimit;
+
         private volatile Runnable unregister;
 
         Loop(Source outbox, Wakeups wakeups, Clock clock, ClaimStreamOptions options, Scheduler timers) {
@@ -236,7 +239,8 @@ public final class ClaimStreams {
             for (String key : undelivered.keySet()) {
                 OutboxRow row = undelivered.remove(key);
                 if (row != null) {
-                    byClaim.computeIfAbsent(row.claimedAt(), k -> new ArrayList<>()).add(row);
+                    byClaim.computeIfAbsent(row.claimedAt(), k -> new ArrayList<>())
+                            .add(row);
                 }
             }
             for (List<OutboxRow> rows : byClaim.values()) {
@@ -246,8 +250,13 @@ public final class ClaimStreams {
                             releasing.decrementAndGet();
                             checkSettled();
                         })
-                        .subscribe(null, e -> log.warn("could not release {} rows of an ended claim stream; "
-                                + "the lease reaper will re-arm them", rows.size(), e));
+                        .subscribe(
+                                null,
+                                e -> log.warn(
+                                        "could not release {} rows of an ended claim stream; "
+                                                + "the lease reaper will re-arm them",
+                                        rows.size(),
+                                        e));
             }
         }
 
@@ -316,14 +325,13 @@ public final class ClaimStreams {
             // The limit as of now, raised if the backend reads it later: a backend that answers
             // without reading it (nothing can match) still leaves the loop a limit to compare with.
             readClaimLimit();
-            claim(held)
-                    .subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
+            claim(held).subscribe(result -> onClaimed(result, claimLimit, wakesBefore), this::onClaimError);
         }
 
         /** @return the next claim, through the observer (in the subscriber's context) when there is one */
         private Mono<ClaimBatch> claim(Set<WorkflowId> held) {
-            Mono<ClaimBatch> claim = outbox.claimForStream(options.scope(), this::readClaimLimit, held,
-                    options.policy());
+            Mono<ClaimBatch> claim =
+                    outbox.claimForStream(options.scope(), this::readClaimLimit, held, options.policy());
             if (observer == null) {
                 return claim;
             }
@@ -346,8 +354,8 @@ public final class ClaimStreams {
             }
             for (WorkflowId w : held) {
                 if (w == null) {
-                    throw new InvalidArgumentException("options.heldWorkflows",
-                            "the supplier returned a set holding null");
+                    throw new InvalidArgumentException(
+                            "options.heldWorkflows", "the supplier returned a set holding null");
                 }
             }
             return held;
@@ -413,10 +421,13 @@ public final class ClaimStreams {
         }
 
         private void scheduleWake(Duration d) {
-            timer = timers.schedule(() -> {
-                sleeping = false;
-                drain();
-            }, Math.max(d.toNanos(), 0L), java.util.concurrent.TimeUnit.NANOSECONDS);
+            timer = timers.schedule(
+                    () -> {
+                        sleeping = false;
+                        drain();
+                    },
+                    Math.max(d.toNanos(), 0L),
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
         }
 
         private void cancelTimer() {

@@ -37,7 +37,6 @@ public final class Claims {
         return policy.serialPerWorkflow() ? -token : token;
     }
 
-
     /**
      * Text in Unicode code point order: the order of SQLite's {@code BINARY} collation and of
      * PostgreSQL's {@code "C"} collation on UTF-8. {@link String#compareTo} compares UTF-16 units
@@ -63,7 +62,8 @@ public final class Claims {
      * {@code visibleAfter}, then dispatch key. Rows without a priority all have the default, so
      * among them this is exactly O19.
      */
-    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparingInt(OutboxRow::priority).reversed()
+    public static final Comparator<OutboxRow> CLAIM_ORDER = Comparator.comparingInt(OutboxRow::priority)
+            .reversed()
             .thenComparing(OutboxRow::visibleAfter)
             .thenComparing(OutboxRow::dispatchKey, CODE_POINT_ORDER);
 
@@ -80,8 +80,8 @@ public final class Claims {
     public static DispatchPolicy policy(ClaimScope scope, DispatchPolicy policy) {
         InvalidArgumentException.requireNonNull(policy, "policy");
         if (scope == null && policy.concurrencyCap().isPresent()) {
-            throw new InvalidArgumentException("policy.concurrencyCap",
-                    "needs a scope: a cap bounds the claimed rows of one route (O64)");
+            throw new InvalidArgumentException(
+                    "policy.concurrencyCap", "needs a scope: a cap bounds the claimed rows of one route (O64)");
         }
         return policy;
     }

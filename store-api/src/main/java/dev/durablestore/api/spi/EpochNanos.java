@@ -28,8 +28,8 @@ public final class EpochNanos {
     public static long of(Instant instant, String argument) {
         InvalidArgumentException.requireNonNull(instant, argument);
         if (instant.isBefore(MIN) || instant.isAfter(MAX)) {
-            throw new InvalidArgumentException(argument,
-                    "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
+            throw new InvalidArgumentException(
+                    argument, "instant " + instant + " is outside the storable range " + MIN + " .. " + MAX);
         }
         long seconds = instant.getEpochSecond();
         int nanos = instant.getNano();

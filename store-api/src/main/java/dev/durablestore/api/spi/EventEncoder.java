@@ -41,8 +41,9 @@ public final class EventEncoder {
         for (int i = 0; i < events.size(); i++) {
             Event e = InvalidArgumentException.requireNonNull(events.get(i), "events[" + i + "]");
             if (!workflowId.equals(e.workflowId())) {
-                throw new InvalidArgumentException("events[" + i + "].envelope.workflowId", "is "
-                        + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
+                throw new InvalidArgumentException(
+                        "events[" + i + "].envelope.workflowId",
+                        "is " + e.workflowId() + " but the append is for workflow " + workflowId + " (E11)");
             }
             encoded.add(encode(e, "events[" + i + "]"));
         }
@@ -60,7 +61,13 @@ public final class EventEncoder {
             type = StoredText.require(c.workflowType(), name + ".workflowType");
             child = c.childWorkflowId().toString();
         }
-        return new Encoded(event.seq(), json, recordedAt, event.kind().typeName(), event.kind().isQueryable(), type,
+        return new Encoded(
+                event.seq(),
+                json,
+                recordedAt,
+                event.kind().typeName(),
+                event.kind().isQueryable(),
+                type,
                 child);
     }
 
@@ -75,6 +82,12 @@ public final class EventEncoder {
      * @param workflowType the indexed workflow type, or {@code null} (M14)
      * @param childWorkflowId the indexed child workflow id, or {@code null} (M15)
      */
-    public record Encoded(long seq, byte[] json, long recordedAtNanos, String kind, boolean queryable,
-            String workflowType, String childWorkflowId) {}
+    public record Encoded(
+            long seq,
+            byte[] json,
+            long recordedAtNanos,
+            String kind,
+            boolean queryable,
+            String workflowType,
+            String childWorkflowId) {}
 }

@@ -25,8 +25,8 @@ import java.util.function.IntFunction;
 public final class OutboxListingSql {
 
     /** The status time {@link OutboxQuery#olderThan()} compares with. */
-    private static final String STATUS_TIME = "(CASE status WHEN 'claimed' THEN claimed_at "
-            + "WHEN 'pending' THEN visible_after ELSE settled_at END)";
+    private static final String STATUS_TIME =
+            "(CASE status WHEN 'claimed' THEN claimed_at " + "WHEN 'pending' THEN visible_after ELSE settled_at END)";
 
     private OutboxListingSql() {}
 
@@ -60,7 +60,13 @@ public final class OutboxListingSql {
         text(where, args, marker, "task_queue", query.taskQueue(), "");
         text(where, args, marker, "node", query.node(), "");
         text(where, args, marker, "activity_type", query.activityType(), "");
-        text(where, args, marker, "workflow_id", query.workflowId() == null ? null : query.workflowId().toString(), "");
+        text(
+                where,
+                args,
+                marker,
+                "workflow_id",
+                query.workflowId() == null ? null : query.workflowId().toString(),
+                "");
         text(where, args, marker, "dispatch_key", query.dispatchKey(), "");
         if (query.olderThan() != null) {
             args.add(EpochNanos.of(query.olderThan(), "query.olderThan"));
@@ -79,8 +85,13 @@ public final class OutboxListingSql {
         return new Statement(sql.toString(), args);
     }
 
-    private static void text(List<String> where, List<Object> args, IntFunction<String> marker, String column,
-            String value, String collate) {
+    private static void text(
+            List<String> where,
+            List<Object> args,
+            IntFunction<String> marker,
+            String column,
+            String value,
+            String collate) {
         if (value != null) {
             args.add(value);
             where.add(column + collate + " = " + marker.apply(args.size()));
@@ -99,8 +110,8 @@ public final class OutboxListingSql {
         long due = EpochNanos.of(dueBy, "dueBy");
         long stale = EpochNanos.of(claimedBefore, "claimedBefore");
         if (cap < 1 || cap > OutboxQuery.MAX_COUNT_CAP) {
-            throw new InvalidArgumentException("cap", "must be between 1 and " + OutboxQuery.MAX_COUNT_CAP
-                    + ", was " + cap);
+            throw new InvalidArgumentException(
+                    "cap", "must be between 1 and " + OutboxQuery.MAX_COUNT_CAP + ", was " + cap);
         }
         return new long[] {due, stale};
     }
@@ -139,8 +150,8 @@ public final class OutboxListingSql {
      * @param rows the rows
      * @param aged the due or stale rows
      */
-    public record CountRow(OutboxStatus status, String namespace, String taskQueue, String node, long rows,
-            long aged) {}
+    public record CountRow(
+            OutboxStatus status, String namespace, String taskQueue, String node, long rows, long aged) {}
 
     /**
      * Folds the grouped rows of every status into the answer.
@@ -153,12 +164,20 @@ public final class OutboxListingSql {
         Map<ClaimScope, long[]> byRoute = new LinkedHashMap<>();
         Map<OutboxStatus, Long> totals = new LinkedHashMap<>();
         for (CountRow r : found) {
-            ClaimScope route = new ClaimScope(Objects.requireNonNullElse(r.namespace(), "default"),
-                    Objects.requireNonNullElse(r.taskQueue(), "default"), r.node());
+            ClaimScope route = new ClaimScope(
+                    Objects.requireNonNullElse(r.namespace(), "default"),
+                    Objects.requireNonNullElse(r.taskQueue(), "default"),
+                    r.node());
             long[] c = byRoute.computeIfAbsent(route, k -> new long[7]);
             switch (r.status()) {
-                case PENDING -> { c[0] += r.rows(); c[1] += r.aged(); }
-                case CLAIMED -> { c[2] += r.rows(); c[3] += r.aged(); }
+                case PENDING -> {
+                    c[0] += r.rows();
+                    c[1] += r.aged();
+                }
+                case CLAIMED -> {
+                    c[2] += r.rows();
+                    c[3] += r.aged();
+                }
                 case DONE -> c[4] += r.rows();
                 case FAILED -> c[5] += r.rows();
                 case CANCELLED -> c[6] += r.rows();
@@ -173,7 +192,8 @@ public final class OutboxListingSql {
             }
         });
         List<OutboxRouteCounts> routes = new ArrayList<>();
-        byRoute.forEach((route, c) -> routes.add(new OutboxRouteCounts(route, c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
+        byRoute.forEach(
+                (route, c) -> routes.add(new OutboxRouteCounts(route, c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
         routes.sort(Comparator.comparing((OutboxRouteCounts r) -> r.route().namespace(), Claims.CODE_POINT_ORDER)
                 .thenComparing(r -> r.route().taskQueue(), Claims.CODE_POINT_ORDER)
                 .thenComparing(r -> r.route().node(), Comparator.nullsFirst(Claims.CODE_POINT_ORDER)));

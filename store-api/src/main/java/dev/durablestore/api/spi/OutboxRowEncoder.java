@@ -35,9 +35,11 @@ public final class OutboxRowEncoder {
         return each(rows, argument, (row, name) -> {
             boolean claimed = row.status() == OutboxStatus.CLAIMED;
             if (claimed != (row.claimedAt() != null)) {
-                throw new InvalidArgumentException(name + ".claimedAt", "must be present exactly when status is "
-                        + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
-                        + " and claimedAt " + row.claimedAt());
+                throw new InvalidArgumentException(
+                        name + ".claimedAt",
+                        "must be present exactly when status is "
+                                + "CLAIMED (O6); row " + row.dispatchKey() + " has status " + row.status()
+                                + " and claimedAt " + row.claimedAt());
             }
             return encode(row, name);
         });
@@ -55,8 +57,8 @@ public final class OutboxRowEncoder {
     }
 
     /** Checks the list and each row for null, naming it ({@code rows[3]}), and encodes each row. */
-    private static List<Encoded> each(List<OutboxRow> rows, String argument,
-            BiFunction<OutboxRow, String, Encoded> encodeOne) {
+    private static List<Encoded> each(
+            List<OutboxRow> rows, String argument, BiFunction<OutboxRow, String, Encoded> encodeOne) {
         InvalidArgumentException.requireNonNull(rows, argument);
         List<Encoded> encoded = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {

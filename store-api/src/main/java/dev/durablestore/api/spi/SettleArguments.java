@@ -1,8 +1,8 @@
 package dev.durablestore.api.spi;
 
-import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
 import java.time.DateTimeException;
 import java.time.Duration;

@@ -46,7 +46,8 @@ public final class StepEncoder {
      */
     public Encoded encode(WorkflowStep step, String operation, Instant now) {
         InvalidArgumentException.requireNonNull(step, "step");
-        List<EventEncoder.Encoded> encodedEvents = events.forAppend(step.workflowId(), step.events(), step.expectedSeq());
+        List<EventEncoder.Encoded> encodedEvents =
+                events.forAppend(step.workflowId(), step.events(), step.expectedSeq());
         List<OutboxRowEncoder.Encoded> encodedRows = rows.forStaging(step.rows(), "rows");
         List<Settle> settles = new ArrayList<>(step.settles().size());
         for (int i = 0; i < step.settles().size(); i++) {
@@ -60,8 +61,14 @@ public final class StepEncoder {
             String id = StoredText.timerIdText(t.timerId(), name + ".timerId");
             timers.add(new Timer(id, t.cancels() ? null : EpochNanos.of(t.fireAt(), name + ".fireAt")));
         }
-        return new Encoded(step.workflowId().toString(), step.expectedSeq(), encodedEvents, encodedRows,
-                List.copyOf(settles), List.copyOf(timers), step.wakesClaimers());
+        return new Encoded(
+                step.workflowId().toString(),
+                step.expectedSeq(),
+                encodedEvents,
+                encodedRows,
+                List.copyOf(settles),
+                List.copyOf(timers),
+                step.wakesClaimers());
     }
 
     /**
@@ -75,8 +82,12 @@ public final class StepEncoder {
      * @param operation the operation name
      * @return the encoded settle
      */
-    public static Settle fenced(OutboxRow claimed, WorkflowStep.Settlement settlement, int nextAttempt,
-            Instant visibleAfter, String operation) {
+    public static Settle fenced(
+            OutboxRow claimed,
+            WorkflowStep.Settlement settlement,
+            int nextAttempt,
+            Instant visibleAfter,
+            String operation) {
         ClaimFence.requireClaimed(claimed, "claimed");
         Long visible = null;
         if (settlement == WorkflowStep.Settlement.RETRY) {
@@ -84,19 +95,20 @@ public final class StepEncoder {
             visible = EpochNanos.of(visibleAfter, "visibleAfter");
         }
         requireStorableKey(claimed, operation);
-        return new Settle(claimed.dispatchKey(), claimed.claimToken(), settlement, nextAttempt, visible, null,
-                "claimed");
+        return new Settle(
+                claimed.dispatchKey(), claimed.claimToken(), settlement, nextAttempt, visible, null, "claimed");
     }
 
     private static Settle settle(WorkflowStep.Settle s, String name, String operation, Instant now) {
         OutboxRow row = s.row();
         Long visible = s.visibleAfter() == null ? null : EpochNanos.of(s.visibleAfter(), name + ".visibleAfter");
         if (s.delay() != null) {
-            var unused = SettleArguments.visibleAfterNanos(now, s.delay(), name + ".delay"); // checked here, computed by the backend on its clock
+            var unused = SettleArguments.visibleAfterNanos(
+                    now, s.delay(), name + ".delay"); // checked here, computed by the backend on its clock
         }
         requireStorableKey(row, operation);
-        return new Settle(row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay(),
-                name);
+        return new Settle(
+                row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay(), name);
     }
 
     private static void requireStorableKey(OutboxRow row, String operation) {
@@ -116,8 +128,14 @@ public final class StepEncoder {
      * @param timers the timer changes, in step order
      * @param wakesClaimers whether a commit may make rows claimable
      */
-    public record Encoded(String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
-            List<OutboxRowEncoder.Encoded> rows, List<Settle> settles, List<Timer> timers, boolean wakesClaimers) {}
+    public record Encoded(
+            String workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows,
+            List<Settle> settles,
+            List<Timer> timers,
+            boolean wakesClaimers) {}
 
     /**
      * A fenced settle ready to bind.
@@ -130,8 +148,14 @@ public final class StepEncoder {
      * @param delay the delay of a retry after a delay on the store's clock, else {@code null}
      * @param argument the settle's name in errors ({@code settles[1]}, {@code claimed})
      */
-    public record Settle(String dispatchKey, long claimToken, WorkflowStep.Settlement settlement, int nextAttempt,
-            Long visibleAfterNanos, Duration delay, String argument) {
+    public record Settle(
+            String dispatchKey,
+            long claimToken,
+            WorkflowStep.Settlement settlement,
+            int nextAttempt,
+            Long visibleAfterNanos,
+            Duration delay,
+            String argument) {
 
         /**
          * @param nowNanos the store's clock when the settle is written, in epoch nanoseconds

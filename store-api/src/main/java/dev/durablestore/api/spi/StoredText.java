@@ -128,8 +128,8 @@ public final class StoredText {
                 bytes += 4;
                 i++;
             } else if (Character.isSurrogate(ch)) {
-                return String.format("must not contain an unpaired UTF-16 surrogate, found U+%04X at index %d",
-                        (int) ch, i);
+                return String.format(
+                        "must not contain an unpaired UTF-16 surrogate, found U+%04X at index %d", (int) ch, i);
             } else {
                 bytes += ch < 0x80 ? 1 : ch < 0x800 ? 2 : 3;
             }

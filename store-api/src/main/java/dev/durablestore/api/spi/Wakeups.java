@@ -47,7 +47,8 @@ public final class Wakeups implements Runnable {
     private final CopyOnWriteArrayList<Stream> streams = new CopyOnWriteArrayList<>();
     private volatile StoreClosedException closed;
     /** How many registered streams wake on settles (so a settle with none costs one read). */
-    private final java.util.concurrent.atomic.AtomicInteger settleStreams = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger settleStreams =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** Wakes every registered stream. */
     @Override
@@ -125,16 +126,22 @@ public final class Wakeups implements Runnable {
      */
     public Mono<Void> close(StoreClosedException error, Duration wait) {
         return Mono.defer(() -> {
-            closed = error;
-            List<Mono<Void>> ends = new ArrayList<>();
-            for (Stream s : streams) {
-                if (removed(s, s.wakesOnSettle())) {
-                    ends.add(s.close(error));
-                }
-            }
-            return Mono.when(ends);
-        }).timeout(wait, Mono.fromRunnable(() -> log.warn("claim streams did not settle in {} ({}); the lease "
-                + "reaper re-arms the rows they held", wait, error.getMessage())));
+                    closed = error;
+                    List<Mono<Void>> ends = new ArrayList<>();
+                    for (Stream s : streams) {
+                        if (removed(s, s.wakesOnSettle())) {
+                            ends.add(s.close(error));
+                        }
+                    }
+                    return Mono.when(ends);
+                })
+                .timeout(
+                        wait,
+                        Mono.fromRunnable(() -> log.warn(
+                                "claim streams did not settle in {} ({}); the lease "
+                                        + "reaper re-arms the rows they held",
+                                wait,
+                                error.getMessage())));
     }
 
     /**

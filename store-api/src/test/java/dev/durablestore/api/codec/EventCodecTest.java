@@ -57,7 +57,6 @@ import dev.durablestore.api.event.TimerFired;
 import dev.durablestore.api.event.TimerStarted;
 import dev.durablestore.api.event.WithTimeoutCompleted;
 import dev.durablestore.api.event.WithTimeoutOutcome;
-import dev.durablestore.api.event.WorkflowCancelled;
 import dev.durablestore.api.event.WorkflowCompleted;
 import dev.durablestore.api.event.WorkflowContinuedAsNew;
 import dev.durablestore.api.event.WorkflowError;
@@ -66,7 +65,6 @@ import dev.durablestore.api.event.WorkflowPaused;
 import dev.durablestore.api.event.WorkflowReopened;
 import dev.durablestore.api.event.WorkflowResumed;
 import dev.durablestore.api.event.WorkflowStarted;
-import dev.durablestore.api.event.WorkflowTimedOut;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -183,19 +181,23 @@ class EventCodecTest {
 
     @Test
     void M20_absent_optionals_are_omitted_and_stay_absent() {
-        Map<EventKind, JsonNode> data = Fixtures.allKindsMinimal(NANOS).stream()
-                .collect(Collectors.toMap(Event::kind, e -> data(tree(e))));
+        Map<EventKind, JsonNode> data =
+                Fixtures.allKindsMinimal(NANOS).stream().collect(Collectors.toMap(Event::kind, e -> data(tree(e))));
 
         assertThat(data.get(EventKind.WORKFLOW_STARTED).has("parent_run_id")).isFalse();
-        assertThat(data.get(EventKind.WORKFLOW_CONTINUED_AS_NEW).has("workflow_type")).isFalse();
+        assertThat(data.get(EventKind.WORKFLOW_CONTINUED_AS_NEW).has("workflow_type"))
+                .isFalse();
         assertThat(data.get(EventKind.WORKFLOW_PAUSED).has("reason")).isFalse();
         assertThat(data.get(EventKind.WORKFLOW_PAUSED).has("operator")).isFalse();
         assertThat(data.get(EventKind.WORKFLOW_RESUMED).has("operator")).isFalse();
         assertThat(data.get(EventKind.ACTIVITY_SCHEDULED).has("node")).isFalse();
         assertThat(data.get(EventKind.WITH_TIMEOUT_COMPLETED).has("result")).isFalse();
-        assertThat(data.get(EventKind.WORKFLOW_FAILED).get("error").has("details")).isFalse();
-        assertThat(data.get(EventKind.CHILD_WORKFLOW_FAILED).get("error").has("details")).isFalse();
-        assertThat(data.get(EventKind.ACTIVITY_FAILED).get("error").has("details")).isFalse();
+        assertThat(data.get(EventKind.WORKFLOW_FAILED).get("error").has("details"))
+                .isFalse();
+        assertThat(data.get(EventKind.CHILD_WORKFLOW_FAILED).get("error").has("details"))
+                .isFalse();
+        assertThat(data.get(EventKind.ACTIVITY_FAILED).get("error").has("details"))
+                .isFalse();
         assertThat(data.values()).allSatisfy(d -> assertThat(d.toString()).doesNotContain("null"));
     }
 
@@ -209,10 +211,12 @@ class EventCodecTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "2026-06-03T02:30:00.123456789Z", "2026-06-03T02:30:00Z", "1970-01-01T00:00:00Z",
-        "1969-12-31T23:59:59.999999999Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
-        "2024-02-29T12:00:00.000000001Z"})
+    @ValueSource(
+            strings = {
+                "2026-06-03T02:30:00.123456789Z", "2026-06-03T02:30:00Z", "1970-01-01T00:00:00Z",
+                "1969-12-31T23:59:59.999999999Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+                "2024-02-29T12:00:00.000000001Z"
+            })
     void M20_timestamps_round_trip_to_the_nanosecond_in_fixed_width_form(String text) {
         Instant at = Instant.parse(text);
         TimerStarted event = new TimerStarted(envelope(1, at), TimerId.named("t"), at);
@@ -229,8 +233,12 @@ class EventCodecTest {
     void M20_fixed_width_timestamps_sort_as_text_in_time_order() {
         Instant earlier = Instant.parse("2026-06-03T10:00:00Z");
         Instant later = Instant.parse("2026-06-03T10:00:00.500Z");
-        String a = data(tree(new TimerStarted(envelope(1, earlier), TimerId.named("t"), earlier))).get("fire_at").textValue();
-        String b = data(tree(new TimerStarted(envelope(1, later), TimerId.named("t"), later))).get("fire_at").textValue();
+        String a = data(tree(new TimerStarted(envelope(1, earlier), TimerId.named("t"), earlier)))
+                .get("fire_at")
+                .textValue();
+        String b = data(tree(new TimerStarted(envelope(1, later), TimerId.named("t"), later)))
+                .get("fire_at")
+                .textValue();
 
         assertThat(a).isEqualTo("2026-06-03T10:00:00.000000000Z");
         assertThat(a.compareTo(b)).isNegative();
@@ -238,52 +246,62 @@ class EventCodecTest {
 
     @Test
     void M25_wire_format_is_stable() {
-        WorkflowStarted event = new WorkflowStarted(envelope(17, NANOS), "checkout", Payload.json("{}"),
-                RUN, null, PACKAGE);
+        WorkflowStarted event =
+                new WorkflowStarted(envelope(17, NANOS), "checkout", Payload.json("{}"), RUN, null, PACKAGE);
 
         String json = new String(codec.encode(event), StandardCharsets.UTF_8);
 
-        assertThat(json).isEqualTo("{\"type\":\"WorkflowStarted\",\"data\":{"
-                + "\"envelope\":{\"seq\":17,\"recorded_at\":\"2026-06-03T02:30:00.123456789Z\","
-                + "\"workflow_id\":\"f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10\"},"
-                + "\"workflow_type\":\"checkout\","
-                + "\"input\":{\"content_type\":\"Json\",\"bytes\":\"e30=\"},"
-                + "\"run_id\":\"9a8b7c6d-5e4f-4a3b-9c2d-1e0f00112233\","
-                + "\"package_version\":\"" + PACKAGE.value() + "\"}}");
+        assertThat(json)
+                .isEqualTo("{\"type\":\"WorkflowStarted\",\"data\":{"
+                        + "\"envelope\":{\"seq\":17,\"recorded_at\":\"2026-06-03T02:30:00.123456789Z\","
+                        + "\"workflow_id\":\"f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10\"},"
+                        + "\"workflow_type\":\"checkout\","
+                        + "\"input\":{\"content_type\":\"Json\",\"bytes\":\"e30=\"},"
+                        + "\"run_id\":\"9a8b7c6d-5e4f-4a3b-9c2d-1e0f00112233\","
+                        + "\"package_version\":\"" + PACKAGE.value() + "\"}}");
     }
 
     @Test
     void M25_value_encodings_use_the_documented_tokens() {
         List<Event> events = Fixtures.allKindsFull(NANOS);
-        Map<EventKind, JsonNode> data = events.stream()
-                .collect(Collectors.toMap(Event::kind, e -> data(tree(e))));
+        Map<EventKind, JsonNode> data = events.stream().collect(Collectors.toMap(Event::kind, e -> data(tree(e))));
 
         assertThat(data.get(EventKind.TIMER_STARTED).get("timer_id").toString()).isEqualTo("{\"Named\":\"deadline\"}");
         assertThat(data.get(EventKind.TIMER_FIRED).get("timer_id").toString()).isEqualTo("{\"Anonymous\":16}");
         assertThat(data.get(EventKind.TIMER_CANCELLED).get("cause").textValue()).isEqualTo("CancelTeardown");
-        assertThat(data.get(EventKind.WITH_TIMEOUT_COMPLETED).get("outcome").textValue()).isEqualTo("OperationCompleted");
-        assertThat(data.get(EventKind.ACTIVITY_FAILED).get("error").get("kind").textValue()).isEqualTo("Terminal");
-        assertThat(data.get(EventKind.ACTIVITY_SCHEDULED).get("activity_id").isIntegralNumber()).isTrue();
-        assertThat(data.get(EventKind.WORKFLOW_REOPENED).get("reopened").toString()).isEqualTo("[11,12]");
+        assertThat(data.get(EventKind.WITH_TIMEOUT_COMPLETED).get("outcome").textValue())
+                .isEqualTo("OperationCompleted");
+        assertThat(data.get(EventKind.ACTIVITY_FAILED).get("error").get("kind").textValue())
+                .isEqualTo("Terminal");
+        assertThat(data.get(EventKind.ACTIVITY_SCHEDULED).get("activity_id").isIntegralNumber())
+                .isTrue();
+        assertThat(data.get(EventKind.WORKFLOW_REOPENED).get("reopened").toString())
+                .isEqualTo("[11,12]");
         JsonNode config = data.get(EventKind.SCHEDULE_CREATED).get("config");
         assertThat(config.get("trigger").toString()).isEqualTo("{\"Cron\":{\"expression\":\"0 0 * * *\"}}");
         assertThat(config.get("overlap_policy").textValue()).isEqualTo("BufferOne");
         assertThat(config.get("catch_up_policy").textValue()).isEqualTo("All");
         JsonNode interval = data.get(EventKind.SCHEDULE_UPDATED).get("config");
-        assertThat(interval.get("trigger").toString()).isEqualTo("{\"Interval\":{\"period\":{\"secs\":300,\"nanos\":5}}}");
+        assertThat(interval.get("trigger").toString())
+                .isEqualTo("{\"Interval\":{\"period\":{\"secs\":300,\"nanos\":5}}}");
         assertThat(interval.get("overlap_policy").textValue()).isEqualTo("CancelPrevious");
         assertThat(interval.get("catch_up_policy").textValue()).isEqualTo("Skip");
-        assertThat(data.get(EventKind.SEARCH_ATTRIBUTES_UPDATED).get("workflow_id").textValue()).isEqualTo(WORKFLOW.toString());
-        assertThat(data.get(EventKind.SCHEDULE_TRIGGERED).get("workflow_id").textValue()).isEqualTo(OTHER.toString());
-        assertThat(data.get(EventKind.SIGNAL_SENT).get("target_workflow_id").textValue()).isEqualTo(OTHER.toString());
+        assertThat(data.get(EventKind.SEARCH_ATTRIBUTES_UPDATED)
+                        .get("workflow_id")
+                        .textValue())
+                .isEqualTo(WORKFLOW.toString());
+        assertThat(data.get(EventKind.SCHEDULE_TRIGGERED).get("workflow_id").textValue())
+                .isEqualTo(OTHER.toString());
+        assertThat(data.get(EventKind.SIGNAL_SENT).get("target_workflow_id").textValue())
+                .isEqualTo(OTHER.toString());
     }
 
     @Test
     void M25_every_enum_token_round_trips() {
         for (OverlapPolicy overlap : OverlapPolicy.values()) {
             for (CatchUpPolicy catchUp : CatchUpPolicy.values()) {
-                ScheduleConfig config = new ScheduleConfig(new ScheduleTrigger.Cron("* * * * *"), overlap, catchUp,
-                        "w", payload("x"), Map.of());
+                ScheduleConfig config = new ScheduleConfig(
+                        new ScheduleTrigger.Cron("* * * * *"), overlap, catchUp, "w", payload("x"), Map.of());
                 Event event = new ScheduleUpdated(envelope(1, NANOS), SCHEDULE, config);
                 assertThat(roundTrip(event)).isEqualTo(event);
             }
@@ -297,7 +315,8 @@ class EventCodecTest {
             assertThat(roundTrip(event)).isEqualTo(event);
         }
         for (ActivityError.Kind kind : ActivityError.Kind.values()) {
-            Event event = new ActivityFailed(envelope(1, NANOS), new ActivityId(1), new ActivityError(kind, "m", null), 1);
+            Event event =
+                    new ActivityFailed(envelope(1, NANOS), new ActivityId(1), new ActivityError(kind, "m", null), 1);
             assertThat(roundTrip(event)).isEqualTo(event);
         }
     }
@@ -324,9 +343,16 @@ class EventCodecTest {
                 new ActivityStarted(envelope(max, NANOS), new ActivityId(max), Integer.MAX_VALUE),
                 new TimerFired(envelope(max, NANOS), TimerId.anonymous(max)),
                 new WorkflowReopened(envelope(1, NANOS), RUN, List.of(new ActivityId(0), new ActivityId(max))),
-                new ScheduleCreated(envelope(1, NANOS), SCHEDULE, new ScheduleConfig(
-                        new ScheduleTrigger.Interval(Duration.ofSeconds(max, 999_999_999)),
-                        OverlapPolicy.ALLOW_ALL, CatchUpPolicy.ALL, "w", payload("x"), Map.of())));
+                new ScheduleCreated(
+                        envelope(1, NANOS),
+                        SCHEDULE,
+                        new ScheduleConfig(
+                                new ScheduleTrigger.Interval(Duration.ofSeconds(max, 999_999_999)),
+                                OverlapPolicy.ALLOW_ALL,
+                                CatchUpPolicy.ALL,
+                                "w",
+                                payload("x"),
+                                Map.of())));
         for (Event event : events) {
             assertThat(roundTrip(event)).isEqualTo(event);
         }
@@ -346,8 +372,8 @@ class EventCodecTest {
 
     @Test
     void C142_activity_scheduled_records_and_reads_back_its_task_queue() {
-        ActivityScheduled event = new ActivityScheduled(envelope(6, NANOS), new ActivityId(6), "charge-card",
-                payload("in"), "claude", null);
+        ActivityScheduled event = new ActivityScheduled(
+                envelope(6, NANOS), new ActivityId(6), "charge-card", payload("in"), "claude", null);
 
         ActivityScheduled decoded = (ActivityScheduled) roundTrip(event);
 
@@ -357,8 +383,8 @@ class EventCodecTest {
 
     @Test
     void C143_activity_scheduled_decodes_old_history_without_task_queue_as_default() {
-        ActivityScheduled event = new ActivityScheduled(envelope(6, NANOS), new ActivityId(6), "charge-card",
-                payload("in"), "claude", "box-7");
+        ActivityScheduled event = new ActivityScheduled(
+                envelope(6, NANOS), new ActivityId(6), "charge-card", payload("in"), "claude", "box-7");
         ObjectNode tree = tree(event);
         data(tree).remove("task_queue");
         byte[] old = bytes(tree);
@@ -372,16 +398,16 @@ class EventCodecTest {
 
     @Test
     void C144_activity_scheduled_records_and_reads_back_its_node() {
-        ActivityScheduled event = new ActivityScheduled(envelope(6, NANOS), new ActivityId(6), "charge-card",
-                payload("in"), "default", "box-7");
+        ActivityScheduled event = new ActivityScheduled(
+                envelope(6, NANOS), new ActivityId(6), "charge-card", payload("in"), "default", "box-7");
 
         assertThat(((ActivityScheduled) roundTrip(event)).node()).isEqualTo("box-7");
     }
 
     @Test
     void C145_activity_scheduled_decodes_old_history_without_node_as_none() {
-        ActivityScheduled event = new ActivityScheduled(envelope(6, NANOS), new ActivityId(6), "charge-card",
-                payload("in"), "gpu", "box-7");
+        ActivityScheduled event = new ActivityScheduled(
+                envelope(6, NANOS), new ActivityId(6), "charge-card", payload("in"), "gpu", "box-7");
         ObjectNode tree = tree(event);
         data(tree).remove("node");
 
@@ -398,7 +424,8 @@ class EventCodecTest {
                 new ActivityStarted(envelope(8, NANOS), id, 2),
                 new ActivityCompleted(envelope(9, NANOS), id, payload("r"), 3),
                 new ActivityCancelled(envelope(10, NANOS), id, 4),
-                new ActivityFailed(envelope(11, NANOS), id, new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 5));
+                new ActivityFailed(
+                        envelope(11, NANOS), id, new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 5));
 
         assertThat(events).allSatisfy(e -> assertThat(roundTrip(e)).isEqualTo(e));
         assertThat(((ActivityStarted) roundTrip(events.get(0))).attempt()).isEqualTo(2);
@@ -419,17 +446,17 @@ class EventCodecTest {
 
             Event decoded = codec.decode(bytes(tree));
 
-            int attempt = decoded instanceof ActivityStarted s ? s.attempt()
-                    : decoded instanceof ActivityCompleted c ? c.attempt()
-                    : ((ActivityCancelled) decoded).attempt();
+            int attempt = decoded instanceof ActivityStarted s
+                    ? s.attempt()
+                    : decoded instanceof ActivityCompleted c ? c.attempt() : ((ActivityCancelled) decoded).attempt();
             assertThat(attempt).as(event.kind().typeName()).isZero();
         }
     }
 
     @Test
     void C148_timer_cancelled_decodes_old_history_without_cause_as_workflow_intent() {
-        TimerCancelled event = new TimerCancelled(envelope(14, NANOS), TimerId.named("reminder"),
-                TimerCancelCause.CANCEL_TEARDOWN);
+        TimerCancelled event =
+                new TimerCancelled(envelope(14, NANOS), TimerId.named("reminder"), TimerCancelCause.CANCEL_TEARDOWN);
         assertThat(roundTrip(event)).isEqualTo(event);
         ObjectNode tree = tree(event);
         data(tree).remove("cause");
@@ -471,8 +498,8 @@ class EventCodecTest {
 
     @Test
     void C154_events_round_trip_through_json() {
-        Set<EventKind.Group> groups = EnumSet.of(EventKind.Group.WORKFLOW, EventKind.Group.ACTIVITY,
-                EventKind.Group.TIMER, EventKind.Group.SIGNAL);
+        Set<EventKind.Group> groups = EnumSet.of(
+                EventKind.Group.WORKFLOW, EventKind.Group.ACTIVITY, EventKind.Group.TIMER, EventKind.Group.SIGNAL);
         List<Event> events = Fixtures.allKindsFull(NANOS).stream()
                 .filter(e -> groups.contains(e.kind().group()) && e.kind() != EventKind.WORKFLOW_CONTINUED_AS_NEW)
                 .toList();
@@ -523,8 +550,13 @@ class EventCodecTest {
         TimerId named = TimerId.named("deadline");
         TimerId anonymous = TimerId.anonymous(43);
         List<Event> events = List.of(
-                new WorkflowStarted(new dev.durablestore.api.event.EventEnvelope(1, NANOS, workflow), "t", payload("i"),
-                        run, RunId.nil(), PACKAGE),
+                new WorkflowStarted(
+                        new dev.durablestore.api.event.EventEnvelope(1, NANOS, workflow),
+                        "t",
+                        payload("i"),
+                        run,
+                        RunId.nil(),
+                        PACKAGE),
                 new ActivityStarted(envelope(2, NANOS), activity, 1),
                 new TimerFired(envelope(3, NANOS), named),
                 new TimerFired(envelope(4, NANOS), anonymous),
@@ -544,8 +576,16 @@ class EventCodecTest {
 
     @Test
     void C162_json_values_round_trip_losslessly() {
-        for (String value : List.of("null", "true", "false", "42", "-1.5e300", "\"text\"", "[1,\"two\",null]",
-                "{\"a\":{\"b\":[true]}}", " { \"spacing\" : 1 } ")) {
+        for (String value : List.of(
+                "null",
+                "true",
+                "false",
+                "42",
+                "-1.5e300",
+                "\"text\"",
+                "[1,\"two\",null]",
+                "{\"a\":{\"b\":[true]}}",
+                " { \"spacing\" : 1 } ")) {
             Payload payload = Payload.json(value);
 
             Payload decoded = codec.decodePayload(codec.encodePayload(payload));
@@ -561,20 +601,38 @@ class EventCodecTest {
 
     @Test
     void C163_search_attribute_values_round_trip_through_json() {
-        List<SearchAttributeValue> values = new ArrayList<>(Fixtures.allAttributeTypes(NANOS).values());
+        List<SearchAttributeValue> values =
+                new ArrayList<>(Fixtures.allAttributeTypes(NANOS).values());
         values.addAll(List.of(
-                SearchAttributeValue.of(""), SearchAttributeValue.of(Long.MIN_VALUE), SearchAttributeValue.of(Long.MAX_VALUE),
-                SearchAttributeValue.of(false), SearchAttributeValue.of(List.of()),
-                SearchAttributeValue.of(WHOLE_SECOND), SearchAttributeValue.of(Instant.parse("1900-01-01T00:00:00.000000001Z"))));
-        for (double d : new double[] {0.1, -0.0, 0.0, 1.0, Math.PI, Double.MIN_VALUE, Double.MIN_NORMAL,
-                Double.MAX_VALUE, -1e-300, 123456789012345678.0, Double.NaN, Double.POSITIVE_INFINITY,
-                Double.NEGATIVE_INFINITY}) {
+                SearchAttributeValue.of(""),
+                SearchAttributeValue.of(Long.MIN_VALUE),
+                SearchAttributeValue.of(Long.MAX_VALUE),
+                SearchAttributeValue.of(false),
+                SearchAttributeValue.of(List.of()),
+                SearchAttributeValue.of(WHOLE_SECOND),
+                SearchAttributeValue.of(Instant.parse("1900-01-01T00:00:00.000000001Z"))));
+        for (double d : new double[] {
+            0.1,
+            -0.0,
+            0.0,
+            1.0,
+            Math.PI,
+            Double.MIN_VALUE,
+            Double.MIN_NORMAL,
+            Double.MAX_VALUE,
+            -1e-300,
+            123456789012345678.0,
+            Double.NaN,
+            Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY
+        }) {
             values.add(SearchAttributeValue.of(d));
         }
 
         for (SearchAttributeValue value : values) {
             Event event = new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, Map.of("k", value));
-            SearchAttributeValue decoded = ((SearchAttributesUpdated) roundTrip(event)).attributes().get("k");
+            SearchAttributeValue decoded =
+                    ((SearchAttributesUpdated) roundTrip(event)).attributes().get("k");
 
             assertThat(decoded).as(value.toString()).isEqualTo(value);
             if (value instanceof SearchAttributeValue.FloatValue f) {
@@ -594,7 +652,8 @@ class EventCodecTest {
                 SearchAttributeValue.Type.DATETIME, "Datetime",
                 SearchAttributeValue.Type.KEYWORD_LIST, "KeywordList");
         Map<String, SearchAttributeValue> byKey = Fixtures.allAttributeTypes(NANOS);
-        assertThat(byKey.values()).extracting(SearchAttributeValue::type)
+        assertThat(byKey.values())
+                .extracting(SearchAttributeValue::type)
                 .containsExactlyInAnyOrder(SearchAttributeValue.Type.values());
 
         Event event = new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, byKey);
@@ -604,7 +663,8 @@ class EventCodecTest {
         for (Map.Entry<String, SearchAttributeValue> e : byKey.entrySet()) {
             JsonNode written = attributes.get(e.getKey());
             assertThat(written.size()).isEqualTo(1);
-            assertThat(written.fieldNames().next()).isEqualTo(tags.get(e.getValue().type()));
+            assertThat(written.fieldNames().next())
+                    .isEqualTo(tags.get(e.getValue().type()));
             assertThat(decoded.get(e.getKey()).type()).isEqualTo(e.getValue().type());
         }
         assertThat(attributes.get("due").get("Datetime").textValue()).isEqualTo("2026-06-03T02:30:00.123456789Z");
@@ -616,7 +676,8 @@ class EventCodecTest {
     void M16_schedule_config_decodes_missing_policies_and_attributes_with_defaults() {
         ScheduleCreated event = new ScheduleCreated(envelope(1, NANOS), SCHEDULE, Fixtures.fullConfig(NANOS));
         ObjectNode tree = tree(event);
-        ((ObjectNode) data(tree).get("config")).remove(List.of("overlap_policy", "catch_up_policy", "search_attributes"));
+        ((ObjectNode) data(tree).get("config"))
+                .remove(List.of("overlap_policy", "catch_up_policy", "search_attributes"));
 
         ScheduleConfig config = ((ScheduleCreated) codec.decode(bytes(tree))).config();
 
@@ -632,7 +693,9 @@ class EventCodecTest {
         for (Event event : Fixtures.allKindsFull(NANOS)) {
             for (String field : MAY_BE_MISSING.getOrDefault(event.kind(), Set.of())) {
                 ObjectNode tree = tree(event);
-                assertThat(data(tree).remove(field)).as(event.kind() + "." + field).isNotNull();
+                assertThat(data(tree).remove(field))
+                        .as(event.kind() + "." + field)
+                        .isNotNull();
 
                 Event decoded = codec.decode(bytes(tree));
 
@@ -675,8 +738,8 @@ class EventCodecTest {
     @Test
     void M16_named_fields_without_default_are_required() {
         Event started = new WorkflowStarted(envelope(1, NANOS), "t", payload("i"), RUN, PARENT_RUN, PACKAGE);
-        Event failed = new ActivityFailed(envelope(2, NANOS), new ActivityId(1),
-                new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 1);
+        Event failed = new ActivityFailed(
+                envelope(2, NANOS), new ActivityId(1), new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 1);
         for (Object[] c : new Object[][] {{started, "run_id"}, {started, "package_version"}, {failed, "attempt"}}) {
             ObjectNode tree = tree((Event) c[0]);
             data(tree).remove((String) c[1]);
@@ -691,8 +754,8 @@ class EventCodecTest {
     @Test
     void M16_missing_nested_required_fields_are_undecodable() {
         Event failed = new WorkflowFailed(envelope(1, NANOS), new WorkflowError("m", payload("d")));
-        Event activityFailed = new ActivityFailed(envelope(1, NANOS), new ActivityId(1),
-                new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 1);
+        Event activityFailed = new ActivityFailed(
+                envelope(1, NANOS), new ActivityId(1), new ActivityError(ActivityError.Kind.RETRYABLE, "m", null), 1);
         Event schedule = new ScheduleCreated(envelope(1, NANOS), SCHEDULE, Fixtures.fullConfig(NANOS));
         Event interval = new ScheduleUpdated(envelope(1, NANOS), SCHEDULE, Fixtures.intervalConfig());
 
@@ -718,7 +781,12 @@ class EventCodecTest {
         }
         for (String field : List.of("secs", "nanos")) {
             ObjectNode tree = tree(interval);
-            ((ObjectNode) data(tree).get("config").get("trigger").get("Interval").get("period")).remove(field);
+            ((ObjectNode) data(tree)
+                            .get("config")
+                            .get("trigger")
+                            .get("Interval")
+                            .get("period"))
+                    .remove(field);
             assertUndecodable(tree);
         }
     }
@@ -726,11 +794,26 @@ class EventCodecTest {
     // ---------------------------------------------------------------- X6 undecodable input
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "", " ", "garbage", "{", "{\"type\":\"WorkflowCompleted\"", "[]", "42", "\"WorkflowCompleted\"", "null",
-        "{}", "{\"type\":\"WorkflowCompleted\"}", "{\"data\":{}}", "{\"type\":5,\"data\":{}}",
-        "{\"type\":\"NoSuchEvent\",\"data\":{}}", "{\"type\":\"workflowcompleted\",\"data\":{}}",
-        "{\"type\":\"WorkflowCompleted\",\"data\":[]}", "{\"type\":\"WorkflowCompleted\",\"data\":{}}"})
+    @ValueSource(
+            strings = {
+                "",
+                " ",
+                "garbage",
+                "{",
+                "{\"type\":\"WorkflowCompleted\"",
+                "[]",
+                "42",
+                "\"WorkflowCompleted\"",
+                "null",
+                "{}",
+                "{\"type\":\"WorkflowCompleted\"}",
+                "{\"data\":{}}",
+                "{\"type\":5,\"data\":{}}",
+                "{\"type\":\"NoSuchEvent\",\"data\":{}}",
+                "{\"type\":\"workflowcompleted\",\"data\":{}}",
+                "{\"type\":\"WorkflowCompleted\",\"data\":[]}",
+                "{\"type\":\"WorkflowCompleted\",\"data\":{}}"
+            })
     void X6_malformed_documents_are_undecodable(String json) {
         assertUndecodable(utf8(json));
     }
@@ -742,7 +825,8 @@ class EventCodecTest {
         byte[] valid = codec.encode(Fixtures.allKindsFull(NANOS).get(0));
         assertUndecodable(Arrays.copyOf(valid, valid.length - 1));
         byte[] invalidUtf8 = new String(valid, StandardCharsets.UTF_8)
-                .replace("checkout", "check\u0001out").getBytes(StandardCharsets.UTF_8);
+                .replace("checkout", "check\u0001out")
+                .getBytes(StandardCharsets.UTF_8);
         assertUndecodable(invalidUtf8);
         byte[] badByteInString = valid.clone();
         int at = new String(valid, StandardCharsets.ISO_8859_1).indexOf("checkout");
@@ -757,18 +841,33 @@ class EventCodecTest {
 
         assertUndecodable(utf8(valid + " {}"));
         assertUndecodable(utf8(valid + "x"));
-        assertUndecodable(utf8(valid.replaceFirst("\\{\"type\":\"WorkflowCompleted\",",
+        assertUndecodable(utf8(valid.replaceFirst(
+                "\\{\"type\":\"WorkflowCompleted\",",
                 "{\"type\":\"WorkflowCompleted\",\"type\":\"WorkflowCancelled\",")));
-        assertThat(codec.decode(utf8("  " + valid + "\n"))).isEqualTo(Fixtures.allKindsFull(NANOS).get(1));
+        assertThat(codec.decode(utf8("  " + valid + "\n")))
+                .isEqualTo(Fixtures.allKindsFull(NANOS).get(1));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "not-a-uuid", "f1e2d3c4b5a647988a7b6c5d4e3f2a10", "{f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10}",
-        "urn:uuid:f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10", "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1", "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a100",
-        "g1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10", "f1e2d3c4_b5a6-4798-8a7b-6c5d4e3f2a10", " f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1",
-        "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1\uFF10", "+1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10"})
+    @ValueSource(
+            strings = {
+                "",
+                "not-a-uuid",
+                "f1e2d3c4b5a647988a7b6c5d4e3f2a10",
+                "{f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10}",
+                "urn:uuid:f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10",
+                "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1",
+                "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a100",
+                "g1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10",
+                "f1e2d3c4_b5a6-4798-8a7b-6c5d4e3f2a10",
+                " f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1",
+                "f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a1\uFF10",
+                "+1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10"
+            })
     void X6_bad_uuids_are_undecodable(String uuid) {
-        for (Event event : List.of(Fixtures.allKindsFull(NANOS).get(0), Fixtures.allKindsFull(NANOS).get(24))) {
+        for (Event event : List.of(
+                Fixtures.allKindsFull(NANOS).get(0),
+                Fixtures.allKindsFull(NANOS).get(24))) {
             ObjectNode inEnvelope = tree(event);
             ((ObjectNode) data(inEnvelope).get("envelope")).put("workflow_id", uuid);
             assertThatThrownBy(() -> codec.decode(bytes(inEnvelope)))
@@ -786,17 +885,35 @@ class EventCodecTest {
     void X6_upper_case_uuids_decode_to_the_same_id() {
         Event event = Fixtures.allKindsFull(NANOS).get(1);
         ObjectNode tree = tree(event);
-        ((ObjectNode) data(tree).get("envelope")).put("workflow_id", WORKFLOW.toString().toUpperCase());
+        ((ObjectNode) data(tree).get("envelope"))
+                .put("workflow_id", WORKFLOW.toString().toUpperCase());
 
         assertThat(codec.decode(bytes(tree))).isEqualTo(event);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "yesterday", "2026-06-03", "2026-06-03T02:30:00", "2026-06-03T02:30:00.Z",
-        "2026-13-03T02:30:00Z", "2026-02-30T02:30:00Z", "2026-06-03T24:00:00Z", "2026-06-03T02:60:00Z",
-        "2026-06-03T02:30:60Z", "2026-06-03T02:30:00+0200", "2026-06-03T02:30:00+24:00", "2026-06-03T02:30:00Zjunk",
-        "2026-06-03X02:30:00Z", "+2026-06-03T02:30:00Z", "26-06-03T02:30:00Z", "2026-06-03T02:30:00 Z",
-        "2026-06-03T02:30:00.123456789+02", "1686000000"})
+    @ValueSource(
+            strings = {
+                "",
+                "yesterday",
+                "2026-06-03",
+                "2026-06-03T02:30:00",
+                "2026-06-03T02:30:00.Z",
+                "2026-13-03T02:30:00Z",
+                "2026-02-30T02:30:00Z",
+                "2026-06-03T24:00:00Z",
+                "2026-06-03T02:60:00Z",
+                "2026-06-03T02:30:60Z",
+                "2026-06-03T02:30:00+0200",
+                "2026-06-03T02:30:00+24:00",
+                "2026-06-03T02:30:00Zjunk",
+                "2026-06-03X02:30:00Z",
+                "+2026-06-03T02:30:00Z",
+                "26-06-03T02:30:00Z",
+                "2026-06-03T02:30:00 Z",
+                "2026-06-03T02:30:00.123456789+02",
+                "1686000000"
+            })
     void X6_bad_timestamps_are_undecodable(String timestamp) {
         ObjectNode envelopeCase = tree(Fixtures.allKindsFull(NANOS).get(1));
         ((ObjectNode) data(envelopeCase).get("envelope")).put("recorded_at", timestamp);
@@ -843,8 +960,10 @@ class EventCodecTest {
             List<String> fields = new ArrayList<>();
             data(tree(event)).fieldNames().forEachRemaining(fields::add);
             for (String field : fields) {
-                List<JsonNode> wrongValues = new ArrayList<>(List.of(JSON.getNodeFactory().booleanNode(true),
-                        JSON.getNodeFactory().numberNode(1.5), JSON.getNodeFactory().textNode("")));
+                List<JsonNode> wrongValues = new ArrayList<>(List.of(
+                        JSON.getNodeFactory().booleanNode(true),
+                        JSON.getNodeFactory().numberNode(1.5),
+                        JSON.getNodeFactory().textNode("")));
                 if (!field.equals("attributes")) { // an empty map is a valid attribute map
                     wrongValues.add(JSON.createObjectNode());
                 }
@@ -863,7 +982,9 @@ class EventCodecTest {
                 }
             }
             for (String field : List.of("seq", "recorded_at", "workflow_id")) {
-                for (JsonNode wrong : List.of(JSON.getNodeFactory().booleanNode(false), JSON.createArrayNode(),
+                for (JsonNode wrong : List.of(
+                        JSON.getNodeFactory().booleanNode(false),
+                        JSON.createArrayNode(),
                         JSON.getNodeFactory().numberNode(1.5))) {
                     ObjectNode tree = tree(event);
                     ((ObjectNode) data(tree).get("envelope")).set(field, wrong);
@@ -876,8 +997,17 @@ class EventCodecTest {
     }
 
     private static boolean isTextField(EventKind kind, String field) {
-        return Set.of("workflow_type", "package_version", "reason", "timeout", "operator", "activity_type",
-                "task_queue", "node", "name").contains(field);
+        return Set.of(
+                        "workflow_type",
+                        "package_version",
+                        "reason",
+                        "timeout",
+                        "operator",
+                        "activity_type",
+                        "task_queue",
+                        "node",
+                        "name")
+                .contains(field);
     }
 
     @Test
@@ -901,12 +1031,16 @@ class EventCodecTest {
         assertUndecodable(utf8(i.replace("\"nanos\":5", "\"nanos\":1000000000")));
         assertUndecodable(utf8(i.replace("\"secs\":300", "\"secs\":-300")));
 
-        Event attrs = new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, Map.of("n", SearchAttributeValue.of(5L)));
+        Event attrs =
+                new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, Map.of("n", SearchAttributeValue.of(5L)));
         String a = new String(codec.encode(attrs), StandardCharsets.UTF_8);
         assertUndecodable(utf8(a.replace("{\"Int\":5}", "{\"Int\":9223372036854775808}")));
         assertUndecodable(utf8(a.replace("{\"Int\":5}", "{\"Int\":5.5}")));
-        assertThat(((SearchAttributesUpdated) codec.decode(utf8(a.replace("{\"Int\":5}", "{\"Int\":-9223372036854775808}"))))
-                .attributes().get("n")).isEqualTo(SearchAttributeValue.of(Long.MIN_VALUE));
+        assertThat(((SearchAttributesUpdated)
+                                codec.decode(utf8(a.replace("{\"Int\":5}", "{\"Int\":-9223372036854775808}"))))
+                        .attributes()
+                        .get("n"))
+                .isEqualTo(SearchAttributeValue.of(Long.MIN_VALUE));
     }
 
     @Test
@@ -931,7 +1065,8 @@ class EventCodecTest {
         assertUndecodable(overlap);
 
         ObjectNode trigger = tree(byKind.get(EventKind.SCHEDULE_CREATED));
-        ((ObjectNode) data(trigger).get("config")).set("trigger", JSON.createObjectNode().put("Rrule", "x"));
+        ((ObjectNode) data(trigger).get("config"))
+                .set("trigger", JSON.createObjectNode().put("Rrule", "x"));
         assertUndecodable(trigger);
 
         ObjectNode twoTriggers = tree(byKind.get(EventKind.SCHEDULE_CREATED));
@@ -947,21 +1082,33 @@ class EventCodecTest {
         assertUndecodable(timerBoth);
 
         ObjectNode attribute = tree(byKind.get(EventKind.SEARCH_ATTRIBUTES_UPDATED));
-        ((ObjectNode) data(attribute).get("attributes")).set("x", JSON.createObjectNode().put("Decimal", "1.0"));
+        ((ObjectNode) data(attribute).get("attributes"))
+                .set("x", JSON.createObjectNode().put("Decimal", "1.0"));
         assertUndecodable(attribute);
 
         ObjectNode badFloat = tree(byKind.get(EventKind.SEARCH_ATTRIBUTES_UPDATED));
-        ((ObjectNode) data(badFloat).get("attributes")).set("x", JSON.createObjectNode().put("Float", "nan"));
+        ((ObjectNode) data(badFloat).get("attributes"))
+                .set("x", JSON.createObjectNode().put("Float", "nan"));
         assertUndecodable(badFloat);
 
         ObjectNode badKeyword = tree(byKind.get(EventKind.SEARCH_ATTRIBUTES_UPDATED));
-        ((ObjectNode) data(badKeyword).get("attributes")).set("x",
-                JSON.createObjectNode().set("KeywordList", JSON.createArrayNode().add("a").add(1)));
+        ((ObjectNode) data(badKeyword).get("attributes"))
+                .set(
+                        "x",
+                        JSON.createObjectNode()
+                                .set(
+                                        "KeywordList",
+                                        JSON.createArrayNode().add("a").add(1)));
         assertUndecodable(badKeyword);
 
         ObjectNode nullKeyword = tree(byKind.get(EventKind.SEARCH_ATTRIBUTES_UPDATED));
-        ((ObjectNode) data(nullKeyword).get("attributes")).set("x",
-                JSON.createObjectNode().set("KeywordList", JSON.createArrayNode().add("a").addNull()));
+        ((ObjectNode) data(nullKeyword).get("attributes"))
+                .set(
+                        "x",
+                        JSON.createObjectNode()
+                                .set(
+                                        "KeywordList",
+                                        JSON.createArrayNode().add("a").addNull()));
         assertUndecodable(nullKeyword);
 
         ObjectNode nullAttribute = tree(byKind.get(EventKind.SEARCH_ATTRIBUTES_UPDATED));
@@ -1059,14 +1206,29 @@ class EventCodecTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "garbage", "[]", "null", "{}", "{\"content_type\":\"Json\"}", "{\"bytes\":\"\"}",
-        "{\"content_type\":\"Bson\",\"bytes\":\"\"}", "{\"content_type\":\"json\",\"bytes\":\"\"}",
-        "{\"content_type\":1,\"bytes\":\"\"}", "{\"content_type\":\"Json\",\"bytes\":\"***\"}",
-        "{\"content_type\":\"Json\",\"bytes\":\"e30=\\n\"}", "{\"content_type\":\"Json\",\"bytes\":[256]}",
-        "{\"content_type\":\"Json\",\"bytes\":[-1]}", "{\"content_type\":\"Json\",\"bytes\":[1.0]}",
-        "{\"content_type\":\"Json\",\"bytes\":[\"1\"]}", "{\"content_type\":\"Json\",\"bytes\":[null]}",
-        "{\"content_type\":\"Json\",\"bytes\":{}}", "{\"content_type\":\"Json\",\"bytes\":true}",
-        "{\"content_type\":\"Json\",\"bytes\":\"\"} trailing"})
+    @ValueSource(
+            strings = {
+                "",
+                "garbage",
+                "[]",
+                "null",
+                "{}",
+                "{\"content_type\":\"Json\"}",
+                "{\"bytes\":\"\"}",
+                "{\"content_type\":\"Bson\",\"bytes\":\"\"}",
+                "{\"content_type\":\"json\",\"bytes\":\"\"}",
+                "{\"content_type\":1,\"bytes\":\"\"}",
+                "{\"content_type\":\"Json\",\"bytes\":\"***\"}",
+                "{\"content_type\":\"Json\",\"bytes\":\"e30=\\n\"}",
+                "{\"content_type\":\"Json\",\"bytes\":[256]}",
+                "{\"content_type\":\"Json\",\"bytes\":[-1]}",
+                "{\"content_type\":\"Json\",\"bytes\":[1.0]}",
+                "{\"content_type\":\"Json\",\"bytes\":[\"1\"]}",
+                "{\"content_type\":\"Json\",\"bytes\":[null]}",
+                "{\"content_type\":\"Json\",\"bytes\":{}}",
+                "{\"content_type\":\"Json\",\"bytes\":true}",
+                "{\"content_type\":\"Json\",\"bytes\":\"\"} trailing"
+            })
     void X6_corrupt_stored_payloads_are_undecodable(String json) {
         assertThatThrownBy(() -> codec.decodePayload(utf8(json))).isExactlyInstanceOf(SerializationException.class);
     }
@@ -1089,23 +1251,34 @@ class EventCodecTest {
 
         Event decoded = codec.decode(utf8(upstream));
 
-        assertThat(decoded).isEqualTo(new ActivityFailed(
-                new dev.durablestore.api.event.EventEnvelope(10, Instant.parse("2023-11-14T22:13:20.123Z"), WorkflowId.nil()),
-                new ActivityId(7), new ActivityError(ActivityError.Kind.RETRYABLE, "temporary outage", null), 1));
+        assertThat(decoded)
+                .isEqualTo(new ActivityFailed(
+                        new dev.durablestore.api.event.EventEnvelope(
+                                10, Instant.parse("2023-11-14T22:13:20.123Z"), WorkflowId.nil()),
+                        new ActivityId(7),
+                        new ActivityError(ActivityError.Kind.RETRYABLE, "temporary outage", null),
+                        1));
 
         String started = "{\"data\":{\"envelope\":{\"seq\":1,\"recorded_at\":\"2023-11-14T22:13:20Z\","
                 + "\"workflow_id\":\"00000000-0000-0000-0000-000000000000\"},\"workflow_type\":\"checkout\","
                 + "\"input\":{\"content_type\":\"Json\",\"bytes\":[123,125]},\"run_id\":\"" + RUN + "\","
                 + "\"parent_run_id\":null,\"package_version\":\"abc\",\"some_future_field\":{\"x\":[1,2]}},"
                 + "\"type\":\"WorkflowStarted\"}";
-        assertThat(codec.decode(utf8(started))).isEqualTo(new WorkflowStarted(
-                new dev.durablestore.api.event.EventEnvelope(1, Instant.parse("2023-11-14T22:13:20Z"), WorkflowId.nil()),
-                "checkout", Payload.json("{}"), RUN, null, new dev.durablestore.api.PackageVersion("abc")));
+        assertThat(codec.decode(utf8(started)))
+                .isEqualTo(new WorkflowStarted(
+                        new dev.durablestore.api.event.EventEnvelope(
+                                1, Instant.parse("2023-11-14T22:13:20Z"), WorkflowId.nil()),
+                        "checkout",
+                        Payload.json("{}"),
+                        RUN,
+                        null,
+                        new dev.durablestore.api.PackageVersion("abc")));
     }
 
     @Test
     void M25_search_attribute_values_also_decode_from_upstream_adjacent_tagging() {
-        Event event = new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, Map.of("k", SearchAttributeValue.of(1L)));
+        Event event =
+                new SearchAttributesUpdated(envelope(1, NANOS), WORKFLOW, Map.of("k", SearchAttributeValue.of(1L)));
         ObjectNode tree = tree(event);
         ObjectNode attributes = (ObjectNode) data(tree).get("attributes");
         attributes.set("s", JSON.createObjectNode().put("type", "String").put("data", "x"));
@@ -1113,25 +1286,33 @@ class EventCodecTest {
         attributes.set("f", JSON.createObjectNode().put("type", "Float").put("data", 1.5));
         attributes.set("b", JSON.createObjectNode().put("type", "Bool").put("data", true));
         attributes.set("d", JSON.createObjectNode().put("type", "Datetime").put("data", "2023-11-14T22:13:20.123Z"));
-        attributes.set("l", JSON.createObjectNode().put("type", "KeywordList").set("data", JSON.createArrayNode().add("a")));
+        attributes.set(
+                "l",
+                JSON.createObjectNode()
+                        .put("type", "KeywordList")
+                        .set("data", JSON.createArrayNode().add("a")));
 
         Map<String, SearchAttributeValue> decoded = ((SearchAttributesUpdated) codec.decode(bytes(tree))).attributes();
 
-        assertThat(decoded).containsOnly(
-                Map.entry("k", SearchAttributeValue.of(1L)),
-                Map.entry("s", SearchAttributeValue.of("x")),
-                Map.entry("i", SearchAttributeValue.of(5L)),
-                Map.entry("f", SearchAttributeValue.of(1.5)),
-                Map.entry("b", SearchAttributeValue.of(true)),
-                Map.entry("d", SearchAttributeValue.of(Instant.parse("2023-11-14T22:13:20.123Z"))),
-                Map.entry("l", SearchAttributeValue.of(List.of("a"))));
+        assertThat(decoded)
+                .containsOnly(
+                        Map.entry("k", SearchAttributeValue.of(1L)),
+                        Map.entry("s", SearchAttributeValue.of("x")),
+                        Map.entry("i", SearchAttributeValue.of(5L)),
+                        Map.entry("f", SearchAttributeValue.of(1.5)),
+                        Map.entry("b", SearchAttributeValue.of(true)),
+                        Map.entry("d", SearchAttributeValue.of(Instant.parse("2023-11-14T22:13:20.123Z"))),
+                        Map.entry("l", SearchAttributeValue.of(List.of("a"))));
     }
 
     // ---------------------------------------------------------------- encode failures and arguments
 
     @Test
     void X6_instants_outside_the_rfc3339_years_cannot_be_encoded() {
-        for (Instant at : List.of(Instant.MAX, Instant.MIN, Instant.parse("-0001-12-31T23:59:59.999999999Z"),
+        for (Instant at : List.of(
+                Instant.MAX,
+                Instant.MIN,
+                Instant.parse("-0001-12-31T23:59:59.999999999Z"),
                 Instant.parse("+10000-01-01T00:00:00Z"))) {
             assertThatThrownBy(() -> codec.encode(new WorkflowCompleted(envelope(1, at), payload("r"))))
                     .isExactlyInstanceOf(SerializationException.class)
@@ -1139,8 +1320,8 @@ class EventCodecTest {
             assertThatThrownBy(() -> codec.encode(new TimerStarted(envelope(1, NANOS), TimerId.named("t"), at)))
                     .isExactlyInstanceOf(SerializationException.class);
             assertThatThrownBy(() -> codec.encodeHistory(List.of(
-                    new WorkflowCompleted(envelope(1, NANOS), payload("r")),
-                    new WorkflowCompleted(envelope(2, at), payload("r")))))
+                            new WorkflowCompleted(envelope(1, NANOS), payload("r")),
+                            new WorkflowCompleted(envelope(2, at), payload("r")))))
                     .isExactlyInstanceOf(SerializationException.class)
                     .hasMessageContaining("events[1]");
         }

@@ -65,6 +65,7 @@ final class Fixtures {
 
     /** High bit set in both halves: UUID.compareTo and canonical order disagree for these. */
     static final WorkflowId WORKFLOW = new WorkflowId(UUID.fromString("f1e2d3c4-b5a6-4798-8a7b-6c5d4e3f2a10"));
+
     static final WorkflowId OTHER = new WorkflowId(UUID.fromString("00000000-0000-4000-8000-000000000001"));
     static final RunId RUN = new RunId(UUID.fromString("9a8b7c6d-5e4f-4a3b-9c2d-1e0f00112233"));
     static final RunId PARENT_RUN = new RunId(UUID.fromString("11111111-2222-4333-8444-555555555555"));
@@ -103,13 +104,23 @@ final class Fixtures {
     }
 
     static ScheduleConfig fullConfig(Instant at) {
-        return new ScheduleConfig(new ScheduleTrigger.Cron("0 0 * * *"), OverlapPolicy.BUFFER_ONE,
-                CatchUpPolicy.ALL, "checkout", payload("schedule-input"), allAttributeTypes(at));
+        return new ScheduleConfig(
+                new ScheduleTrigger.Cron("0 0 * * *"),
+                OverlapPolicy.BUFFER_ONE,
+                CatchUpPolicy.ALL,
+                "checkout",
+                payload("schedule-input"),
+                allAttributeTypes(at));
     }
 
     static ScheduleConfig intervalConfig() {
-        return new ScheduleConfig(new ScheduleTrigger.Interval(Duration.ofSeconds(300, 5)),
-                OverlapPolicy.CANCEL_PREVIOUS, CatchUpPolicy.SKIP, "report", payload("interval-input"), Map.of());
+        return new ScheduleConfig(
+                new ScheduleTrigger.Interval(Duration.ofSeconds(300, 5)),
+                OverlapPolicy.CANCEL_PREVIOUS,
+                CatchUpPolicy.SKIP,
+                "report",
+                payload("interval-input"),
+                Map.of());
     }
 
     /** All 31 kinds with every optional field present, in {@code EventKind} order. */
@@ -126,23 +137,32 @@ final class Fixtures {
         events.add(new WorkflowPaused(envelope(seq++, at), RUN, "maintenance", "alice"));
         events.add(new WorkflowResumed(envelope(seq++, at), RUN, "bob"));
         events.add(new SearchAttributesUpdated(envelope(seq++, at), WORKFLOW, allAttributeTypes(at)));
-        events.add(new ActivityScheduled(envelope(seq++, at), new ActivityId(11), "charge-card",
-                payload("activity-input"), "claude", "box-7"));
+        events.add(new ActivityScheduled(
+                envelope(seq++, at), new ActivityId(11), "charge-card", payload("activity-input"), "claude", "box-7"));
         events.add(new ActivityStarted(envelope(seq++, at), new ActivityId(11), 2));
         events.add(new ActivityCompleted(envelope(seq++, at), new ActivityId(11), payload("activity-result"), 3));
-        events.add(new ActivityFailed(envelope(seq++, at), new ActivityId(11),
-                new ActivityError(ActivityError.Kind.TERMINAL, "card declined", payload("why")), 4));
+        events.add(new ActivityFailed(
+                envelope(seq++, at),
+                new ActivityId(11),
+                new ActivityError(ActivityError.Kind.TERMINAL, "card declined", payload("why")),
+                4));
         events.add(new ActivityCancelled(envelope(seq++, at), new ActivityId(11), 5));
         events.add(new TimerStarted(envelope(seq++, at), TimerId.named("deadline"), at.plusSeconds(3600)));
         events.add(new TimerFired(envelope(seq++, at), TimerId.anonymous(16)));
-        events.add(new TimerCancelled(envelope(seq++, at), TimerId.named("reminder"), TimerCancelCause.CANCEL_TEARDOWN));
-        events.add(new WithTimeoutCompleted(envelope(seq++, at), TimerId.anonymous(19),
-                WithTimeoutOutcome.OPERATION_COMPLETED, payload("with-timeout")));
+        events.add(
+                new TimerCancelled(envelope(seq++, at), TimerId.named("reminder"), TimerCancelCause.CANCEL_TEARDOWN));
+        events.add(new WithTimeoutCompleted(
+                envelope(seq++, at),
+                TimerId.anonymous(19),
+                WithTimeoutOutcome.OPERATION_COMPLETED,
+                payload("with-timeout")));
         events.add(new SignalReceived(envelope(seq++, at), "approve", payload("signal")));
         events.add(new SignalSent(envelope(seq++, at), OTHER, "notify", payload("sent")));
-        events.add(new ChildWorkflowStarted(envelope(seq++, at), OTHER, "fulfillment", payload("child-input"), PACKAGE));
+        events.add(
+                new ChildWorkflowStarted(envelope(seq++, at), OTHER, "fulfillment", payload("child-input"), PACKAGE));
         events.add(new ChildWorkflowCompleted(envelope(seq++, at), OTHER, payload("child-result")));
-        events.add(new ChildWorkflowFailed(envelope(seq++, at), OTHER, new WorkflowError("child failed", payload("cd"))));
+        events.add(
+                new ChildWorkflowFailed(envelope(seq++, at), OTHER, new WorkflowError("child failed", payload("cd"))));
         events.add(new ChildWorkflowCancelled(envelope(seq++, at), OTHER));
         events.add(new ScheduleCreated(envelope(seq++, at), SCHEDULE, fullConfig(at)));
         events.add(new ScheduleUpdated(envelope(seq++, at), SCHEDULE, intervalConfig()));
@@ -157,7 +177,8 @@ final class Fixtures {
     static List<Event> allKindsMinimal(Instant at) {
         List<Event> events = new ArrayList<>();
         long seq = 0; // 0 is a valid envelope sequence even though stored events start at 1
-        events.add(new WorkflowStarted(envelope(seq++, at), "", Payload.json(new byte[0]), RUN, null, new PackageVersion("")));
+        events.add(new WorkflowStarted(
+                envelope(seq++, at), "", Payload.json(new byte[0]), RUN, null, new PackageVersion("")));
         events.add(new WorkflowCompleted(envelope(seq++, at), Payload.json("null")));
         events.add(new WorkflowFailed(envelope(seq++, at), new WorkflowError("boom", null)));
         events.add(new WorkflowCancelled(envelope(seq++, at), ""));
@@ -170,23 +191,40 @@ final class Fixtures {
         events.add(new ActivityScheduled(envelope(seq++, at), new ActivityId(0), "t", payload("i"), "default", null));
         events.add(new ActivityStarted(envelope(seq++, at), new ActivityId(0), 0));
         events.add(new ActivityCompleted(envelope(seq++, at), new ActivityId(0), payload("r"), 0));
-        events.add(new ActivityFailed(envelope(seq++, at), new ActivityId(0),
-                new ActivityError(ActivityError.Kind.RETRYABLE, "", null), 0));
+        events.add(new ActivityFailed(
+                envelope(seq++, at), new ActivityId(0), new ActivityError(ActivityError.Kind.RETRYABLE, "", null), 0));
         events.add(new ActivityCancelled(envelope(seq++, at), new ActivityId(0), 0));
         events.add(new TimerStarted(envelope(seq++, at), TimerId.anonymous(0), at));
         events.add(new TimerFired(envelope(seq++, at), TimerId.named("x")));
         events.add(new TimerCancelled(envelope(seq++, at), TimerId.anonymous(0), TimerCancelCause.WORKFLOW_INTENT));
-        events.add(new WithTimeoutCompleted(envelope(seq++, at), TimerId.named("t"), WithTimeoutOutcome.TIMED_OUT, null));
+        events.add(
+                new WithTimeoutCompleted(envelope(seq++, at), TimerId.named("t"), WithTimeoutOutcome.TIMED_OUT, null));
         events.add(new SignalReceived(envelope(seq++, at), "", payload("s")));
         events.add(new SignalSent(envelope(seq++, at), WORKFLOW, "", payload("s")));
         events.add(new ChildWorkflowStarted(envelope(seq++, at), OTHER, "", payload("c"), PACKAGE));
         events.add(new ChildWorkflowCompleted(envelope(seq++, at), OTHER, payload("c")));
         events.add(new ChildWorkflowFailed(envelope(seq++, at), OTHER, new WorkflowError("", null)));
         events.add(new ChildWorkflowCancelled(envelope(seq++, at), OTHER));
-        events.add(new ScheduleCreated(envelope(seq++, at), SCHEDULE, new ScheduleConfig(
-                new ScheduleTrigger.Interval(Duration.ZERO), OverlapPolicy.SKIP, CatchUpPolicy.ONE, "", payload("x"), Map.of())));
-        events.add(new ScheduleUpdated(envelope(seq++, at), SCHEDULE, new ScheduleConfig(
-                new ScheduleTrigger.Cron(""), OverlapPolicy.ALLOW_ALL, CatchUpPolicy.ONE, "w", payload("x"), Map.of())));
+        events.add(new ScheduleCreated(
+                envelope(seq++, at),
+                SCHEDULE,
+                new ScheduleConfig(
+                        new ScheduleTrigger.Interval(Duration.ZERO),
+                        OverlapPolicy.SKIP,
+                        CatchUpPolicy.ONE,
+                        "",
+                        payload("x"),
+                        Map.of())));
+        events.add(new ScheduleUpdated(
+                envelope(seq++, at),
+                SCHEDULE,
+                new ScheduleConfig(
+                        new ScheduleTrigger.Cron(""),
+                        OverlapPolicy.ALLOW_ALL,
+                        CatchUpPolicy.ONE,
+                        "w",
+                        payload("x"),
+                        Map.of())));
         events.add(new SchedulePaused(envelope(seq++, at), SCHEDULE));
         events.add(new ScheduleResumed(envelope(seq++, at), SCHEDULE));
         events.add(new ScheduleDeleted(envelope(seq++, at), SCHEDULE));

@@ -48,7 +48,11 @@ class HistoryProjectionTest {
         @Test
         void C103_replacement_start_after_continue_as_new_projects_running() {
             // given
-            List<Event> events = history().started().continuedAsNew().started("checkout", run(2), run(1)).events();
+            List<Event> events = history()
+                    .started()
+                    .continuedAsNew()
+                    .started("checkout", run(2), run(1))
+                    .events();
             // when / then
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.RUNNING);
         }
@@ -79,7 +83,8 @@ class HistoryProjectionTest {
 
         @Test
         void C108_continued_as_new_with_type_override_projects_continued_as_new() {
-            List<Event> events = history().started().continuedAsNew("checkout-v2", run(2)).events();
+            List<Event> events =
+                    history().started().continuedAsNew("checkout-v2", run(2)).events();
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.CONTINUED_AS_NEW);
         }
 
@@ -147,7 +152,8 @@ class HistoryProjectionTest {
 
         @Test
         void C116_reopen_then_new_terminal_projects_that_terminal() {
-            List<Event> events = history().started().failed("boom").reopened().completed().events();
+            List<Event> events =
+                    history().started().failed("boom").reopened().completed().events();
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.COMPLETED);
         }
 
@@ -189,7 +195,8 @@ class HistoryProjectionTest {
         @Test
         void R11_history_without_lifecycle_events_projects_running() {
             // given only non-lifecycle events (no WorkflowStarted, R23)
-            List<Event> events = history().signal().scheduled(2, "a").activityFailed(2, 1).events();
+            List<Event> events =
+                    history().signal().scheduled(2, "a").activityFailed(2, 1).events();
             // when / then
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.RUNNING);
         }
@@ -204,13 +211,19 @@ class HistoryProjectionTest {
 
         @Test
         void R13_pause_after_reopen_projects_paused() {
-            List<Event> events = history().started().failed("boom").reopened().paused().events();
+            List<Event> events =
+                    history().started().failed("boom").reopened().paused().events();
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.PAUSED);
         }
 
         @Test
         void R10_non_lifecycle_events_after_the_last_lifecycle_event_are_skipped() {
-            List<Event> events = history().started().cancelled().signal().scheduleTriggered().childStarted(wf(9))
+            List<Event> events = history()
+                    .started()
+                    .cancelled()
+                    .signal()
+                    .scheduleTriggered()
+                    .childStarted(wf(9))
                     .events();
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.CANCELLED);
         }
@@ -218,7 +231,8 @@ class HistoryProjectionTest {
         @Test
         void R10_accepts_lists_without_random_access() {
             // given
-            List<Event> events = new LinkedList<>(history().started().paused().completed().signal().events());
+            List<Event> events = new LinkedList<>(
+                    history().started().paused().completed().signal().events());
             // when / then
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.COMPLETED);
             assertThat(HistoryProjection.currentLeaseTerminal(events)).containsInstanceOf(WorkflowCompleted.class);
@@ -258,7 +272,8 @@ class HistoryProjectionTest {
         @Test
         void C118_current_lease_terminal_returns_terminal_after_reopen_and_retermination() {
             // given
-            HistoryFixture history = history().started().failed("boom").reopened().completed();
+            HistoryFixture history =
+                    history().started().failed("boom").reopened().completed();
             // when
             Optional<Event> terminal = HistoryProjection.currentLeaseTerminal(history.events());
             // then
@@ -279,14 +294,19 @@ class HistoryProjectionTest {
 
         @Test
         void R18_pause_marker_after_terminal_is_skipped() {
-            List<Event> events = history().started().timedOut().paused().signal().events();
+            List<Event> events =
+                    history().started().timedOut().paused().signal().events();
             assertThat(HistoryProjection.status(events)).isEqualTo(WorkflowStatus.PAUSED);
             assertThat(HistoryProjection.currentLeaseTerminal(events)).contains(events.get(1));
         }
 
         @Test
         void R18_new_start_after_terminal_means_no_terminal() {
-            List<Event> events = history().started().continuedAsNew().started("checkout", run(2), run(1)).signal()
+            List<Event> events = history()
+                    .started()
+                    .continuedAsNew()
+                    .started("checkout", run(2), run(1))
+                    .signal()
                     .events();
             assertThat(HistoryProjection.currentLeaseTerminal(events)).isEmpty();
         }
@@ -294,7 +314,9 @@ class HistoryProjectionTest {
         @Test
         void R18_reaching_the_beginning_without_terminal_or_reset_means_none() {
             assertThat(HistoryProjection.currentLeaseTerminal(List.of())).isEmpty();
-            assertThat(HistoryProjection.currentLeaseTerminal(history().signal().paused().events())).isEmpty();
+            assertThat(HistoryProjection.currentLeaseTerminal(
+                            history().signal().paused().events()))
+                    .isEmpty();
         }
 
         @Test
@@ -324,8 +346,9 @@ class HistoryProjectionTest {
             // when
             Optional<WorkflowSummary> summary = HistoryProjection.summarize(wf(1), events, null);
             // then
-            assertThat(summary).contains(new WorkflowSummary(
-                    wf(1), "checkout", WorkflowStatus.COMPLETED, t(1), t(3), null, null, null));
+            assertThat(summary)
+                    .contains(new WorkflowSummary(
+                            wf(1), "checkout", WorkflowStatus.COMPLETED, t(1), t(3), null, null, null));
         }
 
         @Test
@@ -336,7 +359,8 @@ class HistoryProjectionTest {
         @Test
         void R24_history_with_events_but_no_start_has_no_summary() {
             // given events, including lifecycle ones, but no WorkflowStarted
-            List<Event> events = history().signal().failed("boom").reopened().completed().events();
+            List<Event> events =
+                    history().signal().failed("boom").reopened().completed().events();
             // when / then
             assertThat(HistoryProjection.summarize(wf(1), events, null)).isEmpty();
         }
@@ -402,8 +426,8 @@ class HistoryProjectionTest {
             // when
             WorkflowSummary summary = summary(events);
             // then
-            assertThat(summary).isEqualTo(new WorkflowSummary(
-                    wf(1), "b", WorkflowStatus.RUNNING, t(3), null, null, null, null));
+            assertThat(summary)
+                    .isEqualTo(new WorkflowSummary(wf(1), "b", WorkflowStatus.RUNNING, t(3), null, null, null, null));
         }
 
         @Test
@@ -422,7 +446,8 @@ class HistoryProjectionTest {
             // given
             List<Event> events = history(wf(7)).started().events();
             // when
-            WorkflowSummary summary = HistoryProjection.summarize(wf(7), events, wf(5)).orElseThrow();
+            WorkflowSummary summary =
+                    HistoryProjection.summarize(wf(7), events, wf(5)).orElseThrow();
             // then
             assertThat(summary.workflowId()).isEqualTo(wf(7));
             assertThat(summary.parent()).isEqualTo(wf(5));
@@ -453,7 +478,8 @@ class HistoryProjectionTest {
 
         @Test
         void C138_failure_projection_is_none_for_non_failed() {
-            List<Event> events = history().started().scheduled(2, "scout").completed().events();
+            List<Event> events =
+                    history().started().scheduled(2, "scout").completed().events();
             WorkflowSummary summary = summary(events);
             assertThat(summary.failedStep()).isNull();
             assertThat(summary.failureReason()).isNull();
@@ -479,7 +505,8 @@ class HistoryProjectionTest {
 
         @Test
         void C140_failure_projection_has_reason_but_no_step_when_no_activity_failed() {
-            List<Event> events = history().started().failed("no activity involved").events();
+            List<Event> events =
+                    history().started().failed("no activity involved").events();
             WorkflowSummary summary = summary(events);
             assertThat(summary.failedStep()).isNull();
             assertThat(summary.failureReason()).isEqualTo("no activity involved");
@@ -523,8 +550,13 @@ class HistoryProjectionTest {
 
         @Test
         void R27_later_non_failed_terminal_clears_the_failure_fields() {
-            List<Event> events = history().started().scheduled(2, "a").activityFailed(2, 1).failed("boom")
-                    .completed().events();
+            List<Event> events = history()
+                    .started()
+                    .scheduled(2, "a")
+                    .activityFailed(2, 1)
+                    .failed("boom")
+                    .completed()
+                    .events();
             WorkflowSummary summary = summary(events);
             assertThat(summary.status()).isEqualTo(WorkflowStatus.COMPLETED);
             assertThat(summary.failureReason()).isNull();
@@ -533,7 +565,12 @@ class HistoryProjectionTest {
 
         @Test
         void R27_failure_after_reopen_reports_the_new_reason() {
-            List<Event> events = history().started().failed("first").reopened().failed("second").events();
+            List<Event> events = history()
+                    .started()
+                    .failed("first")
+                    .reopened()
+                    .failed("second")
+                    .events();
             WorkflowSummary summary = summary(events);
             assertThat(summary.failureReason()).isEqualTo("second");
             assertThat(summary.endedAt()).isEqualTo(t(4));
@@ -574,13 +611,18 @@ class HistoryProjectionTest {
 
         @Test
         void R28_failure_without_any_schedule_has_no_step() {
-            List<Event> events = history().started().activityFailed(2, 1).failed("boom").events();
+            List<Event> events =
+                    history().started().activityFailed(2, 1).failed("boom").events();
             assertThat(summary(events).failedStep()).isNull();
         }
 
         @Test
         void R28_schedule_after_the_failure_is_not_a_candidate() {
-            List<Event> events = history().started().activityFailed(2, 1).scheduled(2, "late").failed("boom")
+            List<Event> events = history()
+                    .started()
+                    .activityFailed(2, 1)
+                    .scheduled(2, "late")
+                    .failed("boom")
                     .events();
             assertThat(summary(events).failedStep()).isNull();
         }
@@ -602,7 +644,12 @@ class HistoryProjectionTest {
 
         @Test
         void R28_empty_activity_type_means_no_step() {
-            List<Event> events = history().started().scheduled(2, "").activityFailed(2, 1).failed("boom").events();
+            List<Event> events = history()
+                    .started()
+                    .scheduled(2, "")
+                    .activityFailed(2, 1)
+                    .failed("boom")
+                    .events();
             WorkflowSummary summary = summary(events);
             assertThat(summary.failedStep()).isNull();
             assertThat(summary.failureReason()).isEqualTo("boom");
@@ -610,15 +657,25 @@ class HistoryProjectionTest {
 
         @Test
         void R28_cancelled_activity_is_not_the_failed_step() {
-            List<Event> events = history().started().scheduled(2, "dev_review").activityFailed(2, 1)
-                    .activityCancelled(2, 1).failed("boom").events();
+            List<Event> events = history()
+                    .started()
+                    .scheduled(2, "dev_review")
+                    .activityFailed(2, 1)
+                    .activityCancelled(2, 1)
+                    .failed("boom")
+                    .events();
             assertThat(summary(events).failedStep()).isNull();
         }
 
         @Test
         void R28_completion_before_the_failure_also_disqualifies() {
-            List<Event> events = history().started().scheduled(2, "dev_review").activityCompleted(2, 1)
-                    .activityFailed(2, 2).failed("boom").events();
+            List<Event> events = history()
+                    .started()
+                    .scheduled(2, "dev_review")
+                    .activityCompleted(2, 1)
+                    .activityFailed(2, 2)
+                    .failed("boom")
+                    .events();
             assertThat(summary(events).failedStep()).isNull();
         }
 
@@ -653,8 +710,13 @@ class HistoryProjectionTest {
 
         @Test
         void R28_terminal_activity_errors_count_like_retryable_ones() {
-            List<Event> events = history().started().scheduled(2, "charge").activityStarted(2, 1)
-                    .activityFailed(2, 1, ActivityError.Kind.TERMINAL).failed("boom").events();
+            List<Event> events = history()
+                    .started()
+                    .scheduled(2, "charge")
+                    .activityStarted(2, 1)
+                    .activityFailed(2, 1, ActivityError.Kind.TERMINAL)
+                    .failed("boom")
+                    .events();
             assertThat(summary(events).failedStep()).isEqualTo("charge");
         }
 
@@ -697,8 +759,10 @@ class HistoryProjectionTest {
         @Test
         void C151_start_time_task_queue_projects_from_recorded_attribute() {
             // given a start and an update setting "aion.task_queue" to "gpu"
-            List<Event> events = history().started()
-                    .attributes(Map.of("aion.task_queue", SearchAttributeValue.of("gpu"))).events();
+            List<Event> events = history()
+                    .started()
+                    .attributes(Map.of("aion.task_queue", SearchAttributeValue.of("gpu")))
+                    .events();
             // when
             Map<String, SearchAttributeValue> attributes = HistoryProjection.searchAttributes(events);
             // then
@@ -707,7 +771,8 @@ class HistoryProjectionTest {
 
         @Test
         void C152_no_attribute_without_an_update() {
-            assertThat(HistoryProjection.searchAttributes(history().started().events())).isEmpty();
+            assertThat(HistoryProjection.searchAttributes(history().started().events()))
+                    .isEmpty();
         }
 
         @Test
@@ -715,7 +780,8 @@ class HistoryProjectionTest {
             // given three updates in seq order
             List<Event> events = history()
                     .started()
-                    .attributes(Map.of("customer", SearchAttributeValue.of("c-1"), "attempts", SearchAttributeValue.of(1L)))
+                    .attributes(
+                            Map.of("customer", SearchAttributeValue.of("c-1"), "attempts", SearchAttributeValue.of(1L)))
                     .signal()
                     .attributes(Map.of("attempts", SearchAttributeValue.of(2L), "vip", SearchAttributeValue.of(true)))
                     .attributes(Map.of("tags", SearchAttributeValue.of(List.of("west"))))
@@ -723,11 +789,12 @@ class HistoryProjectionTest {
             // when
             Map<String, SearchAttributeValue> attributes = HistoryProjection.searchAttributes(events);
             // then
-            assertThat(attributes).containsExactly(
-                    Map.entry("attempts", SearchAttributeValue.of(2L)),
-                    Map.entry("customer", SearchAttributeValue.of("c-1")),
-                    Map.entry("tags", SearchAttributeValue.of(List.of("west"))),
-                    Map.entry("vip", SearchAttributeValue.of(true)));
+            assertThat(attributes)
+                    .containsExactly(
+                            Map.entry("attempts", SearchAttributeValue.of(2L)),
+                            Map.entry("customer", SearchAttributeValue.of("c-1")),
+                            Map.entry("tags", SearchAttributeValue.of(List.of("west"))),
+                            Map.entry("vip", SearchAttributeValue.of(true)));
             assertThatThrownBy(() -> attributes.put("x", SearchAttributeValue.of(1L)))
                     .isInstanceOf(UnsupportedOperationException.class);
         }

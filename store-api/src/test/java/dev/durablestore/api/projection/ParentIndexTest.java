@@ -26,8 +26,12 @@ class ParentIndexTest {
         // given P started and then started child R; R has its own history
         WorkflowId p = wf(1);
         WorkflowId r = wf(2);
-        List<Event> parentHistory = history(p).started("parent", HistoryFixture.run(1), null).childStarted(r).events();
-        List<Event> childHistory = history(r).started("checkout", HistoryFixture.run(2), null).events();
+        List<Event> parentHistory = history(p)
+                .started("parent", HistoryFixture.run(1), null)
+                .childStarted(r)
+                .events();
+        List<Event> childHistory =
+                history(r).started("checkout", HistoryFixture.run(2), null).events();
         // when
         ParentIndex index = new ParentIndex().acceptAll(parentHistory).acceptAll(childHistory);
         // then: R's parent is P; P has none and does not match its own id (R36)
@@ -41,10 +45,13 @@ class ParentIndexTest {
         // given
         WorkflowId p = wf(1);
         WorkflowId r = wf(2);
-        List<Event> childHistory = history(r).started("checkout", HistoryFixture.run(2), null).events();
-        ParentIndex index = new ParentIndex().acceptAll(history(p).started().childStarted(r).events());
+        List<Event> childHistory =
+                history(r).started("checkout", HistoryFixture.run(2), null).events();
+        ParentIndex index =
+                new ParentIndex().acceptAll(history(p).started().childStarted(r).events());
         // when
-        WorkflowSummary summary = HistoryProjection.summarize(r, childHistory, index.parentOf(r).orElse(null))
+        WorkflowSummary summary = HistoryProjection.summarize(
+                        r, childHistory, index.parentOf(r).orElse(null))
                 .orElseThrow();
         // then
         assertThat(summary.parent()).isEqualTo(p);
@@ -57,7 +64,12 @@ class ParentIndexTest {
         // given child C named by parent 3 (seq 2 and seq 4) and by parent 2 (seq 2)
         WorkflowId child = wf(9);
         List<Event> events = Stream.of(
-                        history(wf(3)).started().childStarted(child).signal().childStarted(child).events(),
+                        history(wf(3))
+                                .started()
+                                .childStarted(child)
+                                .signal()
+                                .childStarted(child)
+                                .events(),
                         history(wf(2)).started().childStarted(child).signal().events())
                 .flatMap(List::stream)
                 .filter(e -> e.kind() == EventKind.CHILD_WORKFLOW_STARTED)
@@ -94,7 +106,12 @@ class ParentIndexTest {
     @Test
     void R30_several_children_and_unrelated_events() {
         // given one parent starting two children among other events
-        List<Event> events = history(wf(1)).started().signal().childStarted(wf(2)).completed().childStarted(wf(3))
+        List<Event> events = history(wf(1))
+                .started()
+                .signal()
+                .childStarted(wf(2))
+                .completed()
+                .childStarted(wf(3))
                 .events();
         // when
         ParentIndex index = new ParentIndex();
@@ -107,7 +124,8 @@ class ParentIndexTest {
 
     @Test
     void R30_no_child_event_means_no_parent() {
-        assertThat(HistoryProjection.parents(history().started().completed().events())).isEmpty();
+        assertThat(HistoryProjection.parents(history().started().completed().events()))
+                .isEmpty();
         assertThat(HistoryProjection.parents(List.of())).isEmpty();
     }
 

@@ -34,9 +34,10 @@ class RunChainProjectionTest {
         List<RunSummary> chain = HistoryProjection.runChain(events);
         // then
         assertThat(emptyChain).isEmpty();
-        assertThat(chain).containsExactly(
-                new RunSummary(run(101), null, WorkflowStatus.CONTINUED_AS_NEW, t(1), t(2)),
-                new RunSummary(run(102), run(101), WorkflowStatus.RUNNING, t(3), null));
+        assertThat(chain)
+                .containsExactly(
+                        new RunSummary(run(101), null, WorkflowStatus.CONTINUED_AS_NEW, t(1), t(2)),
+                        new RunSummary(run(102), run(101), WorkflowStatus.RUNNING, t(3), null));
     }
 
     @Test
@@ -54,16 +55,18 @@ class RunChainProjectionTest {
         // when / then
         assertThat(HistoryProjection.runChain(single))
                 .containsExactly(new RunSummary(run(1), null, WorkflowStatus.RUNNING, t(1), null));
-        assertThat(HistoryProjection.runChain(multi)).containsExactly(
-                new RunSummary(run(11), null, WorkflowStatus.CONTINUED_AS_NEW, t(1), t(2)),
-                new RunSummary(run(12), run(11), WorkflowStatus.CONTINUED_AS_NEW, t(3), t(4)),
-                new RunSummary(run(13), run(12), WorkflowStatus.COMPLETED, t(5), t(6)));
+        assertThat(HistoryProjection.runChain(multi))
+                .containsExactly(
+                        new RunSummary(run(11), null, WorkflowStatus.CONTINUED_AS_NEW, t(1), t(2)),
+                        new RunSummary(run(12), run(11), WorkflowStatus.CONTINUED_AS_NEW, t(3), t(4)),
+                        new RunSummary(run(13), run(12), WorkflowStatus.COMPLETED, t(5), t(6)));
     }
 
     @Test
     void C88_read_run_chain_projects_run_id_from_started_event() {
         // given a start (run 1) and a completion at t2
-        List<Event> events = history().started("checkout", run(1), null).completed().events();
+        List<Event> events =
+                history().started("checkout", run(1), null).completed().events();
         // when
         List<RunSummary> chain = HistoryProjection.runChain(events);
         // then
@@ -100,12 +103,19 @@ class RunChainProjectionTest {
     @Test
     void R41_events_before_the_first_start_belong_to_no_run() {
         // given a terminal recorded before the first start
-        List<Event> events = history().signal().completed().started("checkout", run(1), null).signal().events();
+        List<Event> events = history()
+                .signal()
+                .completed()
+                .started("checkout", run(1), null)
+                .signal()
+                .events();
         // when
         List<RunSummary> chain = HistoryProjection.runChain(events);
         // then
         assertThat(chain).containsExactly(new RunSummary(run(1), null, WorkflowStatus.RUNNING, t(3), null));
-        assertThat(HistoryProjection.runSegment(events, run(1))).first().extracting(Event::kind)
+        assertThat(HistoryProjection.runSegment(events, run(1)))
+                .first()
+                .extracting(Event::kind)
                 .isEqualTo(EventKind.WORKFLOW_STARTED);
     }
 
@@ -124,9 +134,10 @@ class RunChainProjectionTest {
         // when
         List<RunSummary> chain = HistoryProjection.runChain(events);
         // then: the reopen clears run 1's close time; the resume keeps run 2's
-        assertThat(chain).containsExactly(
-                new RunSummary(run(1), null, WorkflowStatus.PAUSED, t(1), null),
-                new RunSummary(run(2), run(1), WorkflowStatus.RUNNING, t(5), t(6)));
+        assertThat(chain)
+                .containsExactly(
+                        new RunSummary(run(1), null, WorkflowStatus.PAUSED, t(1), null),
+                        new RunSummary(run(2), run(1), WorkflowStatus.RUNNING, t(5), t(6)));
     }
 
     @Test
@@ -283,7 +294,9 @@ class RunChainProjectionTest {
         HistoryFixture history = history();
         int runs = 20_000;
         for (int n = runs; n >= 1; n--) {
-            history.started("checkout", run(n), n == 1 ? null : run(n - 1)).signal().continuedAsNew(null, run(n));
+            history.started("checkout", run(n), n == 1 ? null : run(n - 1))
+                    .signal()
+                    .continuedAsNew(null, run(n));
         }
         List<Event> events = history.events();
         // when

@@ -58,6 +58,7 @@ class ClaimStreamsTest {
             return Instant.ofEpochMilli(timer.now(TimeUnit.MILLISECONDS));
         }
     };
+
     private final Wakeups wakeups = new Wakeups();
     private final ScriptedSource source = new ScriptedSource();
 
@@ -66,15 +67,15 @@ class ClaimStreamsTest {
         final Deque<Mono<ClaimBatch>> script = new ArrayDeque<>();
         final List<Integer> limits = new ArrayList<>();
         /** Runs as each claim is submitted, before its answer is returned. */
-        Runnable onClaim = () -> { };
+        Runnable onClaim = () -> {};
         /** Each release's rows, in order. */
         final List<List<OutboxRow>> released = new CopyOnWriteArrayList<>();
         /** What each release returns. */
         Mono<Void> releaseResult = Mono.empty();
 
         @Override
-        public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
-                dev.durablestore.api.DispatchPolicy policy) {
+        public Mono<ClaimBatch> claimForStream(
+                ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, dev.durablestore.api.DispatchPolicy policy) {
             limits.add(limit.getAsInt());
             onClaim.run();
             Mono<ClaimBatch> next = script.poll();
@@ -104,8 +105,14 @@ class ClaimStreamsTest {
     }
 
     private StepVerifier.FirstStep<OutboxRow> stream(int maxBatch) {
-        return StepVerifier.create(ClaimStreams.create(source, wakeups, clock,
-                ClaimStreamOptions.defaults().maxBatch(maxBatch).pollInterval(POLL), timer), 0);
+        return StepVerifier.create(
+                ClaimStreams.create(
+                        source,
+                        wakeups,
+                        clock,
+                        ClaimStreamOptions.defaults().maxBatch(maxBatch).pollInterval(POLL),
+                        timer),
+                0);
     }
 
     @Test
@@ -133,7 +140,9 @@ class ClaimStreamsTest {
         stream(10)
                 .thenRequest(1)
                 .then(() -> timer.advanceTimeBy(Duration.ofMillis(199)))
-                .then(() -> assertThat(source.limits).as("claims before the due time").hasSize(1))
+                .then(() -> assertThat(source.limits)
+                        .as("claims before the due time")
+                        .hasSize(1))
                 // when the due time comes, then it claims
                 .then(() -> timer.advanceTimeBy(Duration.ofMillis(1)))
                 .then(() -> assertThat(source.limits).hasSize(2))
@@ -192,7 +201,9 @@ class ClaimStreamsTest {
                 .thenRequest(1)
                 .then(() -> assertThat(source.limits).hasSize(1))
                 .then(() -> timer.advanceTimeBy(POLL.minusMillis(1)))
-                .then(() -> assertThat(source.limits).as("no retry before the poll interval").hasSize(1))
+                .then(() -> assertThat(source.limits)
+                        .as("no retry before the poll interval")
+                        .hasSize(1))
                 // when the poll interval has passed, then the stream claims again and delivers
                 .then(() -> timer.advanceTimeBy(Duration.ofMillis(1)))
                 .expectNextCount(1)
@@ -202,13 +213,20 @@ class ClaimStreamsTest {
 
     /** Subscribes to a stream of max batch 10 that asks for {@code n} rows as it subscribes; records its error. */
     private void subscribeAsking(int n, AtomicReference<Throwable> ended) {
-        ClaimStreams.create(source, wakeups, clock, ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer)
+        ClaimStreams.create(
+                        source,
+                        wakeups,
+                        clock,
+                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        timer)
                 .subscribe(new BaseSubscriber<>() {
-                    @Override protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                    @Override
+                    protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
                         s.request(n); // before the stream starts: its first claim goes out as it starts
                     }
 
-                    @Override protected void hookOnError(Throwable e) {
+                    @Override
+                    protected void hookOnError(Throwable e) {
                         ended.set(e);
                     }
                 });
@@ -218,7 +236,7 @@ class ClaimStreamsTest {
     private AtomicBoolean startClose() {
         AtomicBoolean closed = new AtomicBoolean();
         wakeups.close(new StoreClosedException("store closed"), Duration.ofSeconds(10))
-                .subscribe(null, e -> { }, () -> closed.set(true));
+                .subscribe(null, e -> {}, () -> closed.set(true));
         return closed;
     }
 
@@ -236,9 +254,13 @@ class ClaimStreamsTest {
         subscribeAsking(5, ended);
 
         // then the stream ended, and the close waits for the claim in flight
-        assertThat(closed.get()).as("the close began while the claim was in flight").isNotNull();
+        assertThat(closed.get())
+                .as("the close began while the claim was in flight")
+                .isNotNull();
         assertThat(ended.get()).isInstanceOf(StoreClosedException.class);
-        assertThat(closed.get()).as("close completed while a claim of a stream was in flight").isFalse();
+        assertThat(closed.get())
+                .as("close completed while a claim of a stream was in flight")
+                .isFalse();
 
         // when the claim returns five rows
         List<OutboxRow> taken = rows(5);
@@ -247,9 +269,13 @@ class ClaimStreamsTest {
         // then none is delivered, all five are given back, and the close waits for that release
         assertThat(source.released).hasSize(1);
         assertThat(source.released.get(0)).containsExactlyInAnyOrderElementsOf(taken);
-        assertThat(closed.get()).as("close completed before the claim's rows were given back").isFalse();
+        assertThat(closed.get())
+                .as("close completed before the claim's rows were given back")
+                .isFalse();
         release.tryEmitEmpty();
-        assertThat(closed.get()).as("close completed once the rows were given back").isTrue();
+        assertThat(closed.get())
+                .as("close completed once the rows were given back")
+                .isTrue();
         assertThat(source.limits).as("claims").hasSize(1);
     }
 
@@ -261,8 +287,13 @@ class ClaimStreamsTest {
         source.script.add(claim.asMono());
         source.releaseResult = release.asMono();
         AtomicReference<Throwable> ended = new AtomicReference<>();
-        reactor.core.Disposable subscription = ClaimStreams.create(source, wakeups, clock,
-                ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer).subscribe(null, ended::set);
+        reactor.core.Disposable subscription = ClaimStreams.create(
+                        source,
+                        wakeups,
+                        clock,
+                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        timer)
+                .subscribe(null, ended::set);
         assertThat(source.limits).as("claims").hasSize(1);
 
         // when the subscriber cancels, and then the store's close begins
@@ -270,7 +301,9 @@ class ClaimStreamsTest {
         AtomicBoolean closed = startClose();
 
         // then the close waits for the claim the cancelled stream still has in flight
-        assertThat(closed).as("close completed while a cancelled stream's claim was in flight").isFalse();
+        assertThat(closed)
+                .as("close completed while a cancelled stream's claim was in flight")
+                .isFalse();
 
         // when the claim returns three rows
         List<OutboxRow> taken = rows(3);
@@ -279,7 +312,9 @@ class ClaimStreamsTest {
         // then all three are given back, and the close completes only once they are
         assertThat(source.released).hasSize(1);
         assertThat(source.released.get(0)).containsExactlyInAnyOrderElementsOf(taken);
-        assertThat(closed).as("close completed before the claim's rows were given back").isFalse();
+        assertThat(closed)
+                .as("close completed before the claim's rows were given back")
+                .isFalse();
         release.tryEmitEmpty();
         assertThat(closed).as("close completed once the rows were given back").isTrue();
         assertThat(ended.get()).as("a cancelled stream signals nothing").isNull();
@@ -288,8 +323,13 @@ class ClaimStreamsTest {
     @Test
     void X9_a_settled_stream_is_no_longer_waited_for_by_the_close() {
         // given a stream that was cancelled with nothing in flight
-        reactor.core.Disposable subscription = ClaimStreams.create(source, wakeups, clock,
-                ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL), timer).subscribe();
+        reactor.core.Disposable subscription = ClaimStreams.create(
+                        source,
+                        wakeups,
+                        clock,
+                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        timer)
+                .subscribe();
         assertThat(source.limits).as("claims").hasSize(1);
         subscription.dispose();
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 class ClaimsTest {
 
-    private static final String BMP_HIGH = "k\uFFFF";              // U+FFFF
-    private static final String ASTRAL = "k\uD83D\uDE00";          // U+1F600, a surrogate pair
+    private static final String BMP_HIGH = "k\uFFFF"; // U+FFFF
+    private static final String ASTRAL = "k\uD83D\uDE00"; // U+1F600, a surrogate pair
 
     @Test
     void T4_O18_text_order_is_code_point_order_not_utf16_order() {
@@ -43,18 +43,32 @@ class ClaimsTest {
 
     @Test
     void O24_X10_held_keys_name_a_null_argument_or_element() {
-        assertThatThrownBy(() -> Claims.heldKeys(null)).isInstanceOf(InvalidArgumentException.class)
+        assertThatThrownBy(() -> Claims.heldKeys(null))
+                .isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("held");
         Set<WorkflowId> withNull = new HashSet<>();
         withNull.add(null);
-        assertThatThrownBy(() -> Claims.heldKeys(withNull)).isInstanceOf(InvalidArgumentException.class)
+        assertThatThrownBy(() -> Claims.heldKeys(withNull))
+                .isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("held[]");
         WorkflowId w = WorkflowId.random();
         assertThat(Claims.heldKeys(Set.of(w))).containsExactly(w.toString());
     }
 
     private static OutboxRow row(String key, WorkflowId w, Instant visibleAfter) {
-        return new OutboxRow(key, w, 0, null, OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE, null, "work",
-                Payload.json("{}"), OutboxStatus.PENDING, 0, visibleAfter, null);
+        return new OutboxRow(
+                key,
+                w,
+                0,
+                null,
+                OutboxRow.DEFAULT_ROUTE,
+                OutboxRow.DEFAULT_ROUTE,
+                null,
+                "work",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                0,
+                visibleAfter,
+                null);
     }
 }

@@ -16,8 +16,14 @@ class StoredTextTest {
     @Test
     void X10_storable_texts_pass_unchanged_and_null_passes() {
         // given texts of exactly the limit in 1-, 2-, 3- and 4-byte characters, a surrogate pair and null
-        List<String> fine = List.of("a".repeat(MAX), "\u00E9".repeat(MAX / 2), "\u20AC".repeat(MAX / 3) + "x",
-                "\uD83D\uDE00".repeat(MAX / 4), "k-\uD83D\uDE00", "\uFFFF", "");
+        List<String> fine = List.of(
+                "a".repeat(MAX),
+                "\u00E9".repeat(MAX / 2),
+                "\u20AC".repeat(MAX / 3) + "x",
+                "\uD83D\uDE00".repeat(MAX / 4),
+                "k-\uD83D\uDE00",
+                "\uFFFF",
+                "");
         // when checked, then each is returned as given
         for (String t : fine) {
             assertThat(StoredText.require(t, "arg")).isSameAs(t);
@@ -29,8 +35,16 @@ class StoredTextTest {
     @Test
     void X10_nul_lone_surrogates_and_one_byte_too_many_are_refused_naming_the_argument() {
         // given a NUL, a lone high and low surrogate (also reversed pairs and at the end), and one byte too many
-        List<String> bad = List.of("\u0000", "a\u0000b", "\uD800", "\uDC00", "x\uD83D", "\uDE00\uD83D",
-                "a".repeat(MAX + 1), "\u20AC".repeat(342), "\uD83D\uDE00".repeat(MAX / 4) + "a");
+        List<String> bad = List.of(
+                "\u0000",
+                "a\u0000b",
+                "\uD800",
+                "\uDC00",
+                "x\uD83D",
+                "\uDE00\uD83D",
+                "a".repeat(MAX + 1),
+                "\u20AC".repeat(342),
+                "\uD83D\uDE00".repeat(MAX / 4) + "a");
         for (String t : bad) {
             // when checked, then it is refused with the argument named
             assertThat(StoredText.storable(t)).as("storable(%s)", t).isFalse();
@@ -47,9 +61,9 @@ class StoredTextTest {
         assertThat(StoredText.timerIdText(TimerId.anonymous(3), "timerId")).isEqualTo("timer:anonymous:3");
         assertThatThrownBy(() -> StoredText.timerIdText(TimerId.named("t\uDC00"), "timerId"))
                 .isInstanceOf(InvalidArgumentException.class)
-                .satisfies(e -> assertThat(((InvalidArgumentException) e).argument()).isEqualTo("timerId.name"));
-        assertThatThrownBy(() -> StoredText.timerIdText(null, "timerId"))
-                .isInstanceOf(InvalidArgumentException.class);
+                .satisfies(e ->
+                        assertThat(((InvalidArgumentException) e).argument()).isEqualTo("timerId.name"));
+        assertThatThrownBy(() -> StoredText.timerIdText(null, "timerId")).isInstanceOf(InvalidArgumentException.class);
     }
 
     @Test

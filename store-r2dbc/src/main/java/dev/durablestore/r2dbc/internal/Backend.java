@@ -1,12 +1,9 @@
 package dev.durablestore.r2dbc.internal;
 
-import dev.durablestore.api.spi.ClaimBatch;
-import dev.durablestore.api.spi.ClaimStreams;
-import dev.durablestore.api.spi.Wakeups;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
@@ -26,6 +23,9 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.ClaimStreams;
+import dev.durablestore.api.spi.Wakeups;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -74,7 +74,7 @@ public final class Backend implements ReactiveStore {
         this.clock = clock;
         this.wakeups = new Wakeups();
         // after a commit that made rows claimable: this instance's streams, then the other nodes
-        Runnable notify = db.notifyChannel() == null ? () -> { } : new ClaimNotifier(db, db.notifyChannel());
+        Runnable notify = db.notifyChannel() == null ? () -> {} : new ClaimNotifier(db, db.notifyChannel());
         Runnable wake = () -> {
             Schedulers.parallel().schedule(wakeups);
             notify.run();
@@ -100,8 +100,14 @@ public final class Backend implements ReactiveStore {
      * @param name the store's name, for threads, logs and errors
      * @return the open backend; fails with {@link BackendException} when the schema cannot be applied
      */
-    public static Mono<Backend> open(ConnectionFactory factory, boolean postgres, Clock clock, String notifyChannel,
-            StoreMetrics metrics, Duration operationTimeout, String name) {
+    public static Mono<Backend> open(
+            ConnectionFactory factory,
+            boolean postgres,
+            Clock clock,
+            String notifyChannel,
+            StoreMetrics metrics,
+            Duration operationTimeout,
+            String name) {
         return Mono.defer(() -> {
             SqlDialect dialect = postgres ? SqlDialect.POSTGRES : SqlDialect.H2;
             String channel = postgres ? notifyChannel : null;
@@ -110,22 +116,29 @@ public final class Backend implements ReactiveStore {
                 channel = null;
             }
             Scheduler scheduler = dialect.blockingDriver()
-                    ? Schedulers.newBoundedElastic(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                            100_000, "durable-store-r2dbc-" + name, 60, true)
+                    ? Schedulers.newBoundedElastic(
+                            Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
+                            100_000,
+                            "durable-store-r2dbc-" + name,
+                            60,
+                            true)
                     : null;
             Db db = new Db(factory, dialect, scheduler, metrics, name, channel, operationTimeout);
             Backend backend = new Backend(name, db, scheduler, clock, metrics);
-            Mono<Void> schema = Mono.usingWhen(Mono.from(factory.create()), c -> Schema.apply(c, dialect),
-                    c -> Mono.from(c.close()));
+            Mono<Void> schema = Mono.usingWhen(
+                    Mono.from(factory.create()), c -> Schema.apply(c, dialect), c -> Mono.from(c.close()));
             if (scheduler != null) {
                 schema = schema.subscribeOn(scheduler);
             }
             String listenChannel = channel;
-            return schema
-                    .onErrorMap(e -> !(e instanceof StoreException),
-                            e -> new BackendException("cannot apply the schema to the " + dialect.name()
-                                    + " database of store " + name + ": " + e.getMessage(), e))
-                    .then(Mono.defer(() -> listenChannel == null ? Mono.empty() : backend.listen(factory, listenChannel)))
+            return schema.onErrorMap(
+                            e -> !(e instanceof StoreException),
+                            e -> new BackendException(
+                                    "cannot apply the schema to the " + dialect.name() + " database of store " + name
+                                            + ": " + e.getMessage(),
+                                    e))
+                    .then(Mono.defer(
+                            () -> listenChannel == null ? Mono.empty() : backend.listen(factory, listenChannel)))
                     .thenReturn(backend)
                     .doOnError(e -> {
                         if (scheduler != null) {
@@ -136,8 +149,8 @@ public final class Backend implements ReactiveStore {
     }
 
     private Mono<Void> listen(ConnectionFactory factory, String channel) {
-        PgNotifications notifications = new PgNotifications(factory, channel, () -> Schedulers.parallel().schedule(wakeups),
-                name);
+        PgNotifications notifications = new PgNotifications(
+                factory, channel, () -> Schedulers.parallel().schedule(wakeups), name);
         listener = notifications;
         return notifications.start();
     }
@@ -152,114 +165,139 @@ public final class Backend implements ReactiveStore {
     public static String requireChannel(String channel) {
         InvalidArgumentException.requireNonNull(channel, "notifyChannel");
         if (!channel.matches("[a-z_][a-z0-9_]{0,62}")) {
-            throw new InvalidArgumentException("notifyChannel",
+            throw new InvalidArgumentException(
+                    "notifyChannel",
                     "must be a lower-case identifier of 1 to 63 letters, digits or '_', was '" + channel + "'");
         }
         return channel;
     }
 
-    @Override public Mono<Void> append(WorkflowId w, List<Event> events, long expectedSeq) {
+    @Override
+    public Mono<Void> append(WorkflowId w, List<Event> events, long expectedSeq) {
         return history.append(w, events, expectedSeq, List.of());
     }
 
-    @Override public Mono<Void> appendWithOutbox(WorkflowId w, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+    @Override
+    public Mono<Void> appendWithOutbox(WorkflowId w, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
         return history.append(w, events, expectedSeq, rows);
     }
 
-    @Override public Flux<Event> readHistory(WorkflowId w) {
+    @Override
+    public Flux<Event> readHistory(WorkflowId w) {
         return history.readHistory(w);
     }
 
-    @Override public Flux<Event> readHistoryFrom(WorkflowId w, long fromSeq) {
+    @Override
+    public Flux<Event> readHistoryFrom(WorkflowId w, long fromSeq) {
         return history.readHistoryFrom(w, fromSeq);
     }
 
-    @Override public Mono<Long> readHead(WorkflowId w) {
+    @Override
+    public Mono<Long> readHead(WorkflowId w) {
         return history.readHead(w);
     }
 
-    @Override public Flux<WorkflowId> listWorkflowIds() {
+    @Override
+    public Flux<WorkflowId> listWorkflowIds() {
         return history.listWorkflowIds();
     }
 
-    @Override public Flux<WorkflowId> listActive() {
+    @Override
+    public Flux<WorkflowId> listActive() {
         return history.listActive();
     }
 
-    @Override public Flux<WorkflowId> listPaused() {
+    @Override
+    public Flux<WorkflowId> listPaused() {
         return history.listPaused();
     }
 
-    @Override public Flux<WorkflowSummary> query(WorkflowFilter filter) {
+    @Override
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return history.query(filter);
     }
 
-    @Override public Mono<WorkflowSummary> readSummary(WorkflowId w) {
+    @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId w) {
         return history.readSummary(w);
     }
 
-    @Override public Mono<List<RunSummary>> readRunChain(WorkflowId w) {
+    @Override
+    public Mono<List<RunSummary>> readRunChain(WorkflowId w) {
         return history.readRunChain(w);
     }
 
-    @Override public Flux<UndecodableEvent> findUndecodableEvents() {
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
         return history.findUndecodableEvents();
     }
 
-    @Override public Mono<Void> validateStoredEvents() {
+    @Override
+    public Mono<Void> validateStoredEvents() {
         return history.validateStoredEvents();
     }
 
-    @Override public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
         return timers.scheduleTimer(w, t, fireAt);
     }
 
-    @Override public Flux<TimerEntry> expiredTimers(Instant asOf) {
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
         return timers.expiredTimers(asOf);
     }
 
-    @Override public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+    @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
         return writes.appendOutboxBatch(rows);
     }
 
-    @Override public Mono<Void> rearmPending(List<OutboxRow> rows) {
+    @Override
+    public Mono<Void> rearmPending(List<OutboxRow> rows) {
         return writes.rearmPending(rows);
     }
 
-    @Override public Mono<List<OutboxRow>> claim(int limit) {
+    @Override
+    public Mono<List<OutboxRow>> claim(int limit) {
         return claims.claim(null, limit, Set.of());
     }
 
-    @Override public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
+    @Override
+    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
         return claims.claim(null, limit, held);
     }
 
-    @Override public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
+    @Override
+    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
         return Mono.defer(() -> claims.claim(InvalidArgumentException.requireNonNull(scope, "scope"), limit, Set.of()));
     }
 
-    @Override public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
+    @Override
+    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return Mono.defer(() -> claims.claim(InvalidArgumentException.requireNonNull(scope, "scope"), limit, held));
     }
 
-    @Override public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held,
-            DispatchPolicy policy) {
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
         return claims.claim(scope, limit, held, policy);
     }
 
-    @Override public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
         return Flux.defer(() -> {
             InvalidArgumentException.requireNonNull(options, "options");
             if (db.isClosed()) {
                 return Flux.error(db.closedError("claimStream"));
             }
             ClaimStreams.Source source = new ClaimStreams.Source() {
-                @Override public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit,
-                        Set<WorkflowId> held, DispatchPolicy policy) {
+                @Override
+                public Mono<ClaimBatch> claimForStream(
+                        ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
                     return claims.claimForStream(scope, limit, held, policy);
                 }
 
-                @Override public Mono<Void> release(List<OutboxRow> claimed) {
+                @Override
+                public Mono<Void> release(List<OutboxRow> claimed) {
                     return writes.release(claimed);
                 }
             };
@@ -267,99 +305,123 @@ public final class Backend implements ReactiveStore {
         });
     }
 
-    @Override public Mono<Void> complete(String dispatchKey) {
+    @Override
+    public Mono<Void> complete(String dispatchKey) {
         return freeing(writes.complete(dispatchKey));
     }
 
-    @Override public Mono<Void> complete(Collection<String> dispatchKeys) {
+    @Override
+    public Mono<Void> complete(Collection<String> dispatchKeys) {
         return freeing(writes.complete(dispatchKeys));
     }
 
-    @Override public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+    @Override
+    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
         return writes.retry(dispatchKey, nextAttempt, visibleAfter);
     }
 
-    @Override public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+    @Override
+    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
         return writes.retry(dispatchKeys, nextAttempt, visibleAfter);
     }
 
-    @Override public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+    @Override
+    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
         return writes.retryAfter(dispatchKey, nextAttempt, delay);
     }
 
-    @Override public Mono<Void> fail(String dispatchKey) {
+    @Override
+    public Mono<Void> fail(String dispatchKey) {
         return freeing(writes.fail(dispatchKey));
     }
 
-    @Override public Mono<Void> fail(Collection<String> dispatchKeys) {
+    @Override
+    public Mono<Void> fail(Collection<String> dispatchKeys) {
         return freeing(writes.fail(dispatchKeys));
     }
 
-    @Override public Mono<Void> settleCancelled(String dispatchKey) {
+    @Override
+    public Mono<Void> settleCancelled(String dispatchKey) {
         return freeing(writes.settleCancelled(dispatchKey));
     }
 
-    @Override public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+    @Override
+    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
         return freeing(writes.settleCancelled(dispatchKeys));
     }
 
-    @Override public Mono<List<String>> cancelWorkflowRows(WorkflowId w) {
+    @Override
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId w) {
         return freeing(writes.cancelWorkflowRows(w));
     }
 
-    @Override public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+    @Override
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
         return reads.listStaleClaimed(olderThan, limit);
     }
 
-    @Override public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
         return writes.rearmStaleClaimed(olderThan, visibleAfter, limit);
     }
 
-    @Override public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+    @Override
+    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
         return writes.heartbeat(dispatchKeys);
     }
 
-    @Override public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+    @Override
+    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
         return writes.redrive(dispatchKey, resetAttempt);
     }
 
-    @Override public Mono<List<String>> redriveWorkflow(WorkflowId w, boolean resetAttempt) {
+    @Override
+    public Mono<List<String>> redriveWorkflow(WorkflowId w, boolean resetAttempt) {
         return writes.redriveWorkflow(w, resetAttempt);
     }
 
-    @Override public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+    @Override
+    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
         return writes.pruneSettled(settledBefore, batchSize);
     }
 
-    @Override public Flux<WorkflowId> listUnsettledWorkflowIds() {
+    @Override
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
         return reads.listUnsettledWorkflowIds();
     }
 
-    @Override public Mono<Long> countInflight(String namespace) {
+    @Override
+    public Mono<Long> countInflight(String namespace) {
         return reads.countInflight(namespace);
     }
 
-    @Override public Mono<Long> countClaimed(String namespace) {
+    @Override
+    public Mono<Long> countClaimed(String namespace) {
         return reads.countClaimed(namespace);
     }
 
-    @Override public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+    @Override
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return reads.countClaimedByNamespace(namespaces);
     }
 
-    @Override public Flux<ClaimScope> pendingRoutes() {
+    @Override
+    public Flux<ClaimScope> pendingRoutes() {
         return reads.pendingRoutes();
     }
 
-    @Override public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return reads.listOutbox(query);
     }
 
-    @Override public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
         return reads.countByRoute(dueBy, claimedBefore, cap);
     }
 
-    @Override public Mono<OutboxRowState> rowState(String dispatchKey) {
+    @Override
+    public Mono<OutboxRowState> rowState(String dispatchKey) {
         return reads.rowState(dispatchKey);
     }
 
@@ -377,23 +439,28 @@ public final class Backend implements ReactiveStore {
         });
     }
 
-    @Override public Mono<Void> commitStep(WorkflowStep step) {
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
         return freeing(history.commitStep(step));
     }
 
-    @Override public Mono<Void> complete(OutboxRow claimed) {
+    @Override
+    public Mono<Void> complete(OutboxRow claimed) {
         return freeing(writes.fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete"));
     }
 
-    @Override public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+    @Override
+    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
         return writes.fenced(claimed, WorkflowStep.Settlement.RETRY, nextAttempt, visibleAfter, "retry");
     }
 
-    @Override public Mono<Void> fail(OutboxRow claimed) {
+    @Override
+    public Mono<Void> fail(OutboxRow claimed) {
         return freeing(writes.fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail"));
     }
 
-    @Override public Mono<Void> settleCancelled(OutboxRow claimed) {
+    @Override
+    public Mono<Void> settleCancelled(OutboxRow claimed) {
         return freeing(writes.fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled"));
     }
 
@@ -423,8 +490,13 @@ public final class Backend implements ReactiveStore {
                         l.dispose();
                     }
                 }))
-                .then(scheduler == null ? Mono.empty()
-                        : scheduler.disposeGracefully().timeout(Duration.ofSeconds(5)).onErrorResume(e -> Mono.empty()));
+                .then(
+                        scheduler == null
+                                ? Mono.empty()
+                                : scheduler
+                                        .disposeGracefully()
+                                        .timeout(Duration.ofSeconds(5))
+                                        .onErrorResume(e -> Mono.empty()));
     }
 
     @Override

@@ -68,11 +68,17 @@ final class ClaimNotifier implements Runnable {
             state.set(IDLE);
             return;
         }
-        db.autocommit("notify", 1, c -> Sql.query(c, NOTIFY, row -> Boolean.TRUE, channel).then())
-                .subscribe(null, e -> {
-                    log.debug("NOTIFY {} failed; other nodes fall back to polling", channel, e);
-                    sent();
-                }, this::sent);
+        db.autocommit(
+                        "notify",
+                        1,
+                        c -> Sql.query(c, NOTIFY, row -> Boolean.TRUE, channel).then())
+                .subscribe(
+                        null,
+                        e -> {
+                            log.debug("NOTIFY {} failed; other nodes fall back to polling", channel, e);
+                            sent();
+                        },
+                        this::sent);
     }
 
     private void sent() {

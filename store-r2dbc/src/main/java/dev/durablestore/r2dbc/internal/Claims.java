@@ -1,10 +1,8 @@
 package dev.durablestore.r2dbc.internal;
 
-import dev.durablestore.api.spi.ClaimBatch;
-import dev.durablestore.api.spi.StoredText;
 import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.spi.Claims.heldKeys;
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
+import static dev.durablestore.api.spi.Claims.heldKeys;
 import static dev.durablestore.api.spi.Claims.newClaimToken;
 
 import dev.durablestore.api.ClaimScope;
@@ -13,6 +11,8 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.StoredText;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -67,14 +67,13 @@ final class Claims {
      */
     private static final int SERIAL_RETRIES = 8;
 
-
     /**
      * Serializes the capped claims (O64) of one route on every node, in the claim's transaction,
      * so the count of its claimed rows and the claim that follows agree: keyed by the route's
      * namespace and task queue (a hash collision only makes two routes wait for each other).
      */
-    private static final String ROUTE_LOCK = "SELECT pg_advisory_xact_lock(72800126, "
-            + "hashtext($1 || chr(31) || $2))";
+    private static final String ROUTE_LOCK =
+            "SELECT pg_advisory_xact_lock(72800126, " + "hashtext($1 || chr(31) || $2))";
 
     /** O64: the claimed rows of a route, on any node, read through {@code outbox_claimed}. */
     private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
@@ -117,8 +116,7 @@ final class Claims {
      * sent, so demand the subscriber returns meanwhile (a settle group completing its callers one
      * after another) still counts.
      */
-    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
-            DispatchPolicy policy) {
+    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
         return Mono.defer(() -> {
             if (db.dialect().postgres()) {
                 return run(scope, limit, heldKeys(held), policy, true);
@@ -128,8 +126,8 @@ final class Claims {
         });
     }
 
-    private Mono<ClaimBatch> run(ClaimScope scope, IntSupplier limit, Set<String> held, DispatchPolicy policy,
-            boolean wantNext) {
+    private Mono<ClaimBatch> run(
+            ClaimScope scope, IntSupplier limit, Set<String> held, DispatchPolicy policy, boolean wantNext) {
         if (StoredText.admitsNoStoredRow(scope)) {
             return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
         }
@@ -144,8 +142,10 @@ final class Claims {
             claim = db.write("claim", capped);
         } else if (policy.concurrencyCap().isPresent()) {
             // O64 across nodes: see ROUTE_LOCK
-            claim = db.write("claim", c -> Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(),
-                    matchable.taskQueue()).then(Mono.defer(() -> capped.apply(c))));
+            claim = db.write(
+                    "claim",
+                    c -> Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(), matchable.taskQueue())
+                            .then(Mono.defer(() -> capped.apply(c))));
         } else {
             // the claim is one statement, so it commits by itself (one round trip)
             claim = db.autocommit("claim", 1, c -> claimIn(c, matchable, limit.getAsInt(), held, policy, wantNext));
@@ -179,8 +179,8 @@ final class Claims {
     /** The rows one claim statement took, and the next due time when the statement read it. */
     private record Taken(List<OutboxRows.Stored> rows, Long nextDue) {}
 
-    private Mono<ClaimBatch> claimIn(Connection c, ClaimScope scope, int limit, Set<String> held,
-            DispatchPolicy policy, boolean wantNext) {
+    private Mono<ClaimBatch> claimIn(
+            Connection c, ClaimScope scope, int limit, Set<String> held, DispatchPolicy policy, boolean wantNext) {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         Mono<Taken> claimed;
         if (db.dialect().postgres()) {
@@ -215,7 +215,8 @@ final class Claims {
                 if (db.dialect().postgres()) {
                     return Mono.just(new ClaimBatch(rows, null, taken.nextDue()));
                 }
-                return nextVisibleAfter(c, scope, held, policy).map(next -> new ClaimBatch(rows, null, next.orElse(null)))
+                return nextVisibleAfter(c, scope, held, policy)
+                        .map(next -> new ClaimBatch(rows, null, next.orElse(null)))
                         .defaultIfEmpty(new ClaimBatch(rows, null, null));
             }
             return Mono.just(new ClaimBatch(rows, null, null));
@@ -226,25 +227,38 @@ final class Claims {
      * The one-statement claim (PostgreSQL, {@code FOR UPDATE SKIP LOCKED}); for the stream the same
      * statement also reads the next due time of the route ({@link SqlDialect#claimWithNextDue}).
      */
-    private Mono<Taken> claimPostgres(Connection c, long now, ClaimScope scope, Set<String> held,
-            DispatchPolicy policy, int limit, boolean wantNext) {
+    private Mono<Taken> claimPostgres(
+            Connection c,
+            long now,
+            ClaimScope scope,
+            Set<String> held,
+            DispatchPolicy policy,
+            int limit,
+            boolean wantNext) {
         Sql.Params p = new Sql.Params();
-        String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
-                + p.add(newClaimToken(policy));
+        String set =
+                "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = " + p.add(newClaimToken(policy));
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
             String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
-            return Sql.query(c, sql, OutboxRows::stored, p.values()).collectList().map(rows -> new Taken(rows, null));
+            return Sql.query(c, sql, OutboxRows::stored, p.values())
+                    .collectList()
+                    .map(rows -> new Taken(rows, null));
         }
         String limitMarker = p.add(limit);
         String pending = "status = 'pending'" + filter(p, scope, held, policy);
         String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.COLUMNS, pending);
         Long[] next = new Long[1];
-        return Sql.query(c, sql, row -> {
-                    next[0] = Sql.longAt(row, OutboxRows.COLUMN_COUNT);
-                    return Sql.textAt(row, 0) == null ? Optional.<OutboxRows.Stored>empty()
-                            : Optional.of(OutboxRows.stored(row));
-                }, p.values())
+        return Sql.query(
+                        c,
+                        sql,
+                        row -> {
+                            next[0] = Sql.longAt(row, OutboxRows.COLUMN_COUNT);
+                            return Sql.textAt(row, 0) == null
+                                    ? Optional.<OutboxRows.Stored>empty()
+                                    : Optional.of(OutboxRows.stored(row));
+                        },
+                        p.values())
                 .filter(Optional::isPresent)
                 .map(Optional::get)
                 .collectList()
@@ -252,8 +266,8 @@ final class Claims {
     }
 
     /** The two-step claim (H2, whose writers are serialized): the due keys, then exactly those keys. */
-    private Mono<List<OutboxRows.Stored>> claimByKeys(Connection c, long now, ClaimScope scope, Set<String> held,
-            DispatchPolicy policy, int limit) {
+    private Mono<List<OutboxRows.Stored>> claimByKeys(
+            Connection c, long now, ClaimScope scope, Set<String> held, DispatchPolicy policy, int limit) {
         Sql.Params p = new Sql.Params();
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         String limitMarker = p.add(limit);
@@ -283,12 +297,20 @@ final class Claims {
                     String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
                             + ", claim_token = " + u.add(newClaimToken(policy))
                             + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
-                    return Sql.query(c, db.dialect().returning(update, OutboxRows.COLUMNS), OutboxRows::stored,
-                            u.values()).collectList();
+                    return Sql.query(
+                                    c,
+                                    db.dialect().returning(update, OutboxRows.COLUMNS),
+                                    OutboxRows::stored,
+                                    u.values())
+                            .collectList();
                 });
     }
 
-    private Mono<ClaimBatch> deadLetter(Connection c, long now, List<String> claimedKeys, List<String> corruptKeys,
+    private Mono<ClaimBatch> deadLetter(
+            Connection c,
+            long now,
+            List<String> claimedKeys,
+            List<String> corruptKeys,
             SerializationException corrupt) {
         List<String> good = new ArrayList<>(claimedKeys);
         good.removeAll(corruptKeys);
@@ -298,24 +320,29 @@ final class Claims {
             // and a row cancelled or settled meanwhile must stay as it is
             Sql.Params p = new Sql.Params();
             String claimedAt = p.add(now);
-            restore = Sql.update(c, "UPDATE outbox SET status = 'pending', claimed_at = NULL WHERE status = 'claimed' "
-                    + "AND claimed_at = " + claimedAt + " AND dispatch_key IN " + p.list(good), p.values());
+            restore = Sql.update(
+                    c,
+                    "UPDATE outbox SET status = 'pending', claimed_at = NULL WHERE status = 'claimed' "
+                            + "AND claimed_at = " + claimedAt + " AND dispatch_key IN " + p.list(good),
+                    p.values());
         }
         List<Object[]> dead = new ArrayList<>();
         for (String key : corruptKeys) {
             dead.add(new Object[] {now, key});
         }
-        SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
-                + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
-        return restore.then(Sql.updateEach(c, DEAD_LETTER, dead))
-                .thenReturn(new ClaimBatch(List.of(), reported, null));
+        SerializationException reported = new SerializationException(
+                "claim dead-lettered undecodable outbox row(s) " + corruptKeys + "; the other due rows stay pending: "
+                        + corrupt.getMessage(),
+                corrupt);
+        return restore.then(Sql.updateEach(c, DEAD_LETTER, dead)).thenReturn(new ClaimBatch(List.of(), reported, null));
     }
 
-    private static Mono<Optional<Long>> nextVisibleAfter(Connection c, ClaimScope scope, Set<String> held,
-            DispatchPolicy policy) {
+    private static Mono<Optional<Long>> nextVisibleAfter(
+            Connection c, ClaimScope scope, Set<String> held, DispatchPolicy policy) {
         Sql.Params p = new Sql.Params();
         String sql = "SELECT min(visible_after) FROM outbox WHERE status = 'pending'" + filter(p, scope, held, policy);
-        return Sql.query(c, sql, row -> Optional.ofNullable(Sql.longAt(row, 0)), p.values()).next();
+        return Sql.query(c, sql, row -> Optional.ofNullable(Sql.longAt(row, 0)), p.values())
+                .next();
     }
 
     /** The route (O7), hold (O23) and serial (O63) predicates, with their markers. */
@@ -324,7 +351,10 @@ final class Claims {
         if (scope != null) {
             sb.append(" AND namespace = ").append(p.add(scope.namespace()));
             sb.append(" AND task_queue = ").append(p.add(scope.taskQueue()));
-            sb.append(scope.node() == null ? " AND node IS NULL" : " AND (node IS NULL OR node = " + p.add(scope.node()) + ")");
+            sb.append(
+                    scope.node() == null
+                            ? " AND node IS NULL"
+                            : " AND (node IS NULL OR node = " + p.add(scope.node()) + ")");
         }
         if (!held.isEmpty()) {
             sb.append(" AND workflow_id NOT IN ").append(p.list(held));
@@ -334,5 +364,4 @@ final class Claims {
         }
         return sb.toString();
     }
-
 }

@@ -50,8 +50,14 @@ final class Db {
      * @param notifyChannel the PostgreSQL channel notified when rows become claimable, or {@code null}
      * @param operationTimeout the longest one operation may take, from subscription to result
      */
-    Db(ConnectionFactory factory, SqlDialect dialect, Scheduler scheduler, StoreMetrics metrics, String storeName,
-            String notifyChannel, Duration operationTimeout) {
+    Db(
+            ConnectionFactory factory,
+            SqlDialect dialect,
+            Scheduler scheduler,
+            StoreMetrics metrics,
+            String storeName,
+            String notifyChannel,
+            Duration operationTimeout) {
         this.operationTimeout = operationTimeout;
         this.factory = factory;
         this.dialect = dialect;
@@ -105,19 +111,22 @@ final class Db {
      */
     <T> Mono<T> write(String operation, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
         Mono<Optional<T>> tx = Mono.usingWhen(
-                Mono.from(factory.create()),
-                c -> transaction(c, work, onFailure),
-                c -> Mono.from(c.close()),
-                (c, e) -> Mono.from(c.close()),
-                c -> Mono.from(c.rollbackTransaction()).onErrorResume(e -> Mono.empty()).then(Mono.from(c.close())))
+                        Mono.from(factory.create()),
+                        c -> transaction(c, work, onFailure),
+                        c -> Mono.from(c.close()),
+                        (c, e) -> Mono.from(c.close()),
+                        c -> Mono.from(c.rollbackTransaction())
+                                .onErrorResume(e -> Mono.empty())
+                                .then(Mono.from(c.close())))
                 // a connection that cannot be had (server down, network gone) or not released fails
                 // outside transaction(): map it here too, so writes fail with BackendException (X7)
                 .onErrorMap(e -> Failures.backend(operation, e));
         Mono<Optional<T>> ordered = lane != null ? lane.run(tx) : tx;
         Mono<T> counted = Mono.defer(() -> {
-            writesInFlight.incrementAndGet();
-            return ordered.doFinally(s -> writesInFlight.decrementAndGet());
-        }).flatMap(Mono::justOrEmpty);
+                    writesInFlight.incrementAndGet();
+                    return ordered.doFinally(s -> writesInFlight.decrementAndGet());
+                })
+                .flatMap(Mono::justOrEmpty);
         return guarded(operation, counted);
     }
 
@@ -149,11 +158,14 @@ final class Db {
      * @return the result, signalled once the statement committed
      */
     <T> Mono<T> unguardedAutocommit(String operation, int commands, Function<Connection, Mono<T>> work) {
-        Mono<T> run = Mono.usingWhen(Mono.from(factory.create()), c -> {
-                    long begin = System.nanoTime();
-                    return Mono.defer(() -> work.apply(c))
-                            .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
-                }, c -> Mono.from(c.close()))
+        Mono<T> run = Mono.usingWhen(
+                        Mono.from(factory.create()),
+                        c -> {
+                            long begin = System.nanoTime();
+                            return Mono.defer(() -> work.apply(c))
+                                    .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
+                        },
+                        c -> Mono.from(c.close()))
                 .onErrorMap(e -> Failures.backend(operation, e))
                 .timeout(operationTimeout, Mono.error(() -> timedOut(operation)));
         return Mono.defer(() -> {
@@ -162,15 +174,15 @@ final class Db {
         });
     }
 
-    private <T> Mono<Optional<T>> transaction(Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
+    private <T> Mono<Optional<T>> transaction(
+            Connection c, Function<Connection, Mono<T>> work, FailureMapper onFailure) {
         long begin = System.nanoTime();
         String lock = dialect.writeLock();
         Mono<Void> start = Mono.from(c.beginTransaction());
         if (lock != null) {
             start = start.then(Sql.update(c, lock)).then();
         }
-        return start
-                .then(Mono.defer(() -> work.apply(c)).map(Optional::of).defaultIfEmpty(Optional.empty()))
+        return start.then(Mono.defer(() -> work.apply(c)).map(Optional::of).defaultIfEmpty(Optional.empty()))
                 .flatMap(result -> Mono.from(c.commitTransaction())
                         .then(Mono.fromRunnable(() -> metrics.batchCommitted(1, System.nanoTime() - begin)))
                         .thenReturn(result))
@@ -205,11 +217,13 @@ final class Db {
      * @return the result
      */
     <T> Mono<T> readConsistent(String operation, Function<Connection, Mono<T>> work) {
-        Mono<T> run = Mono.usingWhen(Mono.from(factory.create()),
+        Mono<T> run = Mono.usingWhen(
+                Mono.from(factory.create()),
                 c -> Mono.from(c.beginTransaction(IsolationLevel.REPEATABLE_READ))
                         .then(Mono.defer(() -> work.apply(c)).map(Optional::of).defaultIfEmpty(Optional.empty()))
                         .flatMap(result -> Mono.from(c.commitTransaction()).thenReturn(result))
-                        .onErrorResume(e -> Mono.from(c.rollbackTransaction()).onErrorResume(x -> Mono.empty())
+                        .onErrorResume(e -> Mono.from(c.rollbackTransaction())
+                                .onErrorResume(x -> Mono.empty())
                                 .then(Mono.error(e)))
                         .flatMap(Mono::justOrEmpty),
                 c -> Mono.from(c.close()));
@@ -233,8 +247,8 @@ final class Db {
             }
             long start = System.nanoTime();
             // only the first row is timed: later rows come at the subscriber's pace (backpressure)
-            Flux<T> timed = run.timeout(Mono.delay(operationTimeout), row -> Mono.never(),
-                            Flux.error(() -> timedOut(operation)))
+            Flux<T> timed = run.timeout(
+                            Mono.delay(operationTimeout), row -> Mono.never(), Flux.error(() -> timedOut(operation)))
                     .doOnComplete(() -> metrics.operation(operation, System.nanoTime() - start, true))
                     .doOnError(e -> metrics.operation(operation, System.nanoTime() - start, false))
                     .doFinally(s -> leave());
@@ -271,8 +285,8 @@ final class Db {
      * @return its error: the database did not answer in time (a write may still commit)
      */
     private BackendException timedOut(String operation) {
-        return new TransientBackendException(operation + " timed out after " + operationTimeout + ": the database did not answer"
-                + " (a write may still commit: read it back)");
+        return new TransientBackendException(operation + " timed out after " + operationTimeout
+                + ": the database did not answer" + " (a write may still commit: read it back)");
     }
 
     /** Counts an operation out; the last one out after close lets the close go on. */

@@ -3,8 +3,8 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.codec.EventCodec;
-import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.EventEncoder;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
@@ -44,8 +44,16 @@ final class EventRows {
     static Mono<Void> insert(Connection c, String workflowId, List<EventEncoder.Encoded> events) {
         List<Object[]> rows = new ArrayList<>(events.size());
         for (EventEncoder.Encoded e : events) {
-            rows.add(new Object[] {workflowId, e.seq(), e.json(), e.recordedAtNanos(), e.kind(), e.queryable() ? 1 : 0,
-                    Sql.text(e.workflowType()), Sql.text(e.childWorkflowId())});
+            rows.add(new Object[] {
+                workflowId,
+                e.seq(),
+                e.json(),
+                e.recordedAtNanos(),
+                e.kind(),
+                e.queryable() ? 1 : 0,
+                Sql.text(e.workflowType()),
+                Sql.text(e.childWorkflowId())
+            });
         }
         return Sql.updateEach(c, INSERT, rows).then();
     }
@@ -56,10 +64,14 @@ final class EventRows {
      * @return its committed head, 0 when it has no events (E2)
      */
     static Mono<Long> head(Connection c, String workflowId) {
-        return Sql.query(c, HEAD, row -> {
-                    Long v = Sql.longAt(row, 0);
-                    return v == null ? 0L : v;
-                }, workflowId)
+        return Sql.query(
+                        c,
+                        HEAD,
+                        row -> {
+                            Long v = Sql.longAt(row, 0);
+                            return v == null ? 0L : v;
+                        },
+                        workflowId)
                 .next()
                 .defaultIfEmpty(0L);
     }
@@ -86,8 +98,10 @@ final class EventRows {
             }
             return codec.decode(stored.json);
         } catch (SerializationException e) {
-            throw new SerializationException("stored event of workflow " + stored.workflowId + " at seq "
-                    + stored.seq + " cannot be decoded: " + e.getMessage(), e);
+            throw new SerializationException(
+                    "stored event of workflow " + stored.workflowId + " at seq " + stored.seq + " cannot be decoded: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -115,7 +129,6 @@ final class EventRows {
             throw new SerializationException("stored workflow id '" + text + "' is not a canonical UUID", e);
         }
     }
-
 
     /** An event row as stored: {@code workflow_id, seq, event}. */
     record Stored(String workflowId, Long seq, byte[] json) {}

@@ -42,7 +42,8 @@ final class Failures {
         String message = failure instanceof R2dbcException r2dbc && r2dbc.getSqlState() != null
                 ? "[" + r2dbc.getSqlState() + "] " + r2dbc.getMessage()
                 : String.valueOf(failure);
-        return isTransient(failure) ? new TransientBackendException(operation + " failed: " + message, failure)
+        return isTransient(failure)
+                ? new TransientBackendException(operation + " failed: " + message, failure)
                 : new BackendException(operation + " failed: " + message, failure);
     }
 
@@ -52,11 +53,14 @@ final class Failures {
      */
     static boolean isTransient(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof TransientBackendException || t instanceof R2dbcTransientException
-                    || t instanceof IOException || t instanceof TimeoutException) {
+            if (t instanceof TransientBackendException
+                    || t instanceof R2dbcTransientException
+                    || t instanceof IOException
+                    || t instanceof TimeoutException) {
                 return true;
             }
-            if (t instanceof R2dbcException e && e.getSqlState() != null
+            if (t instanceof R2dbcException e
+                    && e.getSqlState() != null
                     && (e.getSqlState().startsWith("08") || TRANSIENT_STATES.contains(e.getSqlState()))) {
                 return true;
             }

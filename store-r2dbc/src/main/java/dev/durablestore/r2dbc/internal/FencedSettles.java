@@ -14,8 +14,8 @@ final class FencedSettles {
 
     private static final String FENCE = " WHERE dispatch_key = $3 AND status = 'claimed' AND claim_token = $4";
     private static final String SETTLE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2" + FENCE;
-    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
-            + "claimed_at = NULL" + FENCE;
+    private static final String RETRY =
+            "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, " + "claimed_at = NULL" + FENCE;
 
     private FencedSettles() {}
 
@@ -31,13 +31,20 @@ final class FencedSettles {
      */
     static Mono<Void> apply(Connection c, StepEncoder.Settle s, long nowNanos, String operation) {
         Mono<Long> update = switch (s.settlement()) {
-            case RETRY -> Sql.update(c, RETRY, (long) s.nextAttempt(), s.retryVisibleAfter(nowNanos), s.dispatchKey(),
-                    s.claimToken());
+            case RETRY ->
+                Sql.update(
+                        c,
+                        RETRY,
+                        (long) s.nextAttempt(),
+                        s.retryVisibleAfter(nowNanos),
+                        s.dispatchKey(),
+                        s.claimToken());
             case COMPLETE -> Sql.update(c, SETTLE, "done", nowNanos, s.dispatchKey(), s.claimToken());
             case FAIL -> Sql.update(c, SETTLE, "failed", nowNanos, s.dispatchKey(), s.claimToken());
             case CANCEL -> Sql.update(c, SETTLE, "cancelled", nowNanos, s.dispatchKey(), s.claimToken());
         };
-        return update.flatMap(n -> n == 1 ? Mono.<Void>empty()
+        return update.flatMap(n -> n == 1
+                ? Mono.<Void>empty()
                 : Mono.error(new StaleClaimException(operation, s.dispatchKey(), s.claimToken())));
     }
 }

@@ -148,14 +148,17 @@ final class GroupCommit<R, T> {
                     flushing.decrementAndGet();
                     drain();
                 })
-                .subscribe(null, error -> {
-                    for (Call<R, T> c : group) {
-                        c.fail(error);
-                    }
-                }, () -> {
-                    for (Call<R, T> c : group) {
-                        c.succeed(null);
-                    }
-                });
+                .subscribe(
+                        null,
+                        error -> {
+                            for (Call<R, T> c : group) {
+                                c.fail(error);
+                            }
+                        },
+                        () -> {
+                            for (Call<R, T> c : group) {
+                                c.succeed(null);
+                            }
+                        });
     }
 }

@@ -79,8 +79,9 @@ final class GroupedAppends {
             + "ON CONFLICT DO NOTHING RETURNING 1)";
 
     /** The appends of a group and their committed heads. */
-    private static final String HEADS = "a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) "
-            + "AS a(i, w, expected)), ";
+    private static final String HEADS =
+            "a AS (SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[]) " + "AS a(i, w, expected)), ";
+
     private static final String HEAD = "COALESCE((SELECT max(e.seq) FROM events e WHERE e.workflow_id = a.w), 0)";
 
     private static final String APPEND = "WITH " + HEADS
@@ -131,11 +132,21 @@ final class GroupedAppends {
      * @param settles a step's fenced settles, in key order (none for an append)
      * @param timers a step's timer changes (none for an append)
      */
-    record Append(String name, String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
-            List<OutboxRowEncoder.Encoded> rows, List<StepEncoder.Settle> settles, List<StepEncoder.Timer> timers) {
+    record Append(
+            String name,
+            String workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows,
+            List<StepEncoder.Settle> settles,
+            List<StepEncoder.Timer> timers) {
 
         /** An append or appendWithOutbox: no settles, no timers. */
-        Append(String name, String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
+        Append(
+                String name,
+                String workflowId,
+                long expectedSeq,
+                List<EventEncoder.Encoded> events,
                 List<OutboxRowEncoder.Encoded> rows) {
             this(name, workflowId, expectedSeq, events, rows, List.of(), List.of());
         }
@@ -214,7 +225,9 @@ final class GroupedAppends {
     }
 
     private Mono<Void> flush(List<GroupCommit.Call<Append, Void>> calls) {
-        return Flux.fromIterable(rounds(calls, GroupCommit.Call::request)).concatMap(this::writeRound).then();
+        return Flux.fromIterable(rounds(calls, GroupCommit.Call::request))
+                .concatMap(this::writeRound)
+                .then();
     }
 
     /**
@@ -278,13 +291,16 @@ final class GroupedAppends {
                 })
                 .then()
                 .onErrorResume(e -> {
-                    if (Failures.isUniqueViolation(e) || Failures.isDeadlock(e)
+                    if (Failures.isUniqueViolation(e)
+                            || Failures.isDeadlock(e)
                             || e instanceof InvalidArgumentException) {
                         // another writer took a sequence first, or PostgreSQL aborted the statement
                         // as a deadlock victim (it changed nothing), or a step's retry delay ran past
                         // the storable range as the arguments were built (nothing was sent, O58): one
                         // by one, so a conflict or a refusal is that append's alone (E15)
-                        return Flux.fromIterable(round).concatMap(this::writeAlone).then();
+                        return Flux.fromIterable(round)
+                                .concatMap(this::writeAlone)
+                                .then();
                     }
                     // the statement may have committed (a timeout): never write it twice
                     for (GroupCommit.Call<Append, Void> call : round) {
@@ -372,12 +388,18 @@ final class GroupedAppends {
             steps |= a.isStep();
         }
         Object[] args = steps ? Columns.ofSteps(appends, now) : Columns.of(appends, now);
-        return Sql.query(c, steps ? STEP : APPEND, row -> {
-                    Object current = row.get(3);
-                    Set<String> keys = current instanceof String[] texts ? Set.of(texts) : Set.of();
-                    return Map.entry(Sql.longAt(row, 0).intValue(),
-                            new Outcome(Sql.longAt(row, 1), Boolean.TRUE.equals(row.get(2, Boolean.class)), keys));
-                }, args)
+        return Sql.query(
+                        c,
+                        steps ? STEP : APPEND,
+                        row -> {
+                            Object current = row.get(3);
+                            Set<String> keys = current instanceof String[] texts ? Set.of(texts) : Set.of();
+                            return Map.entry(
+                                    Sql.longAt(row, 0).intValue(),
+                                    new Outcome(
+                                            Sql.longAt(row, 1), Boolean.TRUE.equals(row.get(2, Boolean.class)), keys));
+                        },
+                        args)
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
@@ -400,17 +422,41 @@ final class GroupedAppends {
                 workflow[i] = a.workflowId();
                 expected[i] = a.expectedSeq();
                 for (EventEncoder.Encoded e : a.events()) {
-                    events.add(new Object[] {i, e.seq(), eventBytes.size() + 1, e.json().length, e.recordedAtNanos(),
-                            e.kind(), e.queryable() ? 1 : 0, e.workflowType(), e.childWorkflowId()});
+                    events.add(new Object[] {
+                        i,
+                        e.seq(),
+                        eventBytes.size() + 1,
+                        e.json().length,
+                        e.recordedAtNanos(),
+                        e.kind(),
+                        e.queryable() ? 1 : 0,
+                        e.workflowType(),
+                        e.childWorkflowId()
+                    });
                     eventBytes.writeBytes(e.json());
                 }
                 for (OutboxRowEncoder.Encoded e : a.rows()) {
                     OutboxRow r = e.row();
-                    rows.add(new Object[] {i, r.dispatchKey(), r.workflowId().toString(), r.ordinal(),
-                            r.runId() == null ? null : r.runId().toString(), r.namespace(), r.taskQueue(), r.node(),
-                            r.activityType(), rowBytes.size() + 1, e.input().length, r.status().token(),
-                            (long) r.attempt(), e.visibleAfterNanos(), e.claimedAtNanos(),
-                            r.status().isLive() ? null : nowNanos, r.traceContext(), r.priority()});
+                    rows.add(new Object[] {
+                        i,
+                        r.dispatchKey(),
+                        r.workflowId().toString(),
+                        r.ordinal(),
+                        r.runId() == null ? null : r.runId().toString(),
+                        r.namespace(),
+                        r.taskQueue(),
+                        r.node(),
+                        r.activityType(),
+                        rowBytes.size() + 1,
+                        e.input().length,
+                        r.status().token(),
+                        (long) r.attempt(),
+                        e.visibleAfterNanos(),
+                        e.claimedAtNanos(),
+                        r.status().isLive() ? null : nowNanos,
+                        r.traceContext(),
+                        r.priority()
+                    });
                     rowBytes.writeBytes(e.input());
                 }
             }
@@ -418,13 +464,37 @@ final class GroupedAppends {
             args[0] = index;
             args[1] = workflow;
             args[2] = expected;
-            Class<?>[] eventTypes = {Integer.class, Long.class, Integer.class, Integer.class, Long.class, String.class,
-                Integer.class, String.class, String.class};
+            Class<?>[] eventTypes = {
+                Integer.class,
+                Long.class,
+                Integer.class,
+                Integer.class,
+                Long.class,
+                String.class,
+                Integer.class,
+                String.class,
+                String.class
+            };
             columns(events, eventTypes, args, 3);
             args[12] = eventBytes.toByteArray();
-            Class<?>[] rowTypes = {Integer.class, String.class, String.class, Long.class, String.class, String.class,
-                String.class, String.class, String.class, Integer.class, Integer.class, String.class, Long.class,
-                Long.class, Long.class, Long.class};
+            Class<?>[] rowTypes = {
+                Integer.class,
+                String.class,
+                String.class,
+                Long.class,
+                String.class,
+                String.class,
+                String.class,
+                String.class,
+                String.class,
+                Integer.class,
+                Integer.class,
+                String.class,
+                Long.class,
+                Long.class,
+                Long.class,
+                Long.class
+            };
             columns(rows, rowTypes, args, 13);
             args[29] = rowBytes.toByteArray();
             // $31, the rows' trace contexts (the 17th value of each row), after the payload bytes
@@ -451,15 +521,24 @@ final class GroupedAppends {
                 Append a = appends.get(i);
                 for (StepEncoder.Settle s : a.settles()) {
                     boolean retry = s.settlement() == WorkflowStep.Settlement.RETRY;
-                    settles.add(new Object[] {i, s.dispatchKey(), s.claimToken(), status(s.settlement()),
-                        retry ? s.nextAttempt() : 0, retry ? s.retryVisibleAfter(nowNanos) : 0L});
+                    settles.add(new Object[] {
+                        i,
+                        s.dispatchKey(),
+                        s.claimToken(),
+                        status(s.settlement()),
+                        retry ? s.nextAttempt() : 0,
+                        retry ? s.retryVisibleAfter(nowNanos) : 0L
+                    });
                 }
                 for (StepEncoder.Timer t : a.timers()) {
                     timers.add(new Object[] {i, t.timerId(), t.fireAtNanos()});
                 }
             }
-            columns(settles, new Class<?>[] {Integer.class, String.class, Long.class, String.class, Integer.class,
-                Long.class}, args, 32);
+            columns(
+                    settles,
+                    new Class<?>[] {Integer.class, String.class, Long.class, String.class, Integer.class, Long.class},
+                    args,
+                    32);
             args[38] = nowNanos;
             columns(timers, new Class<?>[] {Integer.class, String.class, Long.class}, args, 39);
             return args;
@@ -497,5 +576,4 @@ final class GroupedAppends {
         }
         return first.size() == rows.size() ? rows : new ArrayList<>(first.values());
     }
-
 }

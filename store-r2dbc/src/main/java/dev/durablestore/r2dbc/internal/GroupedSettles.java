@@ -108,7 +108,8 @@ final class GroupedSettles {
     }
 
     private Mono<Void> writeRound(List<GroupCommit.Call<Settle, Void>> round) {
-        round.sort((a, b) -> Times.CODE_POINT_ORDER.compare(a.request().key(), b.request().key()));
+        round.sort((a, b) ->
+                Times.CODE_POINT_ORDER.compare(a.request().key(), b.request().key()));
         int n = round.size();
         String[] keys = new String[n];
         String[] statuses = new String[n];
@@ -125,9 +126,10 @@ final class GroupedSettles {
         }
         boolean wakes = retries;
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
-        return db.unguardedAutocommit(operation, n,
-                        c -> Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
-                .retryWhen(Retry.max(3).filter(Failures::isDeadlock)
+        return db.unguardedAutocommit(
+                        operation, n, c -> Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
+                .retryWhen(Retry.max(3)
+                        .filter(Failures::isDeadlock)
                         .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
                 .doOnSuccess(changed -> {
                     if (wakes) {

@@ -31,19 +31,20 @@ import reactor.core.publisher.Mono;
 final class OutboxReads {
 
     private static final String LIVE = "status IN ('pending', 'claimed')";
-    private static final String UNSETTLED = "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE
-            + " ORDER BY workflow_id";
+    private static final String UNSETTLED =
+            "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE + " ORDER BY workflow_id";
     private static final String COUNT_INFLIGHT = "SELECT count(*) FROM outbox WHERE namespace = $1 AND " + LIVE;
-    private static final String COUNT_CLAIMED = "SELECT count(*) FROM outbox WHERE namespace = $1 AND status = 'claimed'";
-    private static final String COUNT_CLAIMED_BY_NS = "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' "
-            + "AND namespace IN ";
+    private static final String COUNT_CLAIMED =
+            "SELECT count(*) FROM outbox WHERE namespace = $1 AND status = 'claimed'";
+    private static final String COUNT_CLAIMED_BY_NS =
+            "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' " + "AND namespace IN ";
     private static final String ROUTES = "SELECT DISTINCT namespace, task_queue, node FROM outbox "
             + "WHERE status = 'pending' AND visible_after <= $1";
     private static final String ROW_STATE = "SELECT status, attempt, visible_after FROM outbox WHERE dispatch_key = $1";
 
     /** O48: namespace, task queue, then node with unpinned first (Unicode code-point order, as SQL "C"). */
-    private static final Comparator<ClaimScope> ROUTE_ORDER = Comparator
-            .comparing(ClaimScope::namespace, Times.CODE_POINT_ORDER)
+    private static final Comparator<ClaimScope> ROUTE_ORDER = Comparator.comparing(
+                    ClaimScope::namespace, Times.CODE_POINT_ORDER)
             .thenComparing(ClaimScope::taskQueue, Times.CODE_POINT_ORDER)
             .thenComparing(ClaimScope::node, Comparator.nullsFirst(Times.CODE_POINT_ORDER));
 
@@ -60,15 +61,18 @@ final class OutboxReads {
     /** O39, O40. */
     Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
         return Mono.defer(() -> {
-            long bound = Times.toNanos(olderThan, "olderThan");
-            requireNonNegative(limit, "limit");
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            return db.read("listStaleClaimed", c -> Sql.query(c, OutboxWrites.STALE, OutboxRows::stored, bound, limit)
-                    .collectList()
-                    .map(rows::decodeAll));
-        }).flatMapMany(Flux::fromIterable);
+                    long bound = Times.toNanos(olderThan, "olderThan");
+                    requireNonNegative(limit, "limit");
+                    if (limit == 0) {
+                        return Mono.just(List.<OutboxRow>of());
+                    }
+                    return db.read(
+                            "listStaleClaimed",
+                            c -> Sql.query(c, OutboxWrites.STALE, OutboxRows::stored, bound, limit)
+                                    .collectList()
+                                    .map(rows::decodeAll));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O43. */
@@ -93,7 +97,11 @@ final class OutboxReads {
             if (!StoredText.storable(namespace)) {
                 return Mono.just(0L); // no row holds it (O46)
             }
-            return db.read(name, c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace).next().defaultIfEmpty(0L));
+            return db.read(
+                    name,
+                    c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace)
+                            .next()
+                            .defaultIfEmpty(0L));
         });
     }
 
@@ -110,70 +118,101 @@ final class OutboxReads {
             }
             Sql.Params p = new Sql.Params();
             String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(stored)) + " GROUP BY namespace";
-            return db.read("countClaimedByNamespace", c -> Sql.query(c, sql,
-                            row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
-                    .collectList()
-                    .map(found -> {
-                        Map<String, Long> counts = new LinkedHashMap<>();
-                        for (String ns : list) {
-                            counts.put(ns, 0L);
-                        }
-                        for (Map.Entry<String, Long> e : found) {
-                            counts.put(e.getKey(), e.getValue());
-                        }
-                        return Map.copyOf(counts);
-                    }));
+            return db.read(
+                    "countClaimedByNamespace",
+                    c -> Sql.query(c, sql, row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
+                            .collectList()
+                            .map(found -> {
+                                Map<String, Long> counts = new LinkedHashMap<>();
+                                for (String ns : list) {
+                                    counts.put(ns, 0L);
+                                }
+                                for (Map.Entry<String, Long> e : found) {
+                                    counts.put(e.getKey(), e.getValue());
+                                }
+                                return Map.copyOf(counts);
+                            }));
         });
     }
 
     /** O48, O49. */
     Flux<ClaimScope> pendingRoutes() {
         return Mono.defer(() -> {
-            long now = Times.nowNanos(clock.instant());
-            return db.read("pendingRoutes", c -> Sql.query(c, ROUTES,
-                            row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.textAt(row, 2)}, now)
-                    .collectList()
-                    .map(found -> {
-                        List<ClaimScope> routes = new ArrayList<>(found.size());
-                        for (String[] r : found) {
-                            routes.add(new ClaimScope(r[0], r[1], r[2]));
-                        }
-                        routes.sort(ROUTE_ORDER);
-                        return routes;
-                    }));
-        }).flatMapMany(Flux::fromIterable);
+                    long now = Times.nowNanos(clock.instant());
+                    return db.read(
+                            "pendingRoutes",
+                            c -> Sql.query(
+                                            c,
+                                            ROUTES,
+                                            row -> new String[] {
+                                                Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.textAt(row, 2)
+                                            },
+                                            now)
+                                    .collectList()
+                                    .map(found -> {
+                                        List<ClaimScope> routes = new ArrayList<>(found.size());
+                                        for (String[] r : found) {
+                                            routes.add(new ClaimScope(r[0], r[1], r[2]));
+                                        }
+                                        routes.sort(ROUTE_ORDER);
+                                        return routes;
+                                    }));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O60. */
     Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
-            requireNonNull(query, "query");
-            if (query.limit() == 0 || query.matchesNothing()) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "$" + i,
-                    db.dialect().postgres() ? " COLLATE \"C\"" : "");
-            return db.read("listOutbox", c -> Sql.query(c, st.sql(), OutboxRows::stored, st.args().toArray())
-                    .collectList()
-                    .map(rows::decodeAll));
-        }).flatMapMany(Flux::fromIterable);
+                    requireNonNull(query, "query");
+                    if (query.limit() == 0 || query.matchesNothing()) {
+                        return Mono.just(List.<OutboxRow>of());
+                    }
+                    OutboxListingSql.Statement st = OutboxListingSql.list(
+                            query,
+                            OutboxRows.COLUMNS,
+                            i -> "$" + i,
+                            db.dialect().postgres() ? " COLLATE \"C\"" : "");
+                    return db.read(
+                            "listOutbox",
+                            c -> Sql.query(
+                                            c,
+                                            st.sql(),
+                                            OutboxRows::stored,
+                                            st.args().toArray())
+                                    .collectList()
+                                    .map(rows::decodeAll));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O61. */
     Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
         return Mono.defer(() -> {
             long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
-            return db.read("countByRoute", c -> Flux.fromArray(OutboxStatus.values())
-                    .concatMap(status -> {
-                        Object[] args = status == OutboxStatus.PENDING ? new Object[] {bounds[0], (long) cap}
-                                : status == OutboxStatus.CLAIMED ? new Object[] {bounds[1], (long) cap}
-                                : new Object[] {(long) cap};
-                        return Sql.query(c, OutboxListingSql.countSql(status, i -> "$" + i),
-                                row -> new OutboxListingSql.CountRow(status, Sql.textAt(row, 0), Sql.textAt(row, 1),
-                                        Sql.textAt(row, 2), number(row, 3), number(row, 4)), args);
-                    })
-                    .collectList()
-                    .map(found -> OutboxListingSql.fold(found, cap)));
+            return db.read(
+                    "countByRoute",
+                    c -> Flux.fromArray(OutboxStatus.values())
+                            .concatMap(status -> {
+                                Object[] args = status == OutboxStatus.PENDING
+                                        ? new Object[] {bounds[0], (long) cap}
+                                        : status == OutboxStatus.CLAIMED
+                                                ? new Object[] {bounds[1], (long) cap}
+                                                : new Object[] {(long) cap};
+                                return Sql.query(
+                                        c,
+                                        OutboxListingSql.countSql(status, i -> "$" + i),
+                                        row -> new OutboxListingSql.CountRow(
+                                                status,
+                                                Sql.textAt(row, 0),
+                                                Sql.textAt(row, 1),
+                                                Sql.textAt(row, 2),
+                                                number(row, 3),
+                                                number(row, 4)),
+                                        args);
+                            })
+                            .collectList()
+                            .map(found -> OutboxListingSql.fold(found, cap)));
         });
     }
 
@@ -189,18 +228,25 @@ final class OutboxReads {
             if (!StoredText.storable(key)) {
                 return Mono.empty(); // no row holds it (O50)
             }
-            return db.read("rowState", c -> Sql.query(c, ROW_STATE,
-                            row -> new Object[] {Sql.textAt(row, 0), Sql.longAt(row, 1), Sql.longAt(row, 2)}, key)
-                    .next()
-                    .map(r -> {
-                        Long attempt = (Long) r[1];
-                        if (attempt == null || attempt < 0 || attempt > Integer.MAX_VALUE || r[2] == null) {
-                            throw new SerializationException("stored outbox row " + key
-                                    + " has an out-of-range attempt or no visible_after");
-                        }
-                        return new OutboxRowState(OutboxStatus.fromToken((String) r[0]), attempt.intValue(),
-                                Times.fromNanos((Long) r[2]));
-                    }));
+            return db.read(
+                    "rowState",
+                    c -> Sql.query(
+                                    c,
+                                    ROW_STATE,
+                                    row -> new Object[] {Sql.textAt(row, 0), Sql.longAt(row, 1), Sql.longAt(row, 2)},
+                                    key)
+                            .next()
+                            .map(r -> {
+                                Long attempt = (Long) r[1];
+                                if (attempt == null || attempt < 0 || attempt > Integer.MAX_VALUE || r[2] == null) {
+                                    throw new SerializationException("stored outbox row " + key
+                                            + " has an out-of-range attempt or no visible_after");
+                                }
+                                return new OutboxRowState(
+                                        OutboxStatus.fromToken((String) r[0]),
+                                        attempt.intValue(),
+                                        Times.fromNanos((Long) r[2]));
+                            }));
         });
     }
 }

@@ -73,7 +73,8 @@ final class OutboxRows {
                 Sql.bigint(e.claimedAtNanos()),
                 Sql.bigint(r.status().isLive() ? null : nowNanos),
                 Sql.text(r.traceContext()),
-                r.priority()});
+                r.priority()
+            });
         }
         return Sql.updateEach(c, INSERT_OR_IGNORE, values);
     }
@@ -85,10 +86,23 @@ final class OutboxRows {
      * @return the stored values
      */
     static Stored stored(Row row) {
-        return new Stored(Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2), Sql.textAt(row, 3),
-                Sql.textAt(row, 4), Sql.textAt(row, 5), Sql.textAt(row, 6), Sql.textAt(row, 7), Sql.bytesAt(row, 8),
-                Sql.textAt(row, 9), Sql.longAt(row, 10), Sql.longAt(row, 11), Sql.longAt(row, 12), Sql.longAt(row, 13),
-                Sql.textAt(row, 14), Sql.longAt(row, 15));
+        return new Stored(
+                Sql.textAt(row, 0),
+                Sql.textAt(row, 1),
+                Sql.longAt(row, 2),
+                Sql.textAt(row, 3),
+                Sql.textAt(row, 4),
+                Sql.textAt(row, 5),
+                Sql.textAt(row, 6),
+                Sql.textAt(row, 7),
+                Sql.bytesAt(row, 8),
+                Sql.textAt(row, 9),
+                Sql.longAt(row, 10),
+                Sql.longAt(row, 11),
+                Sql.longAt(row, 12),
+                Sql.longAt(row, 13),
+                Sql.textAt(row, 14),
+                Sql.longAt(row, 15));
     }
 
     /**
@@ -110,7 +124,8 @@ final class OutboxRows {
             OutboxStatus status = OutboxStatus.fromToken(s.status);
             // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
             long claimToken = status == OutboxStatus.CLAIMED && s.claimToken != null ? s.claimToken : 0L;
-            return new OutboxRow(s.dispatchKey,
+            return new OutboxRow(
+                    s.dispatchKey,
                     EventRows.workflowId(s.workflowId),
                     s.ordinal,
                     s.runId == null ? null : RunId.parse(s.runId),
@@ -127,8 +142,8 @@ final class OutboxRows {
                     s.traceContext,
                     s.priority == null ? OutboxRow.MIN_PRIORITY : s.priority.intValue());
         } catch (SerializationException | InvalidArgumentException e) {
-            throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: "
-                    + e.getMessage(), e);
+            throw new SerializationException(
+                    "stored outbox row " + s.dispatchKey + " cannot be decoded: " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw new SerializationException("stored outbox row " + s.dispatchKey + " cannot be decoded: " + e, e);
         }
@@ -150,9 +165,22 @@ final class OutboxRows {
         return codec.decodePayload(bytes);
     }
 
-
     /** A row as stored, column by column ({@link #COLUMNS}). */
-    record Stored(String dispatchKey, String workflowId, Long ordinal, String runId, String namespace,
-            String taskQueue, String node, String activityType, byte[] input, String status, Long attempt,
-            Long visibleAfter, Long claimedAt, Long claimToken, String traceContext, Long priority) {}
+    record Stored(
+            String dispatchKey,
+            String workflowId,
+            Long ordinal,
+            String runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            byte[] input,
+            String status,
+            Long attempt,
+            Long visibleAfter,
+            Long claimedAt,
+            Long claimToken,
+            String traceContext,
+            Long priority) {}
 }

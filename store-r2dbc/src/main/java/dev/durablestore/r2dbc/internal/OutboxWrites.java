@@ -10,10 +10,10 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
-import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.SettleArguments;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.StoredText;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
@@ -71,12 +71,13 @@ final class OutboxWrites {
             + "AND claimed_at IS NOT NULL AND claimed_at < $1 ORDER BY claimed_at, dispatch_key LIMIT $2";
     private static final String REARM_KEYS = "UPDATE outbox SET status = 'pending', visible_after = $1, "
             + "claimed_at = NULL WHERE status = 'claimed' AND dispatch_key IN ";
-    private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' "
-            + "AND dispatch_key IN ";
+    private static final String HEARTBEAT =
+            "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' " + "AND dispatch_key IN ";
     private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
             + "WHERE status = 'claimed' AND claim_token = $1 AND dispatch_key IN ";
-    private static final String REDRIVE = "UPDATE outbox SET status = 'pending', visible_after = $1, claimed_at = NULL, "
-            + "settled_at = NULL WHERE dispatch_key = $2 AND status = 'failed'";
+    private static final String REDRIVE =
+            "UPDATE outbox SET status = 'pending', visible_after = $1, claimed_at = NULL, "
+                    + "settled_at = NULL WHERE dispatch_key = $2 AND status = 'failed'";
     private static final String REDRIVE_RESET = "UPDATE outbox SET status = 'pending', visible_after = $1, "
             + "claimed_at = NULL, settled_at = NULL, attempt = 0 WHERE dispatch_key = $2 AND status = 'failed'";
     private static final String REDRIVE_WORKFLOW = "UPDATE outbox SET status = 'pending', visible_after = $1, "
@@ -119,7 +120,11 @@ final class OutboxWrites {
      * commits on its own; an update count of 0 means the claim is no longer current, and nothing
      * was written.
      */
-    Mono<Void> fenced(OutboxRow claimed, WorkflowStep.Settlement settlement, int nextAttempt, Instant visibleAfter,
+    Mono<Void> fenced(
+            OutboxRow claimed,
+            WorkflowStep.Settlement settlement,
+            int nextAttempt,
+            Instant visibleAfter,
             String operation) {
         return Mono.defer(() -> {
             StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
@@ -137,7 +142,8 @@ final class OutboxWrites {
             if (encoded.isEmpty()) {
                 return Mono.empty();
             }
-            return waking("appendOutboxBatch", c -> OutboxRows.insertOrIgnore(c, encoded, now())).then();
+            return waking("appendOutboxBatch", c -> OutboxRows.insertOrIgnore(c, encoded, now()))
+                    .then();
         });
     }
 
@@ -155,7 +161,11 @@ final class OutboxWrites {
             return waking("rearmPending", c -> {
                 long now = now();
                 return Flux.fromIterable(encoded)
-                        .concatMap(e -> Sql.update(c, REARM_EXISTING, e.visibleAfterNanos(), e.row().dispatchKey())
+                        .concatMap(e -> Sql.update(
+                                        c,
+                                        REARM_EXISTING,
+                                        e.visibleAfterNanos(),
+                                        e.row().dispatchKey())
                                 .flatMap(n -> n == 0 ? OutboxRows.insertOrIgnore(c, List.of(e), now) : Mono.just(n)))
                         .then();
             });
@@ -215,7 +225,8 @@ final class OutboxWrites {
             if (sorted.isEmpty()) {
                 return Mono.empty();
             }
-            return deadlockRetried(db.write(name, c -> updateKeys(c, sql, sorted, now()))).then();
+            return deadlockRetried(db.write(name, c -> updateKeys(c, sql, sorted, now())))
+                    .then();
         });
     }
 
@@ -231,7 +242,8 @@ final class OutboxWrites {
             if (settles != null) {
                 return settles.submit("retry", new GroupedSettles.Settle(key, "pending", nextAttempt, visible));
             }
-            return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key)).then();
+            return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key))
+                    .then();
         });
     }
 
@@ -262,8 +274,15 @@ final class OutboxWrites {
             if (!StoredText.storable(key)) {
                 return Mono.empty(); // no row holds it (O33)
             }
-            return waking("retryAfter", c -> Sql.update(c, RETRY, (long) nextAttempt,
-                    SettleArguments.visibleAfterNanos(clock.instant(), delay), key)).then();
+            return waking(
+                            "retryAfter",
+                            c -> Sql.update(
+                                    c,
+                                    RETRY,
+                                    (long) nextAttempt,
+                                    SettleArguments.visibleAfterNanos(clock.instant(), delay),
+                                    key))
+                    .then();
         });
     }
 
@@ -289,36 +308,39 @@ final class OutboxWrites {
                 return Mono.just(List.<OutboxRow>of());
             }
             String select = STALE + db.dialect().lockSkipLocked();
-            return waking("rearmStaleClaimed", c -> Sql.query(c, select, OutboxRows::stored, bound, limit)
-                    .collectList()
-                    .flatMap(stored -> {
-                        List<OutboxRow> stale = new ArrayList<>(stored.size());
-                        List<Object[]> corrupt = new ArrayList<>();
-                        for (OutboxRows.Stored row : stored) {
-                            try {
-                                stale.add(rows.decode(row));
-                            } catch (SerializationException e) {
-                                // a corrupt claimed row must not block recovery of the others: dead-letter it
-                                log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
-                                corrupt.add(new Object[] {now(), row.dispatchKey()});
-                            }
-                        }
-                        Mono<Long> deadLetters = Sql.updateEach(c, FAIL, corrupt);
-                        if (stale.isEmpty()) {
-                            return deadLetters.thenReturn(List.<OutboxRow>of());
-                        }
-                        List<String> keys = new ArrayList<>(stale.size());
-                        List<OutboxRow> rearmed = new ArrayList<>(stale.size());
-                        for (OutboxRow r : stale) {
-                            keys.add(r.dispatchKey());
-                            rearmed.add(r.withStatus(OutboxStatus.PENDING, null)
-                                    .withVisibleAfter(Times.fromNanos(visible)));
-                        }
-                        Sql.Params p = new Sql.Params();
-                        p.add(visible);
-                        return deadLetters.then(Sql.update(c, REARM_KEYS + p.list(keys), p.values()))
-                                .thenReturn(rearmed);
-                    }));
+            return waking(
+                    "rearmStaleClaimed",
+                    c -> Sql.query(c, select, OutboxRows::stored, bound, limit)
+                            .collectList()
+                            .flatMap(stored -> {
+                                List<OutboxRow> stale = new ArrayList<>(stored.size());
+                                List<Object[]> corrupt = new ArrayList<>();
+                                for (OutboxRows.Stored row : stored) {
+                                    try {
+                                        stale.add(rows.decode(row));
+                                    } catch (SerializationException e) {
+                                        // a corrupt claimed row must not block recovery of the others: dead-letter it
+                                        log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
+                                        corrupt.add(new Object[] {now(), row.dispatchKey()});
+                                    }
+                                }
+                                Mono<Long> deadLetters = Sql.updateEach(c, FAIL, corrupt);
+                                if (stale.isEmpty()) {
+                                    return deadLetters.thenReturn(List.<OutboxRow>of());
+                                }
+                                List<String> keys = new ArrayList<>(stale.size());
+                                List<OutboxRow> rearmed = new ArrayList<>(stale.size());
+                                for (OutboxRow r : stale) {
+                                    keys.add(r.dispatchKey());
+                                    rearmed.add(r.withStatus(OutboxStatus.PENDING, null)
+                                            .withVisibleAfter(Times.fromNanos(visible)));
+                                }
+                                Sql.Params p = new Sql.Params();
+                                p.add(visible);
+                                return deadLetters
+                                        .then(Sql.update(c, REARM_KEYS + p.list(keys), p.values()))
+                                        .thenReturn(rearmed);
+                            }));
         });
     }
 
@@ -367,8 +389,8 @@ final class OutboxWrites {
     Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
         return Mono.defer(() -> {
             requireNonNull(workflowId, "workflowId");
-            String sql = db.dialect().returning(resetAttempt ? REDRIVE_WORKFLOW_RESET : REDRIVE_WORKFLOW,
-                    "dispatch_key");
+            String sql =
+                    db.dialect().returning(resetAttempt ? REDRIVE_WORKFLOW_RESET : REDRIVE_WORKFLOW, "dispatch_key");
             return waking("redriveWorkflow", c -> sortedKeys(c, sql, now(), workflowId.toString()));
         });
     }
@@ -384,17 +406,21 @@ final class OutboxWrites {
             // LIMIT inside DELETE unreliably, and its index scan can return a just-deleted key twice,
             // so neither a short batch nor the number of keys selected is trusted.)
             String select = SETTLED_BEFORE + db.dialect().lockSkipLocked();
-            Mono<long[]> oneBatch = db.write("pruneSettled", c -> Sql.query(c, select, row -> Sql.textAt(row, 0),
-                            cutoff, batchSize)
-                    .collect(Collectors.toCollection(LinkedHashSet::new))
-                    .flatMap(keys -> {
-                        if (keys.isEmpty()) {
-                            return Mono.just(new long[] {0, 0});
-                        }
-                        Sql.Params p = new Sql.Params();
-                        return Sql.update(c, "DELETE FROM outbox WHERE dispatch_key IN " + p.list(keys), p.values())
-                                .map(deleted -> new long[] {keys.size(), deleted});
-                    }));
+            Mono<long[]> oneBatch = db.write(
+                    "pruneSettled",
+                    c -> Sql.query(c, select, row -> Sql.textAt(row, 0), cutoff, batchSize)
+                            .collect(Collectors.toCollection(LinkedHashSet::new))
+                            .flatMap(keys -> {
+                                if (keys.isEmpty()) {
+                                    return Mono.just(new long[] {0, 0});
+                                }
+                                Sql.Params p = new Sql.Params();
+                                return Sql.update(
+                                                c,
+                                                "DELETE FROM outbox WHERE dispatch_key IN " + p.list(keys),
+                                                p.values())
+                                        .map(deleted -> new long[] {keys.size(), deleted});
+                            }));
             return oneBatch.repeat(() -> true)
                     .takeUntil(batch -> batch[0] == 0 || batch[1] == 0)
                     .map(batch -> batch[1])
@@ -414,14 +440,16 @@ final class OutboxWrites {
      */
     private static Mono<Long> updateKeys(Connection c, String sql, List<String> keys, Object... leading) {
         int chunks = (keys.size() + BULK_CHUNK - 1) / BULK_CHUNK;
-        return Flux.range(0, chunks).concatMap(i -> {
-            Sql.Params p = new Sql.Params();
-            for (Object value : leading) {
-                p.add(value);
-            }
-            List<String> chunk = keys.subList(i * BULK_CHUNK, Math.min(keys.size(), (i + 1) * BULK_CHUNK));
-            return Sql.update(c, sql + p.list(chunk), p.values());
-        }).reduce(0L, Long::sum);
+        return Flux.range(0, chunks)
+                .concatMap(i -> {
+                    Sql.Params p = new Sql.Params();
+                    for (Object value : leading) {
+                        p.add(value);
+                    }
+                    List<String> chunk = keys.subList(i * BULK_CHUNK, Math.min(keys.size(), (i + 1) * BULK_CHUNK));
+                    return Sql.update(c, sql + p.list(chunk), p.values());
+                })
+                .reduce(0L, Long::sum);
     }
 
     /**
@@ -429,8 +457,8 @@ final class OutboxWrites {
      * order) changed nothing: it runs again, up to three times, as {@link GroupedSettles} does.
      */
     private static <T> Mono<T> deadlockRetried(Mono<T> write) {
-        return write.retryWhen(Retry.max(3).filter(Failures::isDeadlock)
-                .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+        return write.retryWhen(
+                Retry.max(3).filter(Failures::isDeadlock).onRetryExhaustedThrow((spec, signal) -> signal.failure()));
     }
 
     private static Mono<List<String>> sortedKeys(Connection c, String sql, Object... args) {

@@ -52,7 +52,8 @@ final class PgNotifications implements Disposable {
     /** @return true when r2dbc-postgresql's API is on the class path */
     static boolean driverPresent() {
         try {
-            Class.forName("io.r2dbc.postgresql.api.PostgresqlConnection", false, PgNotifications.class.getClassLoader());
+            Class.forName(
+                    "io.r2dbc.postgresql.api.PostgresqlConnection", false, PgNotifications.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
@@ -66,7 +67,10 @@ final class PgNotifications implements Disposable {
      */
     Mono<Void> start() {
         return listen().onErrorResume(e -> {
-            log.warn("store {}: LISTEN {} failed; claim streams poll until it succeeds: {}", storeName, channel,
+            log.warn(
+                    "store {}: LISTEN {} failed; claim streams poll until it succeeds: {}",
+                    storeName,
+                    channel,
                     e.toString());
             scheduleRetry();
             return Mono.empty();
@@ -77,22 +81,30 @@ final class PgNotifications implements Disposable {
         return Mono.from(dedicatedFactory().create()).flatMap(c -> {
             PostgresqlConnection pg = unwrap(c);
             if (pg == null) {
-                return Mono.from(c.close()).then(Mono.error(new IllegalStateException(
-                        "the connection is not an r2dbc-postgresql connection: " + c.getClass().getName())));
+                return Mono.from(c.close())
+                        .then(Mono.error(
+                                new IllegalStateException("the connection is not an r2dbc-postgresql connection: "
+                                        + c.getClass().getName())));
             }
-            return pg.createStatement("LISTEN " + channel).execute()
+            return pg.createStatement("LISTEN " + channel)
+                    .execute()
                     .flatMap(r -> r.getRowsUpdated())
                     .then(Mono.fromRunnable(() -> {
                         connection = c;
                         nextDelay = FIRST_RETRY;
-                        notifications = pg.getNotifications().subscribe(n -> wake.run(), this::lost,
-                                () -> lost(new IllegalStateException("notification stream completed")));
+                        notifications = pg.getNotifications()
+                                .subscribe(
+                                        n -> wake.run(),
+                                        this::lost,
+                                        () -> lost(new IllegalStateException("notification stream completed")));
                         if (disposed) {
                             closeQuietly();
                         }
                         wake.run(); // anything staged while not listening
                     }))
-                    .onErrorResume(e -> Mono.from(c.close()).onErrorResume(x -> Mono.empty()).then(Mono.error(e)))
+                    .onErrorResume(e -> Mono.from(c.close())
+                            .onErrorResume(x -> Mono.empty())
+                            .then(Mono.error(e)))
                     .then();
         });
     }
@@ -137,14 +149,18 @@ final class PgNotifications implements Disposable {
         Duration delay = nextDelay;
         Duration doubled = delay.multipliedBy(2);
         nextDelay = doubled.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : doubled;
-        retry = Schedulers.parallel().schedule(() -> {
-            if (!disposed) {
-                listen().subscribe(null, e -> {
-                    log.warn("store {}: LISTEN {} failed again: {}", storeName, channel, e.toString());
-                    scheduleRetry();
-                });
-            }
-        }, delay.toMillis(), TimeUnit.MILLISECONDS);
+        retry = Schedulers.parallel()
+                .schedule(
+                        () -> {
+                            if (!disposed) {
+                                listen().subscribe(null, e -> {
+                                    log.warn("store {}: LISTEN {} failed again: {}", storeName, channel, e.toString());
+                                    scheduleRetry();
+                                });
+                            }
+                        },
+                        delay.toMillis(),
+                        TimeUnit.MILLISECONDS);
     }
 
     private void closeQuietly() {

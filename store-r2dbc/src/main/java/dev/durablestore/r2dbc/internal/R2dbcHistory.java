@@ -12,17 +12,17 @@ import dev.durablestore.api.StoreException;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.WorkflowStatus;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
 import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.api.projection.HistoryProjection;
 import dev.durablestore.api.projection.ParentIndex;
-import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.StepEncoder;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -45,6 +45,7 @@ final class R2dbcHistory {
     private static final String LAST_LIFECYCLE = "SELECT d.workflow_id, (SELECT l.kind FROM events l "
             + "WHERE l.workflow_id = d.workflow_id AND l.queryable = 1 AND l.kind <> 'ChildWorkflowStarted' "
             + "ORDER BY l.seq DESC LIMIT 1) FROM (SELECT DISTINCT workflow_id FROM events) d ORDER BY d.workflow_id";
+
     private static final String QUERYABLE =
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
     private static final String QUERYABLE_OF =
@@ -52,6 +53,7 @@ final class R2dbcHistory {
     /** The events that name a workflow as a child (R30), from the projection index (S3). */
     private static final String CHILD_STARTS_OF = "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 "
             + "AND kind = 'ChildWorkflowStarted' AND child_workflow_id = $1 ORDER BY workflow_id, seq";
+
     private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
 
     private static final int HEAD_REREADS = 3;
@@ -99,14 +101,14 @@ final class R2dbcHistory {
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
             boolean groupable = grouped != null && contiguous(encoded, expectedSeq);
             Mono<Void> write = groupable
-                    ? grouped.submit(new GroupedAppends.Append(name, w, expectedSeq, encoded,
-                            GroupedAppends.firstPerKey(staged)))
-                    : db.write(name,
+                    ? grouped.submit(new GroupedAppends.Append(
+                            name, w, expectedSeq, encoded, GroupedAppends.firstPerKey(staged)))
+                    : db.write(
+                            name,
                             c -> appendIn(c, w, expectedSeq, encoded, staged),
                             (c, failure) -> normalise(c, name, w, expectedSeq, failure));
             // the grouped appends wake once per statement themselves
-            return staged.isEmpty() || groupable ? write
-                    : write.doOnSuccess(v -> wake.run());
+            return staged.isEmpty() || groupable ? write : write.doOnSuccess(v -> wake.run());
         });
     }
 
@@ -115,9 +117,12 @@ final class R2dbcHistory {
      * another node took the sequence) becomes a conflict once the head is re-read.
      */
     private Mono<Void> conflictOrFailure(GroupedAppends.Append a, Mono<Void> write) {
-        return write.onErrorResume(Failures::isUniqueViolation, mapped -> db.read(a.name(),
-                        c -> normalise(c, a.name(), a.workflowId(), a.expectedSeq(), driverFailure(mapped)))
-                .flatMap(Mono::error));
+        return write.onErrorResume(
+                Failures::isUniqueViolation,
+                mapped -> db.read(
+                                a.name(),
+                                c -> normalise(c, a.name(), a.workflowId(), a.expectedSeq(), driverFailure(mapped)))
+                        .flatMap(Mono::error));
     }
 
     /** @return the driver's failure inside the store's mapping of it ({@link Failures#backend}) */
@@ -125,7 +130,11 @@ final class R2dbcHistory {
         return mapped.getCause() == null ? mapped : mapped.getCause();
     }
 
-    private Mono<Void> appendIn(Connection c, String w, long expectedSeq, List<EventEncoder.Encoded> encoded,
+    private Mono<Void> appendIn(
+            Connection c,
+            String w,
+            long expectedSeq,
+            List<EventEncoder.Encoded> encoded,
             List<OutboxRowEncoder.Encoded> staged) {
         return EventRows.head(c, w).flatMap(head -> {
             if (head != expectedSeq) {
@@ -141,7 +150,8 @@ final class R2dbcHistory {
             }
             Mono<Void> inserts = EventRows.insert(c, w, encoded);
             if (!staged.isEmpty()) {
-                inserts = inserts.then(OutboxRows.insertOrIgnore(c, staged, Times.nowNanos(clock.instant()))).then();
+                inserts = inserts.then(OutboxRows.insertOrIgnore(c, staged, Times.nowNanos(clock.instant())))
+                        .then();
             }
             return inserts;
         });
@@ -157,13 +167,22 @@ final class R2dbcHistory {
      */
     Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
-            StepEncoder.Encoded e = new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP, clock.instant());
+            StepEncoder.Encoded e =
+                    new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP, clock.instant());
             if (grouped != null && contiguous(e.events(), e.expectedSeq())) {
                 // with the concurrent appends and steps of this store, one statement (it wakes itself)
-                return grouped.submit(new GroupedAppends.Append(STEP, e.workflowId(), e.expectedSeq(), e.events(),
-                        GroupedAppends.firstPerKey(e.rows()), e.settles(), e.timers()));
+                return grouped.submit(new GroupedAppends.Append(
+                        STEP,
+                        e.workflowId(),
+                        e.expectedSeq(),
+                        e.events(),
+                        GroupedAppends.firstPerKey(e.rows()),
+                        e.settles(),
+                        e.timers()));
             }
-            Mono<Void> write = db.write(STEP, c -> stepIn(c, e),
+            Mono<Void> write = db.write(
+                    STEP,
+                    c -> stepIn(c, e),
                     (c, failure) -> normalise(c, STEP, e.workflowId(), e.expectedSeq(), failure));
             return e.wakesClaimers() ? write.doOnSuccess(v -> wake.run()) : write;
         });
@@ -174,9 +193,10 @@ final class R2dbcHistory {
         String upsert = db.dialect().timerUpsert();
         return appendIn(c, e.workflowId(), e.expectedSeq(), e.events(), e.rows())
                 .thenMany(Flux.fromIterable(e.settles()).concatMap(s -> FencedSettles.apply(c, s, now, STEP)))
-                .thenMany(Flux.fromIterable(e.timers()).concatMap(t -> t.fireAtNanos() == null
-                        ? Sql.update(c, R2dbcTimers.DELETE, e.workflowId(), t.timerId())
-                        : Sql.update(c, upsert, e.workflowId(), t.timerId(), t.fireAtNanos())))
+                .thenMany(Flux.fromIterable(e.timers())
+                        .concatMap(t -> t.fireAtNanos() == null
+                                ? Sql.update(c, R2dbcTimers.DELETE, e.workflowId(), t.timerId())
+                                : Sql.update(c, upsert, e.workflowId(), t.timerId(), t.fireAtNanos())))
                 .then();
     }
 
@@ -254,8 +274,9 @@ final class R2dbcHistory {
      * (R11, R23), so only that kind is read per workflow, in one statement.
      */
     private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
-        return db.stream(name, c -> Sql.query(c, LAST_LIFECYCLE,
-                        row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1)}))
+        return db.stream(
+                        name,
+                        c -> Sql.query(c, LAST_LIFECYCLE, row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1)}))
                 .<WorkflowId>handle((pair, sink) -> {
                     WorkflowStatus status = WorkflowStatus.RUNNING;
                     if (pair[1] != null) {
@@ -280,10 +301,14 @@ final class R2dbcHistory {
      */
     Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
-            requireNonNull(filter, "filter");
-            return db.readConsistent("query", c -> Sql.query(c, QUERYABLE, EventRows::stored).collectList()
-                    .flatMap(stored -> summarize(c, events.decodeAll(stored), filter)));
-        }).flatMapMany(Flux::fromIterable);
+                    requireNonNull(filter, "filter");
+                    return db.readConsistent(
+                            "query",
+                            c -> Sql.query(c, QUERYABLE, EventRows::stored)
+                                    .collectList()
+                                    .flatMap(stored -> summarize(c, events.decodeAll(stored), filter)));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /**
@@ -294,26 +319,35 @@ final class R2dbcHistory {
     Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
-            return db.readConsistent("readSummary", c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w).collectList()
-                    .flatMap(stored -> {
-                        List<Event> queryable = events.decodeAll(stored);
-                        if (queryable.isEmpty()) {
-                            return Mono.<WorkflowSummary>empty(); // unknown, or nothing a summary is made of
-                        }
-                        boolean failed = HistoryProjection.currentLeaseTerminal(queryable).orElse(null)
-                                instanceof WorkflowFailed;
-                        // one statement after the other on the snapshot's connection
-                        return Sql.query(c, CHILD_STARTS_OF, EventRows::stored, w).collectList()
-                                .flatMap(starts -> {
-                                    WorkflowId parent = new ParentIndex().acceptAll(events.decodeAll(starts))
-                                            .parentOf(workflowId).orElse(null);
-                                    Mono<List<Event>> history = !failed ? Mono.just(queryable)
-                                            : Mono.defer(() -> Sql.query(c, READ_HISTORY, EventRows::stored, w)
-                                                    .collectList().map(events::decodeAll));
-                                    return history.flatMap(h -> Mono.justOrEmpty(
-                                            HistoryProjection.summarize(workflowId, h, parent)));
-                                });
-                    }));
+            return db.readConsistent(
+                    "readSummary",
+                    c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
+                            .collectList()
+                            .flatMap(stored -> {
+                                List<Event> queryable = events.decodeAll(stored);
+                                if (queryable.isEmpty()) {
+                                    return Mono.<WorkflowSummary>empty(); // unknown, or nothing a summary is made of
+                                }
+                                boolean failed = HistoryProjection.currentLeaseTerminal(queryable)
+                                                .orElse(null)
+                                        instanceof WorkflowFailed;
+                                // one statement after the other on the snapshot's connection
+                                return Sql.query(c, CHILD_STARTS_OF, EventRows::stored, w)
+                                        .collectList()
+                                        .flatMap(starts -> {
+                                            WorkflowId parent = new ParentIndex()
+                                                    .acceptAll(events.decodeAll(starts))
+                                                    .parentOf(workflowId)
+                                                    .orElse(null);
+                                            Mono<List<Event>> history = !failed
+                                                    ? Mono.just(queryable)
+                                                    : Mono.defer(() -> Sql.query(c, READ_HISTORY, EventRows::stored, w)
+                                                            .collectList()
+                                                            .map(events::decodeAll));
+                                            return history.flatMap(h -> Mono.justOrEmpty(
+                                                    HistoryProjection.summarize(workflowId, h, parent)));
+                                        });
+                            }));
         });
     }
 
@@ -328,13 +362,19 @@ final class R2dbcHistory {
                 .concatMap(entry -> {
                     List<Event> history = entry.getValue();
                     if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
-                        return Sql.query(c, READ_HISTORY, EventRows::stored, entry.getKey().toString())
+                        return Sql.query(
+                                        c,
+                                        READ_HISTORY,
+                                        EventRows::stored,
+                                        entry.getKey().toString())
                                 .collectList()
                                 .map(full -> Map.entry(entry.getKey(), events.decodeAll(full)));
                     }
                     return Mono.just(entry);
                 })
-                .<WorkflowSummary>handle((entry, sink) -> HistoryProjection.summarize(entry.getKey(), entry.getValue(),
+                .<WorkflowSummary>handle((entry, sink) -> HistoryProjection.summarize(
+                                entry.getKey(),
+                                entry.getValue(),
                                 parents.parentOf(entry.getKey()).orElse(null))
                         .filter(filter::matches)
                         .ifPresent(sink::next))
@@ -350,8 +390,11 @@ final class R2dbcHistory {
     Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
-            return db.read("readRunChain", c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w).collectList()
-                    .map(stored -> HistoryProjection.runChain(events.decodeAll(stored))));
+            return db.read(
+                    "readRunChain",
+                    c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
+                            .collectList()
+                            .map(stored -> HistoryProjection.runChain(events.decodeAll(stored))));
         });
     }
 
@@ -362,7 +405,10 @@ final class R2dbcHistory {
                     try {
                         events.decode(stored);
                     } catch (SerializationException e) {
-                        sink.next(new UndecodableEvent(String.valueOf(stored.workflowId()), stored.seq() == null ? 0L : stored.seq(), e.getMessage()));
+                        sink.next(new UndecodableEvent(
+                                String.valueOf(stored.workflowId()),
+                                stored.seq() == null ? 0L : stored.seq(),
+                                e.getMessage()));
                     }
                 });
     }

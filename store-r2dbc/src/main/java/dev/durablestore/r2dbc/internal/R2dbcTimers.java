@@ -19,6 +19,7 @@ final class R2dbcTimers {
 
     /** W9: a step cancelling a timer. */
     static final String DELETE = "DELETE FROM timers WHERE workflow_id = $1 AND timer_id = $2";
+
     private static final String EXPIRED = "SELECT workflow_id, timer_id, fire_at FROM timers WHERE fire_at <= $1 "
             + "ORDER BY fire_at, workflow_id, timer_id";
 
@@ -39,7 +40,8 @@ final class R2dbcTimers {
             String timer = StoredText.timerIdText(t, "timerId");
             long at = Times.toNanos(fireAt, "fireAt");
             String upsert = db.dialect().timerUpsert();
-            return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), timer, at)).then();
+            return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), timer, at))
+                    .then();
         });
     }
 
@@ -49,17 +51,25 @@ final class R2dbcTimers {
      */
     Flux<TimerEntry> expiredTimers(Instant asOf) {
         return Mono.defer(() -> {
-            long bound = Times.toNanos(asOf, "asOf");
-            return db.read("expiredTimers", c -> Sql.query(c, EXPIRED,
-                            row -> new Object[] {Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2)}, bound)
-                    .map(R2dbcTimers::entry)
-                    .collectList()
-                    .map(due -> {
-                        List<TimerEntry> sorted = new ArrayList<>(due);
-                        sorted.sort(ORDER);
-                        return sorted;
-                    }));
-        }).flatMapMany(Flux::fromIterable);
+                    long bound = Times.toNanos(asOf, "asOf");
+                    return db.read(
+                            "expiredTimers",
+                            c -> Sql.query(
+                                            c,
+                                            EXPIRED,
+                                            row -> new Object[] {
+                                                Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2)
+                                            },
+                                            bound)
+                                    .map(R2dbcTimers::entry)
+                                    .collectList()
+                                    .map(due -> {
+                                        List<TimerEntry> sorted = new ArrayList<>(due);
+                                        sorted.sort(ORDER);
+                                        return sorted;
+                                    }));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     private static TimerEntry entry(Object[] r) {

@@ -97,7 +97,8 @@ final class Schema {
                     return Flux.from(batch.execute()).concatMap(Result::getRowsUpdated);
                 }))
                 .then(Mono.from(c.commitTransaction()))
-                .onErrorResume(e -> Mono.from(c.rollbackTransaction()).onErrorResume(x -> Mono.empty())
+                .onErrorResume(e -> Mono.from(c.rollbackTransaction())
+                        .onErrorResume(x -> Mono.empty())
                         .then(Mono.error(e)));
     }
 }

@@ -116,19 +116,23 @@ abstract class SqlDialect {
     abstract boolean blockingDriver();
 
     private static final class Postgres extends SqlDialect {
-        @Override String name() {
+        @Override
+        String name() {
             return "PostgreSQL";
         }
 
-        @Override boolean postgres() {
+        @Override
+        boolean postgres() {
             return true;
         }
 
-        @Override String text() {
+        @Override
+        String text() {
             return "TEXT COLLATE \"C\"";
         }
 
-        @Override String returning(String update, String columns) {
+        @Override
+        String returning(String update, String columns) {
             return update + " RETURNING " + columns;
         }
 
@@ -149,19 +153,22 @@ abstract class SqlDialect {
          */
         private static String due(String due, String limit) {
             return "p AS (SELECT dispatch_key FROM outbox WHERE priority > 0 AND " + due
-                    + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED), "
+                    + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT " + limit
+                    + " FOR UPDATE SKIP LOCKED), "
                     + "z AS (SELECT dispatch_key FROM outbox WHERE " + due + " AND priority = 0 "
                     + "ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED), "
                     + "due AS (SELECT dispatch_key FROM p UNION ALL SELECT dispatch_key FROM z LIMIT " + limit + ")";
         }
 
-        @Override String claim(String set, String due, String limit, String columns) {
+        @Override
+        String claim(String set, String due, String limit, String columns) {
             return "WITH " + due(due, limit) + " "
                     + "UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
                     + "RETURNING " + qualify("o.", columns);
         }
 
-        @Override String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
+        @Override
+        String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
             return "WITH " + due(due, limit) + ", "
                     + "claimed AS (UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
                     + "RETURNING " + qualify("o.", columns) + "), "
@@ -173,21 +180,24 @@ abstract class SqlDialect {
                     + "SELECT " + qualify("claimed.", columns) + ", next.next_due FROM next LEFT JOIN claimed ON true";
         }
 
-        @Override String lockSkipLocked() {
+        @Override
+        String lockSkipLocked() {
             return " FOR UPDATE SKIP LOCKED";
         }
 
-
-        @Override String timerUpsert() {
+        @Override
+        String timerUpsert() {
             return "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES ($1, $2, $3) "
                     + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at";
         }
 
-        @Override String writeLock() {
+        @Override
+        String writeLock() {
             return null;
         }
 
-        @Override List<String> indexes() {
+        @Override
+        List<String> indexes() {
             return List.of(
                     "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (visible_after, dispatch_key) "
                             + "WHERE status = 'pending'",
@@ -204,12 +214,14 @@ abstract class SqlDialect {
                             + "WHERE status IN ('done', 'failed', 'cancelled')");
         }
 
-        @Override String schemaLock() {
+        @Override
+        String schemaLock() {
             // one arbitrary constant key: nodes opening at once create the schema one after another
             return "SELECT pg_advisory_xact_lock(7280012601)";
         }
 
-        @Override boolean blockingDriver() {
+        @Override
+        boolean blockingDriver() {
             return false;
         }
 
@@ -226,40 +238,48 @@ abstract class SqlDialect {
     }
 
     private static final class H2 extends SqlDialect {
-        @Override String name() {
+        @Override
+        String name() {
             return "H2";
         }
 
-        @Override boolean postgres() {
+        @Override
+        boolean postgres() {
             return false;
         }
 
-        @Override String text() {
+        @Override
+        String text() {
             return "VARCHAR";
         }
 
-        @Override String returning(String update, String columns) {
+        @Override
+        String returning(String update, String columns) {
             return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
         }
 
-        @Override String claim(String set, String due, String limit, String columns) {
+        @Override
+        String claim(String set, String due, String limit, String columns) {
             return null; // two steps, see dueKeys
         }
 
-
-        @Override String lockSkipLocked() {
+        @Override
+        String lockSkipLocked() {
             return ""; // writers are serialized by the write lock
         }
 
-        @Override String timerUpsert() {
+        @Override
+        String timerUpsert() {
             return "MERGE INTO timers (workflow_id, timer_id, fire_at) KEY (workflow_id, timer_id) VALUES ($1, $2, $3)";
         }
 
-        @Override String writeLock() {
+        @Override
+        String writeLock() {
             return "UPDATE durable_store_lock SET holder_count = holder_count + 1 WHERE name = 'write'";
         }
 
-        @Override List<String> indexes() {
+        @Override
+        List<String> indexes() {
             return List.of(
                     "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (status, visible_after, dispatch_key)",
                     "CREATE INDEX IF NOT EXISTS outbox_prioritized ON outbox (status, priority, visible_after, "
@@ -271,11 +291,13 @@ abstract class SqlDialect {
                     "INSERT INTO durable_store_lock (name, holder_count) VALUES ('write', 0) ON CONFLICT DO NOTHING");
         }
 
-        @Override String schemaLock() {
+        @Override
+        String schemaLock() {
             return null;
         }
 
-        @Override boolean blockingDriver() {
+        @Override
+        boolean blockingDriver() {
             return true;
         }
     }

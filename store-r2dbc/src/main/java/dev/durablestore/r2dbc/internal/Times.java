@@ -1,8 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
-import dev.durablestore.api.spi.EpochNanos;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.spi.EpochNanos;
 import java.time.Instant;
 
 /**

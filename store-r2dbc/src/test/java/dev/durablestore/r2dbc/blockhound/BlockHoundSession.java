@@ -43,7 +43,8 @@ public final class BlockHoundSession implements LauncherSessionListener {
                 // may park for a moment under contention: a memory-allocator lock, not I/O. Netty's
                 // own BlockHound integration does not list it yet, so it failed a connection at random.
                 .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
-                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+                .allowBlockingCallsInside(
+                        "io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
                 .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "allocate")
                 .blockingMethodCallback(method -> {
                     VIOLATIONS.add(method + " on " + Thread.currentThread().getName());

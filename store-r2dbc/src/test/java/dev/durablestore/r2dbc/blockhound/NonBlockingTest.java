@@ -57,19 +57,26 @@ class NonBlockingTest {
         // given BlockHound, when a non-blocking thread waits on a latch (the blocking call under
         // test, not a wait for time to pass), then BlockHound objects
         Mono<Object> sleepOnParallel = Mono.fromCallable(() -> {
-            new java.util.concurrent.CountDownLatch(1).await(1, java.util.concurrent.TimeUnit.MILLISECONDS);
-            return new Object();
-        }).subscribeOn(Schedulers.parallel());
+                    new java.util.concurrent.CountDownLatch(1).await(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return new Object();
+                })
+                .subscribeOn(Schedulers.parallel());
         assertThatThrownBy(() -> sleepOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
         BlockHoundSession.VIOLATIONS.clear();
     }
 
     @Test
     void every_store_operation_stays_non_blocking_on_postgresql() {
-        String schema = "nonblocking_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String schema =
+                "nonblocking_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         exec(PostgresServer.admin(), "CREATE SCHEMA " + schema);
-        ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(ConnectionFactories.get(
-                PostgresServer.options().mutate().option(Option.valueOf("schema"), schema).build())).maxSize(8).build());
+        ConnectionPool pool =
+                new ConnectionPool(ConnectionPoolConfiguration.builder(ConnectionFactories.get(PostgresServer.options()
+                                .mutate()
+                                .option(Option.valueOf("schema"), schema)
+                                .build()))
+                        .maxSize(8)
+                        .build());
         try {
             runWorkload(R2dbcStoreConfig.of(pool).withNotifyChannel(schema));
         } finally {
@@ -81,8 +88,8 @@ class NonBlockingTest {
     @Test
     void every_store_operation_stays_non_blocking_on_h2() {
         String name = "nonblocking_" + UUID.randomUUID().toString().replace("-", "");
-        ConnectionFactory h2 = ConnectionFactories.get(
-                "r2dbc:h2:mem:///" + name + "?options=DB_CLOSE_DELAY=-1;MODE=PostgreSQL");
+        ConnectionFactory h2 =
+                ConnectionFactories.get("r2dbc:h2:mem:///" + name + "?options=DB_CLOSE_DELAY=-1;MODE=PostgreSQL");
         try {
             runWorkload(R2dbcStoreConfig.of(h2));
         } finally {
@@ -91,15 +98,23 @@ class NonBlockingTest {
     }
 
     private static void runWorkload(R2dbcStoreConfig config) {
-        R2dbcReactiveStore opened = R2dbcReactiveStore.open(config).subscribeOn(Schedulers.parallel()).block(TIMEOUT);
+        R2dbcReactiveStore opened = R2dbcReactiveStore.open(config)
+                .subscribeOn(Schedulers.parallel())
+                .block(TIMEOUT);
         assertThat(opened).isNotNull();
         try (ReactiveStore store = opened) {
             WorkflowId w = WorkflowId.random();
             Instant now = Instant.now();
-            var start = new WorkflowStarted(new EventEnvelope(1, now, w), "type", Payload.json("{}"), RunId.random(),
-                    null, new PackageVersion("v1"));
+            var start = new WorkflowStarted(
+                    new EventEnvelope(1, now, w),
+                    "type",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"));
             var done = new WorkflowCompleted(new EventEnvelope(2, now, w), Payload.json("1"));
-            List<OutboxRow> rows = List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
+            List<OutboxRow> rows = List.of(
+                    OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
                     OutboxRow.pending(w, 2, "b", Payload.json("{}"), now),
                     OutboxRow.pending(w, 3, "c", Payload.json("{}"), now));
 
@@ -120,12 +135,15 @@ class NonBlockingTest {
                             store.validateStoredEvents(),
                             store.expiredTimers(now).then()))
                     .then(store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(20)))
-                            .take(1).next())
+                            .take(1)
+                            .next())
                     .flatMap(row -> store.complete(row.dispatchKey()))
                     .then(store.claim(1))
                     .flatMap(claimed -> store.retry(claimed.get(0).dispatchKey(), 1, now))
                     .then(store.claimScopedExcluding(ClaimScope.of("default", "default"), 5, Set.of()))
-                    .flatMap(claimed -> Flux.fromIterable(claimed).flatMap(r -> store.fail(r.dispatchKey())).then())
+                    .flatMap(claimed -> Flux.fromIterable(claimed)
+                            .flatMap(r -> store.fail(r.dispatchKey()))
+                            .then())
                     .then(store.redriveWorkflow(w, true))
                     .then(store.claimExcluding(5, Set.of()))
                     .then(Mono.when(
@@ -151,8 +169,11 @@ class NonBlockingTest {
     }
 
     private static void exec(ConnectionFactory factory, String sql) {
-        Mono.usingWhen(Mono.from(factory.create()),
-                        c -> Flux.from(c.createStatement(sql).execute()).concatMap(r -> r.getRowsUpdated()).then(),
+        Mono.usingWhen(
+                        Mono.from(factory.create()),
+                        c -> Flux.from(c.createStatement(sql).execute())
+                                .concatMap(r -> r.getRowsUpdated())
+                                .then(),
                         c -> Mono.from(c.close()))
                 .block(TIMEOUT);
     }

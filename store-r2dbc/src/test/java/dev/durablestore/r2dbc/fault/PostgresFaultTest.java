@@ -3,11 +3,11 @@ package dev.durablestore.r2dbc.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
@@ -132,37 +132,46 @@ class PostgresFaultTest {
         Connection locker = Mono.from(admin.create()).block(BOUND);
         closeAfter.add(() -> Mono.from(locker.close()).block(BOUND));
         Mono.from(locker.beginTransaction()).block(BOUND);
-        Flux.from(locker.createStatement("LOCK TABLE " + schema + ".outbox IN EXCLUSIVE MODE").execute())
-                .flatMap(r -> r.getRowsUpdated()).blockLast(BOUND);
+        Flux.from(locker.createStatement("LOCK TABLE " + schema + ".outbox IN EXCLUSIVE MODE")
+                        .execute())
+                .flatMap(r -> r.getRowsUpdated())
+                .blockLast(BOUND);
 
         // when an append with two rows has written its event and waits to insert its rows,
         // and its session is terminated from another plain session
-        StepVerifier.FirstStep<Void> append = StepVerifier.create(
-                s.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, WriteLoad.rows(w, 1)));
+        StepVerifier.FirstStep<Void> append =
+                StepVerifier.create(s.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, WriteLoad.rows(w, 1)));
         StepVerifier.Step<Void> expectation = append.then(() -> {
             long pid = awaitStorePidWaitingForLock();
-            assertThat(sql("SELECT pg_terminate_backend(" + pid + ")").get(0)[0]).isEqualTo(Boolean.TRUE);
+            assertThat(sql("SELECT pg_terminate_backend(" + pid + ")").get(0)[0])
+                    .isEqualTo(Boolean.TRUE);
         });
         Instant killed = Instant.now();
 
         // then the append fails with a clear error, without waiting for the lock holder
-        expectation.expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
+        expectation
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(BackendException.class)
                         .hasMessageContaining("appendWithOutbox failed"))
                 .verify(WriteLoad.ATTEMPT_BOUND);
         Duration toError = Duration.between(killed, Instant.now());
         Mono.from(locker.rollbackTransaction()).block(BOUND);
 
         // and nothing of it is stored: no event, no row
-        assertThat(sql("SELECT count(*) FROM " + schema + ".events WHERE workflow_id = '" + w + "'").get(0)[0])
+        assertThat(sql("SELECT count(*) FROM " + schema + ".events WHERE workflow_id = '" + w + "'")
+                        .get(0)[0])
                 .isEqualTo(0L);
-        assertThat(sql("SELECT count(*) FROM " + schema + ".outbox WHERE workflow_id = '" + w + "'").get(0)[0])
+        assertThat(sql("SELECT count(*) FROM " + schema + ".outbox WHERE workflow_id = '" + w + "'")
+                        .get(0)[0])
                 .isEqualTo(0L);
 
         // and the same store appends it now, the pool having replaced the dead connection
         StepVerifier.create(s.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, WriteLoad.rows(w, 1)))
                 .verifyComplete();
         StepVerifier.create(s.readHistory(w).count()).expectNext(1L).verifyComplete();
-        StepVerifier.create(s.claim(10)).assertNext(rows -> assertThat(rows).hasSize(2)).verifyComplete();
+        StepVerifier.create(s.claim(10))
+                .assertNext(rows -> assertThat(rows).hasSize(2))
+                .verifyComplete();
         report("terminated mid-transaction: the append failed %d ms after pg_terminate_backend", toError.toMillis());
     }
 
@@ -194,11 +203,14 @@ class PostgresFaultTest {
                 .expectComplete()
                 .verify(BOUND);
         Duration toServe = Duration.between(before, Instant.now());
-        assertThat(failures).as("failures on connections terminated while idle in the pool")
+        assertThat(failures)
+                .as("failures on connections terminated while idle in the pool")
                 .allSatisfy(e -> assertThat(e).isInstanceOf(TransientBackendException.class));
 
         // and it listens again, so a row staged on the other node wakes the idle stream, which survived
-        awaitTrue("the store listens again", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
+        awaitTrue(
+                "the store listens again",
+                () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
         Duration toListen = Duration.between(before, Instant.now());
         assertThat(claimed).as("the idle stream before anything was staged").isNotDone();
         other.appendOutboxBatch(List.of(row)).block(BOUND);
@@ -206,8 +218,10 @@ class PostgresFaultTest {
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(row.dispatchKey()))
                 .expectComplete()
                 .verify(Duration.ofSeconds(10));
-        report("terminated %d sessions of the store; it appended again after %d ms (%d failed attempts first) "
-                + "and listened again after %d ms", pids.size(), toServe.toMillis(), failures.size(), toListen.toMillis());
+        report(
+                "terminated %d sessions of the store; it appended again after %d ms (%d failed attempts first) "
+                        + "and listened again after %d ms",
+                pids.size(), toServe.toMillis(), failures.size(), toListen.toMillis());
         failures.forEach(e -> report("  failed first with: %s", e.getMessage()));
         StepVerifier.create(s.readHistory(w).count()).expectNext(1L).verifyComplete();
     }
@@ -258,8 +272,8 @@ class PostgresFaultTest {
     /** @return the backend pids of the store under test ({@code fault-store}) matching a predicate */
     private List<Long> storePids(String predicate) {
         List<Long> pids = new ArrayList<>();
-        for (Object[] r : sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'fault-store' AND "
-                + predicate)) {
+        for (Object[] r :
+                sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'fault-store' AND " + predicate)) {
             pids.add(((Number) r[0]).longValue());
         }
         return pids;
@@ -267,7 +281,9 @@ class PostgresFaultTest {
 
     /** @return the pid of the store's session once it waits for a lock */
     private long awaitStorePidWaitingForLock() {
-        awaitTrue("the store's transaction waits for the outbox lock", () -> storePids("wait_event_type = 'Lock'").size() == 1);
+        awaitTrue(
+                "the store's transaction waits for the outbox lock",
+                () -> storePids("wait_event_type = 'Lock'").size() == 1);
         return storePids("wait_event_type = 'Lock'").get(0);
     }
 
@@ -277,12 +293,16 @@ class PostgresFaultTest {
 
     private ReactiveStore openStore(int port, String applicationName, Duration operationTimeout) {
         ConnectionFactory factory = ConnectionFactories.get(RestartableServer.options(port, applicationName)
-                .mutate().option(Option.valueOf("schema"), schema).build());
+                .mutate()
+                .option(Option.valueOf("schema"), schema)
+                .build());
         ConnectionPool p = new ConnectionPool(ConnectionPoolConfiguration.builder(factory)
-                .initialSize(0).maxSize(8).build());
+                .initialSize(0)
+                .maxSize(8)
+                .build());
         closeAfter.add(() -> p.disposeLater().block(BOUND));
-        R2dbcReactiveStore opened = R2dbcReactiveStore.open(R2dbcStoreConfig.of(p).withNotifyChannel(schema)
-                        .withOperationTimeout(operationTimeout))
+        R2dbcReactiveStore opened = R2dbcReactiveStore.open(
+                        R2dbcStoreConfig.of(p).withNotifyChannel(schema).withOperationTimeout(operationTimeout))
                 .block(BOUND);
         closeAfter.add(opened::close);
         return opened;
@@ -292,7 +312,8 @@ class PostgresFaultTest {
         WriteLoad load = new WriteLoad(s, WORKFLOWS);
         closeAfter.add(load);
         load.start();
-        awaitTrue("the load is running: 5 appends per workflow and 20 settles acknowledged",
+        awaitTrue(
+                "the load is running: 5 appends per workflow and 20 settles acknowledged",
                 () -> load.appendsAcknowledged() >= 5 * WORKFLOWS && load.settled.size() >= 20);
         return load;
     }
@@ -306,14 +327,22 @@ class PostgresFaultTest {
      */
     private Duration awaitFailuresDuringOutage(ReactiveStore s, WriteLoad load, Instant down) {
         int failedBefore = load.failedAttempts.get();
-        awaitTrue("every writer saw an attempt fail while the server is away",
+        awaitTrue(
+                "every writer saw an attempt fail while the server is away",
                 () -> load.workflowsWithFailures(1) == WORKFLOWS && load.failedAttempts.get() > failedBefore);
         WorkflowId w = load.workflows().get(0);
-        StepVerifier.create(s.readHead(w)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.claim(10)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.complete(OutboxRow.dispatchKey(w, 2))).expectError(TransientBackendException.class)
+        StepVerifier.create(s.readHead(w))
+                .expectError(TransientBackendException.class)
                 .verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.readHistory(w)).expectError(TransientBackendException.class).verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.claim(10))
+                .expectError(TransientBackendException.class)
+                .verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.complete(OutboxRow.dispatchKey(w, 2)))
+                .expectError(TransientBackendException.class)
+                .verify(WriteLoad.ATTEMPT_BOUND);
+        StepVerifier.create(s.readHistory(w))
+                .expectError(TransientBackendException.class)
+                .verify(WriteLoad.ATTEMPT_BOUND);
         Duration away = Duration.between(down, Instant.now());
         if (away.compareTo(OUTAGE) < 0) {
             Mono.delay(OUTAGE.minus(away)).block(); // the writers and the claim stream keep retrying meanwhile
@@ -327,18 +356,27 @@ class PostgresFaultTest {
         int claimedAtUp = load.claimedRows.get();
         awaitTrue("the same store acknowledges appends again", () -> load.appendsAcknowledged() > ackedAtUp);
         Duration recovery = Duration.between(up, Instant.now());
-        awaitTrue("every writer and the claim stream make progress again",
+        awaitTrue(
+                "every writer and the claim stream make progress again",
                 () -> load.appendsAcknowledged() >= ackedAtUp + 3 * WORKFLOWS
-                        && load.settled.size() >= settledAtUp + 20 && load.claimedRows.get() > claimedAtUp);
+                        && load.settled.size() >= settledAtUp + 20
+                        && load.claimedRows.get() > claimedAtUp);
         load.stop(BOUND);
 
-        assertThat(load.hangs).as("operations that did not end within %s", WriteLoad.ATTEMPT_BOUND).isEmpty();
+        assertThat(load.hangs)
+                .as("operations that did not end within %s", WriteLoad.ATTEMPT_BOUND)
+                .isEmpty();
         assertThat(load.claimStreamEnded.get()).as("the claim stream's end").isNull();
         int checked = assertLedgerHolds(load);
-        report("outage %d ms, first acknowledged append %d ms after the server was back; %d failed attempts "
+        report(
+                "outage %d ms, first acknowledged append %d ms after the server was back; %d failed attempts "
                         + "(longest %d ms), %d committed although failed; checked %d acknowledged appends and settles",
-                outage.toMillis(), recovery.toMillis(), load.failedAttempts.get(),
-                load.longestFailureNanos.get() / 1_000_000, load.committedButFailed.get(), checked);
+                outage.toMillis(),
+                recovery.toMillis(),
+                load.failedAttempts.get(),
+                load.longestFailureNanos.get() / 1_000_000,
+                load.committedButFailed.get(),
+                checked);
     }
 
     /**
@@ -380,7 +418,8 @@ class PostgresFaultTest {
                 expectedRows.add(2 * k);
                 expectedRows.add(2 * k + 1);
             });
-            assertThat(rows).as("outbox rows of %s: both rows of every stored event, none of a missing one", w)
+            assertThat(rows)
+                    .as("outbox rows of %s: both rows of every stored event, none of a missing one", w)
                     .containsExactlyInAnyOrderElementsOf(expectedRows);
         }
         for (String key : settled) {
@@ -399,16 +438,20 @@ class PostgresFaultTest {
                 .subscribeOn(Schedulers.boundedElastic()) // conditions may block (they read the tables)
                 .filter(Boolean::booleanValue)
                 .repeatWhenEmpty(r -> r.delayElements(Duration.ofMillis(20)))
-                .timeout(BOUND, Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
+                .timeout(
+                        BOUND,
+                        Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
                 .block();
     }
 
     /** Runs one statement on a fresh plain connection to the server (not through any proxy). */
     static List<Object[]> sql(String statement) {
-        return Flux.usingWhen(Mono.from(admin.create()),
+        return Flux.usingWhen(
+                        Mono.from(admin.create()),
                         c -> Flux.from(c.createStatement(statement).execute())
                                 .concatMap(r -> r.map((row, meta) -> {
-                                    Object[] values = new Object[meta.getColumnMetadatas().size()];
+                                    Object[] values =
+                                            new Object[meta.getColumnMetadatas().size()];
                                     for (int i = 0; i < values.length; i++) {
                                         values[i] = row.get(i);
                                     }

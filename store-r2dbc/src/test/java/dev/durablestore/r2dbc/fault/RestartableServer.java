@@ -36,7 +36,8 @@ final class RestartableServer implements AutoCloseable {
     /** @return a started server on a free loopback port and a fresh data directory under {@code target/} */
     static RestartableServer start() {
         File dir = Path.of("target", "pg-fault-" + ProcessHandle.current().pid() + "-" + System.nanoTime())
-                .toAbsolutePath().toFile();
+                .toAbsolutePath()
+                .toFile();
         RestartableServer s = new RestartableServer(Loopback.freePort(), dir);
         s.startAgain();
         return s;
@@ -53,8 +54,8 @@ final class RestartableServer implements AutoCloseable {
      * @return R2DBC options for the {@code postgres} database
      */
     static ConnectionFactoryOptions options(int port, String applicationName) {
-        return ConnectionFactoryOptions.parse("r2dbc:postgresql://postgres@" + Loopback.ADDRESS.getHostAddress() + ":"
-                        + port + "/postgres")
+        return ConnectionFactoryOptions.parse(
+                        "r2dbc:postgresql://postgres@" + Loopback.ADDRESS.getHostAddress() + ":" + port + "/postgres")
                 .mutate()
                 .option(Option.valueOf("autodetectExtensions"), false)
                 .option(Option.valueOf("applicationName"), applicationName)

@@ -43,6 +43,7 @@ final class WriteLoad implements AutoCloseable {
 
     /** The longest an operation may take before it counts as hung. */
     static final Duration ATTEMPT_BOUND = Duration.ofSeconds(10);
+
     private static final Duration RETRY_DELAY = Duration.ofMillis(50);
     /** one run id for every workflow: random ids read SecureRandom, a blocking call on the writers' threads */
     private static final RunId RUN = RunId.random();
@@ -54,6 +55,7 @@ final class WriteLoad implements AutoCloseable {
     final Map<WorkflowId, Set<Long>> acknowledged = new ConcurrentHashMap<>();
     /** dispatch keys whose {@code complete} was acknowledged */
     final Set<String> settled = ConcurrentHashMap.newKeySet();
+
     final AtomicInteger failedAttempts = new AtomicInteger();
     final AtomicInteger committedButFailed = new AtomicInteger();
     final List<String> hangs = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -93,7 +95,9 @@ final class WriteLoad implements AutoCloseable {
         claimer = store.claimStream(options)
                 .doOnNext(r -> claimedRows.incrementAndGet())
                 .flatMap(this::settle, 8)
-                .subscribe(null, claimStreamEnded::set,
+                .subscribe(
+                        null,
+                        claimStreamEnded::set,
                         () -> claimStreamEnded.set(new IllegalStateException("the claim stream completed")));
     }
 
@@ -138,8 +142,9 @@ final class WriteLoad implements AutoCloseable {
     private Mono<Void> attemptStep(WorkflowId w, long step) {
         return Mono.defer(() -> {
             long begin = System.nanoTime();
-            return bounded("appendWithOutbox " + w + "#" + step,
-                    store.appendWithOutbox(w, List.of(event(w, step)), step - 1, rows(w, step)))
+            return bounded(
+                            "appendWithOutbox " + w + "#" + step,
+                            store.appendWithOutbox(w, List.of(event(w, step)), step - 1, rows(w, step)))
                     .then(Mono.fromRunnable(() -> {
                         acknowledged.get(w).add(step);
                         appendsAcked.incrementAndGet();
@@ -184,7 +189,8 @@ final class WriteLoad implements AutoCloseable {
 
     static List<OutboxRow> rows(WorkflowId w, long step) {
         Instant now = Instant.now();
-        return List.of(OutboxRow.pending(w, 2 * step, "work", Payload.json("{}"), now),
+        return List.of(
+                OutboxRow.pending(w, 2 * step, "work", Payload.json("{}"), now),
                 OutboxRow.pending(w, 2 * step + 1, "work", Payload.json("{}"), now));
     }
 

@@ -13,9 +13,9 @@ import io.r2dbc.spi.R2dbcRollbackException;
 import io.r2dbc.spi.R2dbcTransientResourceException;
 import java.io.IOException;
 import java.net.ConnectException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** X7: which PostgreSQL failures are worth a retry, decided in one place. */
 class FailuresTest {
@@ -27,8 +27,10 @@ class FailuresTest {
         R2dbcNonTransientResourceException failure = new R2dbcNonTransientResourceException("failure", state);
 
         // when mapped, then it is transient, names the operation and keeps the state in the message
-        assertThat(Failures.backend("append", failure)).isInstanceOf(TransientBackendException.class)
-                .hasMessageStartingWith("append failed: [" + state + "]").hasCause(failure);
+        assertThat(Failures.backend("append", failure))
+                .isInstanceOf(TransientBackendException.class)
+                .hasMessageStartingWith("append failed: [" + state + "]")
+                .hasCause(failure);
     }
 
     @ParameterizedTest(name = "SQLSTATE {0}")

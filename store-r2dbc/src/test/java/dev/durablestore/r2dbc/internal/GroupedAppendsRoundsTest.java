@@ -29,12 +29,24 @@ class GroupedAppendsRoundsTest {
     }
 
     private static GroupedAppends.Append append(WorkflowId w, long expected, int payloadBytes, String... keys) {
-        List<EventEncoder.Encoded> events = List.of(new EventEncoder.Encoded(expected + 1, new byte[payloadBytes], 0L,
-                "SignalReceived", false, null, null));
+        List<EventEncoder.Encoded> events = List.of(new EventEncoder.Encoded(
+                expected + 1, new byte[payloadBytes], 0L, "SignalReceived", false, null, null));
         List<OutboxRowEncoder.Encoded> rows = new ArrayList<>();
         for (String key : keys) {
-            OutboxRow row = new OutboxRow(key, w, 0, null, OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE, null,
-                    "activity", Payload.json("{}"), OutboxStatus.PENDING, 0, Instant.EPOCH, null);
+            OutboxRow row = new OutboxRow(
+                    key,
+                    w,
+                    0,
+                    null,
+                    OutboxRow.DEFAULT_ROUTE,
+                    OutboxRow.DEFAULT_ROUTE,
+                    null,
+                    "activity",
+                    Payload.json("{}"),
+                    OutboxStatus.PENDING,
+                    0,
+                    Instant.EPOCH,
+                    null);
             rows.add(new OutboxRowEncoder.Encoded(row, new byte[2], 0L, null));
         }
         return new GroupedAppends.Append("append", w.toString(), expected, events, rows);

@@ -3,8 +3,8 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.StoreException;
-import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -36,8 +36,13 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
     private final Clock clock;
     private final HeadCache heads;
 
-    AppendCommand(String workflowId, long expectedSeq, List<EventEncoder.Encoded> events,
-            List<OutboxRowEncoder.Encoded> rows, Clock clock, HeadCache heads) {
+    AppendCommand(
+            String workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows,
+            Clock clock,
+            HeadCache heads) {
         this.heads = heads;
         this.workflowId = workflowId;
         this.expectedSeq = expectedSeq;
@@ -170,7 +175,9 @@ final class AppendCommand implements GroupedCommand<AppendCommand> {
         for (int i = 0; i < HEAD_REREADS; i++) {
             try {
                 long head = EventRows.head(c, workflowId);
-                return head != expectedSeq ? new SequenceConflictException(expectedSeq, head) : Failures.backend(name(), failure);
+                return head != expectedSeq
+                        ? new SequenceConflictException(expectedSeq, head)
+                        : Failures.backend(name(), failure);
             } catch (SQLException | RuntimeException reread) {
                 failure.addSuppressed(reread);
             }

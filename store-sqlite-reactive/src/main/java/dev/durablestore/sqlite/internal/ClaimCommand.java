@@ -3,11 +3,11 @@ package dev.durablestore.sqlite.internal;
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
 import static dev.durablestore.api.spi.Claims.newClaimToken;
 
-import dev.durablestore.api.spi.ClaimBatch;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.spi.ClaimBatch;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -56,8 +56,8 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
             + "AND claimed_at IS NOT NULL AND namespace = ? AND task_queue = ?";
 
-    private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
-            + "settled_at = ? WHERE dispatch_key = ?";
+    private static final String DEAD_LETTER =
+            "UPDATE outbox SET status = 'failed', claimed_at = NULL, " + "settled_at = ? WHERE dispatch_key = ?";
 
     private final OutboxRows codec;
     private final ClaimScope scope;
@@ -65,6 +65,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final DispatchPolicy policy;
     /** Read when the claim runs: the claim stream's demand may grow while the command is queued. */
     private final IntSupplier limit;
+
     private final boolean wantNext;
     private final Clock clock;
     private final String claimSql;
@@ -72,8 +73,14 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     private final String nextSql;
     private final String heldJson;
 
-    ClaimCommand(OutboxRows codec, ClaimScope scope, Set<String> held, IntSupplier limit, boolean wantNext,
-            Clock clock, DispatchPolicy policy) {
+    ClaimCommand(
+            OutboxRows codec,
+            ClaimScope scope,
+            Set<String> held,
+            IntSupplier limit,
+            boolean wantNext,
+            Clock clock,
+            DispatchPolicy policy) {
         this.codec = codec;
         this.scope = scope;
         this.held = held;
@@ -108,10 +115,11 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         List<OutboxRow> rows = new ArrayList<>();
         List<String> claimedKeys = new ArrayList<>();
         List<String> corruptKeys = new ArrayList<>();
-        SerializationException corrupt = take(c, prioritizedSql, now, token, limit, rows, claimedKeys, corruptKeys, null);
+        SerializationException corrupt =
+                take(c, prioritizedSql, now, token, limit, rows, claimedKeys, corruptKeys, null);
         if (claimedKeys.size() < limit) {
-            corrupt = take(c, claimSql, now, token, limit - claimedKeys.size(), rows, claimedKeys, corruptKeys,
-                    corrupt);
+            corrupt =
+                    take(c, claimSql, now, token, limit - claimedKeys.size(), rows, claimedKeys, corruptKeys, corrupt);
         }
         if (corrupt != null) {
             return deadLetter(c, now, claimedKeys, corruptKeys, corrupt);
@@ -136,8 +144,16 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     }
 
     /** Runs one claim statement, adding what it took to the lists; returns the corruption met so far. */
-    private SerializationException take(DbConnection c, String sql, long now, long token, int limit,
-            List<OutboxRow> rows, List<String> claimedKeys, List<String> corruptKeys, SerializationException corrupt)
+    private SerializationException take(
+            DbConnection c,
+            String sql,
+            long now,
+            long token,
+            int limit,
+            List<OutboxRow> rows,
+            List<String> claimedKeys,
+            List<String> corruptKeys,
+            SerializationException corrupt)
             throws SQLException {
         PreparedStatement ps = c.prepare(sql);
         int i = 1;
@@ -165,8 +181,13 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         return corrupt;
     }
 
-    private ClaimBatch deadLetter(DbConnection c, long now, List<String> claimedKeys, List<String> corruptKeys,
-            SerializationException corrupt) throws SQLException {
+    private ClaimBatch deadLetter(
+            DbConnection c,
+            long now,
+            List<String> claimedKeys,
+            List<String> corruptKeys,
+            SerializationException corrupt)
+            throws SQLException {
         claimedKeys.removeAll(corruptKeys);
         if (!claimedKeys.isEmpty()) {
             PreparedStatement restore = c.prepare(RESTORE);
@@ -179,8 +200,10 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             dl.setString(2, key);
             dl.executeUpdate();
         }
-        SerializationException reported = new SerializationException("claim dead-lettered undecodable outbox row(s) "
-                + corruptKeys + "; the other due rows stay pending: " + corrupt.getMessage(), corrupt);
+        SerializationException reported = new SerializationException(
+                "claim dead-lettered undecodable outbox row(s) " + corruptKeys + "; the other due rows stay pending: "
+                        + corrupt.getMessage(),
+                corrupt);
         return new ClaimBatch(List.of(), reported, null);
     }
 

@@ -45,8 +45,8 @@ public final class Claims implements ClaimStreams.Source {
      * @param wakeups signalled by the writer after commits that make rows claimable
      * @param metrics receives claimed-row counts
      */
-    public Claims(Writer writer, OutboxWrites writes, OutboxRows rows, Clock clock, Wakeups wakeups,
-            StoreMetrics metrics) {
+    public Claims(
+            Writer writer, OutboxWrites writes, OutboxRows rows, Clock clock, Wakeups wakeups, StoreMetrics metrics) {
         this.writer = writer;
         this.writes = writes;
         this.rows = rows;
@@ -95,20 +95,21 @@ public final class Claims implements ClaimStreams.Source {
      * Corrupt rows are reported in the result rather than as an error.
      */
     @Override
-    public Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held,
-            DispatchPolicy policy) {
+    public Mono<ClaimBatch> claimForStream(
+            ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
         return Mono.defer(() -> {
-            Set<String> keys = heldKeys(held);
-            if (StoredText.admitsNoStoredRow(scope)) {
-                return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
-            }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock,
-                    policy));
-        }).doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
+                    Set<String> keys = heldKeys(held);
+                    if (StoredText.admitsNoStoredRow(scope)) {
+                        return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
+                    }
+                    return writer.submit(
+                            new ClaimCommand(rows, StoredText.matchable(scope), keys, limit, true, clock, policy));
+                })
+                .doOnNext(r -> metrics.rowsClaimed(r.rows().size()));
     }
 
-    private Mono<ClaimBatch> claimBatch(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy,
-            boolean next) {
+    private Mono<ClaimBatch> claimBatch(
+            ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy, boolean next) {
         return Mono.defer(() -> {
             requireNonNegative(limit, "limit");
             Set<String> keys = heldKeys(held);
@@ -116,8 +117,8 @@ public final class Claims implements ClaimStreams.Source {
             if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
                 return Mono.just(new ClaimBatch(List.of(), null, null)); // none asked for, or none on that route
             }
-            return writer.submit(new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock,
-                            policy))
+            return writer.submit(
+                            new ClaimCommand(rows, StoredText.matchable(scope), keys, () -> limit, next, clock, policy))
                     .doOnNext(r -> metrics.rowsClaimed(r.rows().size()))
                     .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r));
         });

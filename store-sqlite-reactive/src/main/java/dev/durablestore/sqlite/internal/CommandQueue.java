@@ -31,6 +31,7 @@ final class CommandQueue {
     final ConcurrentLinkedQueue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
     /** The close marker: commands queued behind it are refused when the writer stops. */
     final Pending<Void> poison = new Pending<>(null, null, StoreMetrics.NONE);
+
     private final int maxBatch;
     /**
      * Whether the writer is parked until a command arrives. Only then does a submitter unpark it:

@@ -23,8 +23,7 @@ public final class Connections {
      * @param synchronous the synchronous mode, or {@code null} for SQLite's default
      * @param busyTimeoutMillis busy timeout
      */
-    public Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous,
-            int busyTimeoutMillis) {
+    public Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous, int busyTimeoutMillis) {
         this.url = "jdbc:sqlite:" + path.toAbsolutePath();
         this.journalMode = journalMode.name();
         this.synchronous = synchronous == null ? null : synchronous.name();
@@ -55,8 +54,10 @@ public final class Connections {
             return c;
         } catch (SQLException e) {
             c.close();
-            throw new BackendException("cannot set journal_mode, wal_autocheckpoint, temp_store or cache_size on " + url
-                    + ": " + e.getMessage(), e);
+            throw new BackendException(
+                    "cannot set journal_mode, wal_autocheckpoint, temp_store or cache_size on " + url + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -80,7 +81,8 @@ public final class Connections {
             c.execute("PRAGMA busy_timeout=" + busyTimeoutMillis);
             return c;
         } catch (SQLException e) {
-            throw new BackendException("cannot open " + url + (readOnly ? " (read-only)" : "") + ": " + e.getMessage(), e);
+            throw new BackendException(
+                    "cannot open " + url + (readOnly ? " (read-only)" : "") + ": " + e.getMessage(), e);
         }
     }
 }

@@ -56,7 +56,8 @@ public final class DbConnection implements AutoCloseable {
      * @throws SQLException on failure
      */
     public long queryLong(String sql) throws SQLException {
-        try (Statement s = connection.createStatement(); var rs = s.executeQuery(sql)) {
+        try (Statement s = connection.createStatement();
+                var rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getLong(1) : 0L;
         }
     }

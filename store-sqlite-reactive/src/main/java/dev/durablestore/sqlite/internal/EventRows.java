@@ -3,8 +3,8 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.codec.EventCodec;
-import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.EventEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,10 +20,12 @@ public final class EventRows {
     static final int WIDE = 32;
     /** Rows of the smaller multi-row insert, for what a grouped append leaves under {@link #WIDE}. */
     static final int NARROW = 8;
+
     private static final int COLUMNS = 8;
     /** The statements a grouped insert uses, widest first. */
     private static final List<Width> WIDTHS =
             List.of(new Width(WIDE, insertOf(WIDE)), new Width(NARROW, insertOf(NARROW)), new Width(1, INSERT));
+
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
@@ -155,7 +157,9 @@ public final class EventRows {
             return codec.decode(json);
         } catch (SerializationException e) {
             throw new SerializationException(
-                    "stored event of workflow " + workflowId + " at seq " + seq + " cannot be decoded: " + e.getMessage(), e);
+                    "stored event of workflow " + workflowId + " at seq " + seq + " cannot be decoded: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -179,5 +183,4 @@ public final class EventRows {
             ps.setString(index, value);
         }
     }
-
 }

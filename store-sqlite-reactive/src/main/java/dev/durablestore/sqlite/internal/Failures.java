@@ -15,6 +15,7 @@ public final class Failures {
 
     /** SQLite's primary result codes that pass once the other connection lets go. */
     private static final int SQLITE_BUSY = 5;
+
     private static final int SQLITE_LOCKED = 6;
 
     private Failures() {}
@@ -31,7 +32,8 @@ public final class Failures {
         }
         String message = operation + " failed: "
                 + (failure instanceof SQLException sql ? sql.getMessage() : String.valueOf(failure));
-        return isTransient(failure) ? new TransientBackendException(message, failure)
+        return isTransient(failure)
+                ? new TransientBackendException(message, failure)
                 : new BackendException(message, failure);
     }
 

@@ -14,8 +14,8 @@ final class FencedSettles {
     private static final String FENCE = " WHERE dispatch_key = ? AND status = 'claimed' AND claim_token = ?";
     private static final String CURRENT = "SELECT 1 FROM outbox" + FENCE;
     private static final String SETTLE = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ?" + FENCE;
-    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
-            + "claimed_at = NULL" + FENCE;
+    private static final String RETRY =
+            "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, " + "claimed_at = NULL" + FENCE;
 
     private FencedSettles() {}
 

@@ -33,6 +33,7 @@ final class LeaderHandOff {
      * lead from it.
      */
     private final AtomicInteger state = new AtomicInteger(0);
+
     private final CommandQueue queue;
     private final String storeName;
     /** Set when the leader has stopped: the other thread ends too. */
@@ -50,8 +51,8 @@ final class LeaderHandOff {
         this.storeName = storeName;
         for (int i = 0; i < threads.length; i++) {
             int index = i;
-            threads[i] = new WriterThread(this, i, "durable-store-writer-" + storeName + "-" + (i + 1),
-                    () -> body.accept(index));
+            threads[i] = new WriterThread(
+                    this, i, "durable-store-writer-" + storeName + "-" + (i + 1), () -> body.accept(index));
         }
     }
 
@@ -107,7 +108,8 @@ final class LeaderHandOff {
         }
         WriterThread current = threads[s & LEADER];
         WriterThread other = threads[(s & LEADER) ^ 1];
-        if ((Thread.currentThread() == current && !evenFromLeader) || !other.idle
+        if ((Thread.currentThread() == current && !evenFromLeader)
+                || !other.idle
                 || !state.compareAndSet(s, other.index)) {
             return false;
         }
@@ -132,7 +134,9 @@ final class LeaderHandOff {
             // this check sees the command
             self.idle = true;
             int s = state.get();
-            if ((s & SIGNALLING) != 0 && (s & LEADER) != self.index && !queue.queue.isEmpty()
+            if ((s & SIGNALLING) != 0
+                    && (s & LEADER) != self.index
+                    && !queue.queue.isEmpty()
                     && state.compareAndSet(s, self.index)) {
                 self.idle = false;
                 break;
@@ -164,8 +168,11 @@ final class LeaderHandOff {
                 try {
                     p.signal();
                 } catch (Throwable t) {
-                    log.error("durable-store writer {}: a subscriber of {} threw while being signalled", storeName,
-                            p.command.name(), t);
+                    log.error(
+                            "durable-store writer {}: a subscriber of {} threw while being signalled",
+                            storeName,
+                            p.command.name(),
+                            t);
                 }
             }
         } finally {

@@ -41,10 +41,12 @@ public final class OutboxReads {
     /** Claimed rows older than a bound, oldest claim first; {@link OutboxWrites} re-arms what it lists. */
     static final String STALE = "SELECT " + OutboxRows.COLUMNS + " FROM outbox WHERE status = 'claimed' "
             + "AND claimed_at IS NOT NULL AND claimed_at < ? ORDER BY claimed_at, dispatch_key LIMIT ?";
-    private static final String UNSETTLED = "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE
-            + " ORDER BY workflow_id";
+
+    private static final String UNSETTLED =
+            "SELECT DISTINCT workflow_id FROM outbox WHERE " + LIVE + " ORDER BY workflow_id";
     private static final String COUNT_INFLIGHT = "SELECT count(*) FROM outbox WHERE namespace = ? AND " + LIVE;
-    private static final String COUNT_CLAIMED = "SELECT count(*) FROM outbox WHERE namespace = ? AND status = 'claimed'";
+    private static final String COUNT_CLAIMED =
+            "SELECT count(*) FROM outbox WHERE namespace = ? AND status = 'claimed'";
     private static final String COUNT_CLAIMED_BY_NS = "SELECT namespace, count(*) FROM outbox WHERE status = 'claimed' "
             + "AND namespace IN (SELECT value FROM json_each(?)) GROUP BY namespace";
     private static final String ROUTES = "SELECT DISTINCT namespace, task_queue, node FROM outbox "
@@ -75,13 +77,14 @@ public final class OutboxReads {
      */
     public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
         return Mono.defer(() -> {
-            long bound = Times.toNanos(olderThan, "olderThan");
-            requireNonNegative(limit, "limit");
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            return readers.read("listStaleClaimed", c -> stale(c, bound, limit));
-        }).flatMapMany(Flux::fromIterable);
+                    long bound = Times.toNanos(olderThan, "olderThan");
+                    requireNonNegative(limit, "limit");
+                    if (limit == 0) {
+                        return Mono.just(List.<OutboxRow>of());
+                    }
+                    return readers.read("listStaleClaimed", c -> stale(c, bound, limit));
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     private List<OutboxRow> stale(DbConnection c, long bound, int limit) throws SQLException {
@@ -96,14 +99,15 @@ public final class OutboxReads {
     /** O43. @return unsettled workflow ids */
     public Flux<WorkflowId> listUnsettledWorkflowIds() {
         return readers.read("listUnsettledWorkflowIds", c -> {
-            List<WorkflowId> ids = new ArrayList<>();
-            try (ResultSet rs = c.prepare(UNSETTLED).executeQuery()) {
-                while (rs.next()) {
-                    ids.add(EventRows.workflowId(rs.getString(1)));
-                }
-            }
-            return ids;
-        }).flatMapMany(Flux::fromIterable);
+                    List<WorkflowId> ids = new ArrayList<>();
+                    try (ResultSet rs = c.prepare(UNSETTLED).executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(EventRows.workflowId(rs.getString(1)));
+                        }
+                    }
+                    return ids;
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O44. @param namespace ns @return count */
@@ -163,16 +167,17 @@ public final class OutboxReads {
     /** O48, O49. @return due routes */
     public Flux<ClaimScope> pendingRoutes() {
         return readers.read("pendingRoutes", c -> {
-            PreparedStatement ps = c.prepare(ROUTES);
-            ps.setLong(1, now());
-            List<ClaimScope> routes = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    routes.add(new ClaimScope(rs.getString(1), rs.getString(2), rs.getString(3)));
-                }
-            }
-            return routes;
-        }).flatMapMany(Flux::fromIterable);
+                    PreparedStatement ps = c.prepare(ROUTES);
+                    ps.setLong(1, now());
+                    List<ClaimScope> routes = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            routes.add(new ClaimScope(rs.getString(1), rs.getString(2), rs.getString(3)));
+                        }
+                    }
+                    return routes;
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O50. @param key row @return state or empty */
@@ -190,7 +195,9 @@ public final class OutboxReads {
                         return null;
                     }
                     try {
-                        return new OutboxRowState(OutboxStatus.fromToken(rs.getString(1)), (int) rs.getLong(2),
+                        return new OutboxRowState(
+                                OutboxStatus.fromToken(rs.getString(1)),
+                                (int) rs.getLong(2),
                                 Times.readInstant(rs, 3, "visible_after"));
                     } catch (SerializationException | InvalidArgumentException e) {
                         throw new SerializationException(
@@ -204,19 +211,20 @@ public final class OutboxReads {
     /** O60. @param query filter and page @return the rows */
     public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
-            requireNonNull(query, "query");
-            if (query.limit() == 0 || query.matchesNothing()) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "?", "");
-            return readers.read("listOutbox", c -> {
-                PreparedStatement ps = c.prepare(st.sql());
-                bind(ps, st.args());
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rows.decodeAll(rs);
-                }
-            });
-        }).flatMapMany(Flux::fromIterable);
+                    requireNonNull(query, "query");
+                    if (query.limit() == 0 || query.matchesNothing()) {
+                        return Mono.just(List.<OutboxRow>of());
+                    }
+                    OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "?", "");
+                    return readers.read("listOutbox", c -> {
+                        PreparedStatement ps = c.prepare(st.sql());
+                        bind(ps, st.args());
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rows.decodeAll(rs);
+                        }
+                    });
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** O61. @param dueBy due bound @param claimedBefore stale bound @param cap cap @return counts */
@@ -236,8 +244,13 @@ public final class OutboxReads {
                     ps.setLong(i, cap);
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            found.add(new OutboxListingSql.CountRow(status, rs.getString(1), rs.getString(2),
-                                    rs.getString(3), rs.getLong(4), rs.getLong(5)));
+                            found.add(new OutboxListingSql.CountRow(
+                                    status,
+                                    rs.getString(1),
+                                    rs.getString(2),
+                                    rs.getString(3),
+                                    rs.getLong(4),
+                                    rs.getLong(5)));
                         }
                     }
                 }

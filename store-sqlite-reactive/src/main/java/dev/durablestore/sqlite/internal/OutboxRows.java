@@ -103,7 +103,8 @@ public final class OutboxRows {
             OutboxStatus status = OutboxStatus.fromToken(rs.getString(10));
             // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
             long claimToken = status == OutboxStatus.CLAIMED ? rs.getLong(14) : 0L;
-            return new OutboxRow(key,
+            return new OutboxRow(
+                    key,
                     EventRows.workflowId(rs.getString(2)),
                     rs.getLong(3),
                     runId == null ? null : RunId.parse(runId),
@@ -153,5 +154,4 @@ public final class OutboxRows {
             ps.setLong(index, value);
         }
     }
-
 }

@@ -12,10 +12,10 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
-import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.KeyArguments;
+import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.SettleArguments;
+import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.spi.StoredText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -190,8 +190,12 @@ public final class OutboxWrites {
      * @param operation the operation name
      * @return completion, or {@link dev.durablestore.api.StaleClaimException}
      */
-    public Mono<Void> fenced(OutboxRow claimed, WorkflowStep.Settlement settlement, int nextAttempt,
-            Instant visibleAfter, String operation) {
+    public Mono<Void> fenced(
+            OutboxRow claimed,
+            WorkflowStep.Settlement settlement,
+            int nextAttempt,
+            Instant visibleAfter,
+            String operation) {
         return Mono.defer(() -> {
             StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
             return writer.submit(Commands.of(operation, settlement == WorkflowStep.Settlement.RETRY, c -> {

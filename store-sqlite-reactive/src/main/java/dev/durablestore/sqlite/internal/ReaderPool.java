@@ -48,7 +48,8 @@ public final class ReaderPool {
         for (int i = 0; i < size; i++) {
             idle.add(opener.get());
         }
-        this.scheduler = Schedulers.newBoundedElastic(size, Integer.MAX_VALUE, "durable-store-reader-" + storeName, 60, true);
+        this.scheduler =
+                Schedulers.newBoundedElastic(size, Integer.MAX_VALUE, "durable-store-reader-" + storeName, 60, true);
         this.emit = emit;
         this.storeName = storeName;
         this.metrics = metrics;
@@ -127,7 +128,8 @@ public final class ReaderPool {
     public Mono<Void> closeAsync() {
         return Mono.defer(() -> {
             closed = true;
-            return scheduler.disposeGracefully()
+            return scheduler
+                    .disposeGracefully()
                     .timeout(Duration.ofSeconds(30))
                     .onErrorResume(e -> {
                         scheduler.dispose(); // a read that did not end in 30 s: stop waiting for it

@@ -16,8 +16,7 @@ import java.util.Set;
  */
 public final class Schema {
 
-    private static final List<String> TABLES = List.of(
-            """
+    private static final List<String> TABLES = List.of("""
             CREATE TABLE IF NOT EXISTS events (
                 workflow_id TEXT NOT NULL,
                 seq INTEGER NOT NULL,
@@ -28,15 +27,13 @@ public final class Schema {
                 workflow_type TEXT,
                 child_workflow_id TEXT,
                 PRIMARY KEY (workflow_id, seq)
-            ) WITHOUT ROWID""",
-            """
+            ) WITHOUT ROWID""", """
             CREATE TABLE IF NOT EXISTS timers (
                 workflow_id TEXT NOT NULL,
                 timer_id TEXT NOT NULL,
                 fire_at INTEGER NOT NULL,
                 PRIMARY KEY (workflow_id, timer_id)
-            ) WITHOUT ROWID""",
-            """
+            ) WITHOUT ROWID""", """
             CREATE TABLE IF NOT EXISTS outbox (
                 dispatch_key TEXT NOT NULL PRIMARY KEY,
                 workflow_id TEXT NOT NULL,
@@ -131,7 +128,8 @@ public final class Schema {
 
     private static Set<String> outboxColumns(DbConnection c) throws SQLException {
         Set<String> names = new HashSet<>();
-        try (Statement s = c.raw().createStatement(); ResultSet rs = s.executeQuery("PRAGMA table_info(outbox)")) {
+        try (Statement s = c.raw().createStatement();
+                ResultSet rs = s.executeQuery("PRAGMA table_info(outbox)")) {
             while (rs.next()) {
                 names.add(rs.getString("name"));
             }

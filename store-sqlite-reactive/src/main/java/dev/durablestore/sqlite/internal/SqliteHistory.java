@@ -8,17 +8,17 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
 import dev.durablestore.api.WorkflowStatus;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
 import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.api.projection.HistoryProjection;
 import dev.durablestore.api.projection.ParentIndex;
-import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.api.spi.OutboxRowEncoder;
+import dev.durablestore.api.spi.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -42,6 +42,7 @@ public final class SqliteHistory {
     /** The last lifecycle kind of each workflow, read from the projection index (S3). */
     private static final String LIFECYCLE = "SELECT workflow_id, kind FROM events WHERE queryable = 1 "
             + "AND kind <> 'ChildWorkflowStarted' ORDER BY workflow_id, seq";
+
     private static final String QUERYABLE =
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
     private static final String QUERYABLE_OF =
@@ -49,6 +50,7 @@ public final class SqliteHistory {
     /** The events that name a workflow as a child (R30), from the projection index (S3). */
     private static final String CHILD_STARTS_OF = "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 "
             + "AND kind = 'ChildWorkflowStarted' AND child_workflow_id = ? ORDER BY workflow_id, seq";
+
     private static final String ALL_EVENTS = "SELECT workflow_id, seq, event FROM events ORDER BY workflow_id, seq";
 
     private static final Comparator<WorkflowSummary> QUERY_ORDER =
@@ -112,31 +114,33 @@ public final class SqliteHistory {
     /** R1, R2. @param workflowId workflow @return events */
     public Flux<Event> readHistory(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
-            return readers.read("readHistory", c -> {
-                PreparedStatement ps = c.prepare(READ_HISTORY);
-                ps.setString(1, w);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return events.decodeAll(rs);
-                }
-            });
-        }).flatMapMany(Flux::fromIterable);
+                    String w = requireNonNull(workflowId, "workflowId").toString();
+                    return readers.read("readHistory", c -> {
+                        PreparedStatement ps = c.prepare(READ_HISTORY);
+                        ps.setString(1, w);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return events.decodeAll(rs);
+                        }
+                    });
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** R3–R8: a range scan of the primary key (S28). @param workflowId w @param fromSeq from @return events */
     public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
-            requireNonNegative(fromSeq, "fromSeq");
-            return readers.read("readHistoryFrom", c -> {
-                PreparedStatement ps = c.prepare(READ_FROM);
-                ps.setString(1, w);
-                ps.setLong(2, fromSeq);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return events.decodeAll(rs);
-                }
-            });
-        }).flatMapMany(Flux::fromIterable);
+                    String w = requireNonNull(workflowId, "workflowId").toString();
+                    requireNonNegative(fromSeq, "fromSeq");
+                    return readers.read("readHistoryFrom", c -> {
+                        PreparedStatement ps = c.prepare(READ_FROM);
+                        ps.setString(1, w);
+                        ps.setLong(2, fromSeq);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return events.decodeAll(rs);
+                        }
+                    });
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** E2. @param workflowId w @return head */
@@ -178,28 +182,29 @@ public final class SqliteHistory {
      */
     private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
         return readers.readConsistent(name, c -> {
-            Map<String, EventKind> last = new TreeMap<>();
-            try (ResultSet rs = c.prepare(LIFECYCLE).executeQuery()) {
-                while (rs.next()) {
-                    String w = rs.getString(1);
-                    EventKind kind = EventKind.fromTypeName(rs.getString(2));
-                    if (kind == null || !kind.isLifecycle()) {
-                        throw new dev.durablestore.api.SerializationException(
-                                "stored event kind '" + rs.getString(2) + "' of workflow " + w + " is not a lifecycle kind");
+                    Map<String, EventKind> last = new TreeMap<>();
+                    try (ResultSet rs = c.prepare(LIFECYCLE).executeQuery()) {
+                        while (rs.next()) {
+                            String w = rs.getString(1);
+                            EventKind kind = EventKind.fromTypeName(rs.getString(2));
+                            if (kind == null || !kind.isLifecycle()) {
+                                throw new dev.durablestore.api.SerializationException("stored event kind '"
+                                        + rs.getString(2) + "' of workflow " + w + " is not a lifecycle kind");
+                            }
+                            last.put(w, kind);
+                        }
                     }
-                    last.put(w, kind);
-                }
-            }
-            List<WorkflowId> matching = new ArrayList<>();
-            for (WorkflowId id : workflowIds(c)) {
-                EventKind kind = last.get(id.toString());
-                WorkflowStatus status = kind == null ? WorkflowStatus.RUNNING : kind.projectedStatus();
-                if (status == wanted) {
-                    matching.add(id);
-                }
-            }
-            return matching;
-        }).flatMapMany(Flux::fromIterable);
+                    List<WorkflowId> matching = new ArrayList<>();
+                    for (WorkflowId id : workflowIds(c)) {
+                        EventKind kind = last.get(id.toString());
+                        WorkflowStatus status = kind == null ? WorkflowStatus.RUNNING : kind.projectedStatus();
+                        if (status == wanted) {
+                            matching.add(id);
+                        }
+                    }
+                    return matching;
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /**
@@ -212,31 +217,36 @@ public final class SqliteHistory {
      */
     public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
-            requireNonNull(filter, "filter");
-            return readers.readConsistent("query", c -> {
-                Map<WorkflowId, List<Event>> byWorkflow = new TreeMap<>();
-                ParentIndex parents = new ParentIndex();
-                try (ResultSet rs = c.prepare(QUERYABLE).executeQuery()) {
-                    for (Event e : events.decodeAll(rs)) {
-                        byWorkflow.computeIfAbsent(e.workflowId(), k -> new ArrayList<>()).add(e);
-                        parents.accept(e);
-                    }
-                }
-                List<WorkflowSummary> out = new ArrayList<>();
-                for (Map.Entry<WorkflowId, List<Event>> entry : byWorkflow.entrySet()) {
-                    WorkflowId id = entry.getKey();
-                    List<Event> history = entry.getValue();
-                    if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
-                        history = fullHistory(c, id);
-                    }
-                    HistoryProjection.summarize(id, history, parents.parentOf(id).orElse(null))
-                            .filter(filter::matches)
-                            .ifPresent(out::add);
-                }
-                out.sort(QUERY_ORDER);
-                return out;
-            });
-        }).flatMapMany(Flux::fromIterable);
+                    requireNonNull(filter, "filter");
+                    return readers.readConsistent("query", c -> {
+                        Map<WorkflowId, List<Event>> byWorkflow = new TreeMap<>();
+                        ParentIndex parents = new ParentIndex();
+                        try (ResultSet rs = c.prepare(QUERYABLE).executeQuery()) {
+                            for (Event e : events.decodeAll(rs)) {
+                                byWorkflow
+                                        .computeIfAbsent(e.workflowId(), k -> new ArrayList<>())
+                                        .add(e);
+                                parents.accept(e);
+                            }
+                        }
+                        List<WorkflowSummary> out = new ArrayList<>();
+                        for (Map.Entry<WorkflowId, List<Event>> entry : byWorkflow.entrySet()) {
+                            WorkflowId id = entry.getKey();
+                            List<Event> history = entry.getValue();
+                            if (HistoryProjection.currentLeaseTerminal(history).orElse(null)
+                                    instanceof WorkflowFailed) {
+                                history = fullHistory(c, id);
+                            }
+                            HistoryProjection.summarize(
+                                            id, history, parents.parentOf(id).orElse(null))
+                                    .filter(filter::matches)
+                                    .ifPresent(out::add);
+                        }
+                        out.sort(QUERY_ORDER);
+                        return out;
+                    });
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /**
@@ -269,7 +279,10 @@ public final class SqliteHistory {
                 if (HistoryProjection.currentLeaseTerminal(history).orElse(null) instanceof WorkflowFailed) {
                     history = fullHistory(c, workflowId);
                 }
-                return HistoryProjection.summarize(workflowId, history, parents.parentOf(workflowId).orElse(null))
+                return HistoryProjection.summarize(
+                                workflowId,
+                                history,
+                                parents.parentOf(workflowId).orElse(null))
                         .orElse(null);
             });
         });
@@ -300,29 +313,32 @@ public final class SqliteHistory {
     /** @return every undecodable stored event, in (workflow id, seq) order */
     public Flux<UndecodableEvent> findUndecodableEvents() {
         return readers.readConsistent("findUndecodableEvents", c -> {
-            List<UndecodableEvent> problems = new ArrayList<>();
-            try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
-                while (rs.next()) {
-                    try {
-                        events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
-                    } catch (dev.durablestore.api.SerializationException e) {
-                        problems.add(new UndecodableEvent(String.valueOf(rs.getString(1)), rs.getLong(2), e.getMessage()));
+                    List<UndecodableEvent> problems = new ArrayList<>();
+                    try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
+                        while (rs.next()) {
+                            try {
+                                events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
+                            } catch (dev.durablestore.api.SerializationException e) {
+                                problems.add(new UndecodableEvent(
+                                        String.valueOf(rs.getString(1)), rs.getLong(2), e.getMessage()));
+                            }
+                        }
                     }
-                }
-            }
-            return problems;
-        }).flatMapMany(Flux::fromIterable);
+                    return problems;
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     /** S25. @return completion or the first decoding error */
     public Mono<Void> validateStoredEvents() {
         return readers.readConsistent("validateStoredEvents", c -> {
-            try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
-                while (rs.next()) {
-                    events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
-                }
-            }
-            return null;
-        }).then();
+                    try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {
+                        while (rs.next()) {
+                            events.decode(rs.getString(1), rs.getLong(2), rs.getBytes(3));
+                        }
+                    }
+                    return null;
+                })
+                .then();
     }
 }

@@ -23,6 +23,7 @@ public final class SqliteTimers {
             + "ON CONFLICT (workflow_id, timer_id) DO UPDATE SET fire_at = excluded.fire_at";
     /** W9: a step cancelling a timer. */
     static final String DELETE = "DELETE FROM timers WHERE workflow_id = ? AND timer_id = ?";
+
     private static final String EXPIRED = "SELECT workflow_id, timer_id, fire_at FROM timers WHERE fire_at <= ? "
             + "ORDER BY fire_at, workflow_id, timer_id";
 
@@ -58,27 +59,29 @@ public final class SqliteTimers {
     /** T3–T5. @param asOf bound @return due timers */
     public Flux<TimerEntry> expiredTimers(Instant asOf) {
         return Mono.defer(() -> {
-            long bound = Times.toNanos(asOf, "asOf");
-            return readers.read("expiredTimers", c -> {
-                PreparedStatement ps = c.prepare(EXPIRED);
-                ps.setLong(1, bound);
-                List<TimerEntry> due = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String w = rs.getString(1);
-                        String t = rs.getString(2);
-                        TimerId id;
-                        try {
-                            id = TimerId.parse(t);
-                        } catch (RuntimeException e) {
-                            throw new SerializationException("stored timer id '" + t + "' of workflow " + w
-                                    + " is not canonical", e);
+                    long bound = Times.toNanos(asOf, "asOf");
+                    return readers.read("expiredTimers", c -> {
+                        PreparedStatement ps = c.prepare(EXPIRED);
+                        ps.setLong(1, bound);
+                        List<TimerEntry> due = new ArrayList<>();
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                String w = rs.getString(1);
+                                String t = rs.getString(2);
+                                TimerId id;
+                                try {
+                                    id = TimerId.parse(t);
+                                } catch (RuntimeException e) {
+                                    throw new SerializationException(
+                                            "stored timer id '" + t + "' of workflow " + w + " is not canonical", e);
+                                }
+                                due.add(new TimerEntry(
+                                        EventRows.workflowId(w), id, Times.readInstant(rs, 3, "fire_at")));
+                            }
                         }
-                        due.add(new TimerEntry(EventRows.workflowId(w), id, Times.readInstant(rs, 3, "fire_at")));
-                    }
-                }
-                return due;
-            });
-        }).flatMapMany(Flux::fromIterable);
+                        return due;
+                    });
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 }

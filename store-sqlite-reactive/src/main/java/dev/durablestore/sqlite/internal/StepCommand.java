@@ -37,7 +37,8 @@ final class StepCommand implements GroupedCommand<StepCommand> {
     StepCommand(StepEncoder.Encoded step, Clock clock, HeadCache heads) {
         this.step = step;
         this.clock = clock;
-        this.append = new AppendCommand(step.workflowId(), step.expectedSeq(), step.events(), step.rows(), clock, heads);
+        this.append =
+                new AppendCommand(step.workflowId(), step.expectedSeq(), step.events(), step.rows(), clock, heads);
     }
 
     @Override
@@ -49,14 +50,16 @@ final class StepCommand implements GroupedCommand<StepCommand> {
                 throw new StaleClaimException(NAME, s.dispatchKey(), s.claimToken());
             }
             if (s.settlement() == WorkflowStep.Settlement.RETRY) {
-                var unused = s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
+                var unused =
+                        s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
             }
         }
         append.write(c);
         for (StepEncoder.Settle s : step.settles()) {
             if (!FencedSettles.apply(c, s, now)) {
                 // checked above in this transaction, which no one else writes in: not a user error
-                throw new IllegalStateException("outbox row " + s.dispatchKey() + " changed inside the step's transaction");
+                throw new IllegalStateException(
+                        "outbox row " + s.dispatchKey() + " changed inside the step's transaction");
             }
         }
         writeTimers(c);

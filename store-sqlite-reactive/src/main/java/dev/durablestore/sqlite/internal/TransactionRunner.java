@@ -38,8 +38,8 @@ final class TransactionRunner {
      * @param onSettle called after a commit that may have taken rows out of {@code claimed}
      * @param metrics receives commit batch sizes
      */
-    TransactionRunner(DbConnection connection, CommandQueue queue, Runnable onWake, Runnable onSettle,
-            StoreMetrics metrics) {
+    TransactionRunner(
+            DbConnection connection, CommandQueue queue, Runnable onWake, Runnable onSettle, StoreMetrics metrics) {
         this.connection = connection;
         this.queue = queue;
         this.onWake = onWake;
@@ -190,8 +190,10 @@ final class TransactionRunner {
         }
         Object group = first.group();
         int end = from + 1;
-        while (end < todo.size() && todo.get(end).command instanceof GroupedCommand<?> next
-                && next.getClass() == first.getClass() && group.equals(next.group())) {
+        while (end < todo.size()
+                && todo.get(end).command instanceof GroupedCommand<?> next
+                && next.getClass() == first.getClass()
+                && group.equals(next.group())) {
             end++;
         }
         return end;

@@ -66,6 +66,8 @@ public interface WriteCommand<T> {
      * @return the mapped error
      */
     static Throwable backend(String name, Throwable failure) {
-        return failure instanceof StoreException ? failure : new BackendException(name + " failed: " + failure, failure);
+        return failure instanceof StoreException
+                ? failure
+                : new BackendException(name + " failed: " + failure, failure);
     }
 }

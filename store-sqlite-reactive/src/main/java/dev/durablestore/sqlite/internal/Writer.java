@@ -81,9 +81,14 @@ public final class Writer {
      * @param metrics receives operation timings and commit batch sizes
      * @param storeName used in the thread name and in errors
      */
-    public Writer(DbConnection connection, int maxBatch, Scheduler emit, Runnable onWake, StoreMetrics metrics,
+    public Writer(
+            DbConnection connection,
+            int maxBatch,
+            Scheduler emit,
+            Runnable onWake,
+            StoreMetrics metrics,
             String storeName) {
-        this(connection, maxBatch, emit, onWake, () -> { }, metrics, storeName);
+        this(connection, maxBatch, emit, onWake, () -> {}, metrics, storeName);
     }
 
     /**
@@ -96,8 +101,14 @@ public final class Writer {
      * @param metrics receives operation timings and commit batch sizes
      * @param storeName used in the thread name and in errors
      */
-    public Writer(DbConnection connection, int maxBatch, Scheduler emit, Runnable onWake, Runnable onSettle,
-            StoreMetrics metrics, String storeName) {
+    public Writer(
+            DbConnection connection,
+            int maxBatch,
+            Scheduler emit,
+            Runnable onWake,
+            Runnable onSettle,
+            StoreMetrics metrics,
+            String storeName) {
         this.queue = new CommandQueue(maxBatch);
         this.metrics = metrics;
         this.storeName = storeName;

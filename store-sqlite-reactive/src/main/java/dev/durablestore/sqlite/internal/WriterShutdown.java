@@ -45,8 +45,8 @@ final class WriterShutdown {
      * @param emit where the subscribers of commands refused while the writer stops are signalled
      * @param storeName used in errors
      */
-    WriterShutdown(CommandQueue queue, LeaderHandOff threads, DbConnection connection, Scheduler emit,
-            String storeName) {
+    WriterShutdown(
+            CommandQueue queue, LeaderHandOff threads, DbConnection connection, Scheduler emit, String storeName) {
         this.queue = queue;
         this.threads = threads;
         this.connection = connection;

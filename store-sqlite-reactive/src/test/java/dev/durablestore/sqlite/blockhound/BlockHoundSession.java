@@ -25,12 +25,18 @@ public final class BlockHoundSession implements LauncherSessionListener {
         int shown = 0;
         for (StackTraceElement f : new Throwable().getStackTrace()) {
             String cls = f.getClassName();
-            if (cls.startsWith("reactor.blockhound") || cls.startsWith("java.") || cls.startsWith("jdk.")
+            if (cls.startsWith("reactor.blockhound")
+                    || cls.startsWith("java.")
+                    || cls.startsWith("jdk.")
                     || cls.startsWith(BlockHoundSession.class.getName())) {
                 continue;
             }
-            frames.append(shown == 0 ? "" : " < ").append(cls).append('.').append(f.getMethodName())
-                    .append(':').append(f.getLineNumber());
+            frames.append(shown == 0 ? "" : " < ")
+                    .append(cls)
+                    .append('.')
+                    .append(f.getMethodName())
+                    .append(':')
+                    .append(f.getLineNumber());
             if (++shown == 8) {
                 break;
             }

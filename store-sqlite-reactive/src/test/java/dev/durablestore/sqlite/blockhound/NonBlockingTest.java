@@ -57,7 +57,8 @@ class NonBlockingTest {
     void blockhound_catches_a_jdbc_call_on_a_parallel_thread() throws Exception {
         // given a plain JDBC connection, when it is used from a non-blocking thread, then BlockHound objects
         Path file = Files.createFile(dir.resolve("raw.db"));
-        try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); var s = c.createStatement()) {
+        try (var c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                var s = c.createStatement()) {
             Mono<Boolean> jdbcOnParallel = Mono.fromCallable(() -> s.execute("CREATE TABLE t (x INTEGER)"))
                     .subscribeOn(Schedulers.parallel());
             assertThatThrownBy(() -> jdbcOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
@@ -70,16 +71,20 @@ class NonBlockingTest {
         // given a store, and a subscriber of an append that blocks where it is signalled
         try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("w.db")))) {
             WorkflowId w = WorkflowId.random();
-            var start = new WorkflowStarted(new EventEnvelope(1, Instant.now(), w), "type", Payload.json("{}"),
-                    RunId.random(), null, new PackageVersion("v1"));
-            Mono<Void> blockingSubscriber = store.append(w, List.of(start), 0)
-                    .then(Mono.fromRunnable(NonBlockingTest::blockingCall));
+            var start = new WorkflowStarted(
+                    new EventEnvelope(1, Instant.now(), w),
+                    "type",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"));
+            Mono<Void> blockingSubscriber =
+                    store.append(w, List.of(start), 0).then(Mono.fromRunnable(NonBlockingTest::blockingCall));
 
             // when it runs, then BlockHound objects on the writer thread: the writer threads are
             // non-blocking for subscriber code, while their own statements are declared to BlockHound
             assertThatThrownBy(() -> blockingSubscriber.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
-            assertThat(BlockHoundSession.VIOLATIONS).singleElement().asString()
-                    .contains("on durable-store-writer-");
+            assertThat(BlockHoundSession.VIOLATIONS).singleElement().asString().contains("on durable-store-writer-");
             // and the store goes on
             assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(1L);
         } finally {
@@ -97,10 +102,16 @@ class NonBlockingTest {
         try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("s.db")))) {
             WorkflowId w = WorkflowId.random();
             Instant now = Instant.now();
-            var start = new WorkflowStarted(new EventEnvelope(1, now, w), "type", Payload.json("{}"), RunId.random(),
-                    null, new PackageVersion("v1"));
+            var start = new WorkflowStarted(
+                    new EventEnvelope(1, now, w),
+                    "type",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"));
             var done = new WorkflowCompleted(new EventEnvelope(2, now, w), Payload.json("1"));
-            List<OutboxRow> rows = List.of(OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
+            List<OutboxRow> rows = List.of(
+                    OutboxRow.pending(w, 1, "a", Payload.json("{}"), now),
                     OutboxRow.pending(w, 2, "b", Payload.json("{}"), now),
                     OutboxRow.pending(w, 3, "c", Payload.json("{}"), now));
 
@@ -120,12 +131,15 @@ class NonBlockingTest {
                             store.validateStoredEvents(),
                             store.expiredTimers(now).then()))
                     .then(store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(20)))
-                            .take(1).next())
+                            .take(1)
+                            .next())
                     .flatMap(row -> store.complete(row.dispatchKey()))
                     .then(store.claim(1))
                     .flatMap(claimed -> store.retry(claimed.get(0).dispatchKey(), 1, now))
                     .then(store.claimScopedExcluding(ClaimScope.of("default", "default"), 5, Set.of()))
-                    .flatMap(claimed -> Flux.fromIterable(claimed).flatMap(r -> store.fail(r.dispatchKey())).then())
+                    .flatMap(claimed -> Flux.fromIterable(claimed)
+                            .flatMap(r -> store.fail(r.dispatchKey()))
+                            .then())
                     .then(store.redriveWorkflow(w, true))
                     .then(store.claimExcluding(5, Set.of()))
                     .then(Mono.when(

@@ -1,9 +1,9 @@
 package dev.durablestore.sqlite.internal;
 
-import dev.durablestore.sqlite.SqliteJournalMode;
-import dev.durablestore.sqlite.SqliteSynchronous;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.sqlite.SqliteJournalMode;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,8 @@ class ConnectionsTest {
     @Test
     void the_writer_keeps_temporary_storage_in_memory() throws SQLException {
         // given the store's connection settings for a file
-        Connections connections = new Connections(tmp.resolve("w.db"), SqliteJournalMode.WAL, SqliteSynchronous.FULL, 10_000);
+        Connections connections =
+                new Connections(tmp.resolve("w.db"), SqliteJournalMode.WAL, SqliteSynchronous.FULL, 10_000);
 
         // when the writer connection is opened
         try (DbConnection writer = connections.openWriter(2_000, 16_384)) {
@@ -40,7 +41,9 @@ class ConnectionsTest {
     @Test
     void a_claim_sized_statement_journal_in_memory_still_rolls_back_cleanly() throws SQLException {
         // given a writer with a table of 200 wide rows and a unique column
-        try (DbConnection writer = new Connections(tmp.resolve("j.db"), SqliteJournalMode.WAL, SqliteSynchronous.FULL, 10_000).openWriter(1_000, 2_000)) {
+        try (DbConnection writer = new Connections(
+                        tmp.resolve("j.db"), SqliteJournalMode.WAL, SqliteSynchronous.FULL, 10_000)
+                .openWriter(1_000, 2_000)) {
             writer.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL, u INTEGER UNIQUE)");
             writer.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
                     + "INSERT INTO t SELECT i, printf('%.2000c', 'x'), i FROM n");
@@ -59,7 +62,8 @@ class ConnectionsTest {
 
             // then that statement alone was undone: the earlier one in the transaction stays
             assertThat(failed).isTrue();
-            assertThat(writer.queryLong("SELECT count(*) FROM t WHERE v LIKE 'z%'")).isZero();
+            assertThat(writer.queryLong("SELECT count(*) FROM t WHERE v LIKE 'z%'"))
+                    .isZero();
             assertThat(writer.queryLong("SELECT count(*) FROM t WHERE v = 'y'")).isEqualTo(1L);
         }
     }

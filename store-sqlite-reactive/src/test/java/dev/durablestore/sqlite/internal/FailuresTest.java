@@ -20,8 +20,10 @@ class FailuresTest {
         SQLException busy = new SQLException("[SQLITE_BUSY] The database file is locked", null, code);
 
         // when mapped, then it is transient and names the operation
-        assertThat(Failures.backend("append", busy)).isInstanceOf(TransientBackendException.class)
-                .hasMessageStartingWith("append failed: ").hasCause(busy);
+        assertThat(Failures.backend("append", busy))
+                .isInstanceOf(TransientBackendException.class)
+                .hasMessageStartingWith("append failed: ")
+                .hasCause(busy);
     }
 
     @ParameterizedTest(name = "result code {0}")

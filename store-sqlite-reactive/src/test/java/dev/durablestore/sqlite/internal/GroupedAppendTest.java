@@ -1,7 +1,5 @@
 package dev.durablestore.sqlite.internal;
 
-import dev.durablestore.sqlite.SqliteJournalMode;
-import dev.durablestore.sqlite.SqliteSynchronous;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
@@ -15,6 +13,8 @@ import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
 import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.sqlite.SqliteJournalMode;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -68,7 +68,7 @@ class GroupedAppendTest {
         EventRows.insert(c, existing.toString(), encode(existing, 0, signals(existing, 1, 2)));
         c.execute("COMMIT");
         emit = Schedulers.newSingle("grouped-append-emit");
-        writer = new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, "grouped-append-test");
+        writer = new Writer(c, 512, emit, () -> {}, StoreMetrics.NONE, "grouped-append-test");
         heads = new HeadCache(1_000);
         writer.addListener(heads);
     }
@@ -126,7 +126,8 @@ class GroupedAppendTest {
         expectConflict(appends.get(2), 1L);
         StepVerifier.create(appends.get(3)).expectComplete().verify(TIMEOUT);
         StepVerifier.create(appends.get(4))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(BackendException.class)
                         .hasMessageContaining("event sequence must be contiguous"))
                 .verify(TIMEOUT);
         expectConflict(appends.get(5), 2L);
@@ -165,15 +166,22 @@ class GroupedAppendTest {
 
     /** @return an append not yet submitted, encoded as the store encodes it */
     private AppendCommand append(WorkflowId w, long expected, List<Event> events, List<OutboxRow> rows) {
-        return new AppendCommand(w.toString(), expected, encode(w, expected, events),
-                outboxRows.encoder().forStaging(rows, "rows"), Clock.systemUTC(), heads);
+        return new AppendCommand(
+                w.toString(),
+                expected,
+                encode(w, expected, events),
+                outboxRows.encoder().forStaging(rows, "rows"),
+                Clock.systemUTC(),
+                heads);
     }
 
     /** E3: the append failed with a sequence conflict naming {@code found} as the head. */
     private static void expectConflict(Mono<Void> append, long found) {
         StepVerifier.create(append)
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(SequenceConflictException.class,
-                        conflict -> assertThat(conflict.found()).isEqualTo(found)))
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOfSatisfying(
+                                SequenceConflictException.class,
+                                conflict -> assertThat(conflict.found()).isEqualTo(found)))
                 .verify(TIMEOUT);
     }
 
@@ -185,14 +193,15 @@ class GroupedAppendTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
         writer.submit(new Noop(() -> {
-            started.countDown();
-            Noop.await(release);
-        })).subscribe();
+                    started.countDown();
+                    Noop.await(release);
+                }))
+                .subscribe();
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         List<Mono<Void>> results = new ArrayList<>();
         for (AppendCommand append : appends) {
             Mono<Void> m = writer.submit(append).cache();
-            m.subscribe(null, e -> { });
+            m.subscribe(null, e -> {});
             results.add(m);
         }
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -236,8 +245,8 @@ class GroupedAppendTest {
 
     private List<Event> history(WorkflowId w) throws SQLException {
         try (DbConnection reader = connections.openReader()) {
-            PreparedStatement ps = reader.prepare(
-                    "SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? ORDER BY seq");
+            PreparedStatement ps =
+                    reader.prepare("SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? ORDER BY seq");
             ps.setString(1, w.toString());
             try (ResultSet rs = ps.executeQuery()) {
                 return eventRows.decodeAll(rs);

@@ -8,7 +8,7 @@ record Noop(Runnable body) implements WriteCommand<Void> {
 
     /** @return a command that does nothing */
     static Noop noop() {
-        return new Noop(() -> { });
+        return new Noop(() -> {});
     }
 
     /** @return a command that holds the writer until {@code release} (at most 10 s) */

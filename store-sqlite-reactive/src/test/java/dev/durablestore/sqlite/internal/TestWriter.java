@@ -1,8 +1,8 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteSynchronous;
-import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -16,9 +16,10 @@ record TestWriter(Writer writer, Scheduler emit) implements AutoCloseable {
      * @return the writer, taking commands
      */
     static TestWriter open(Path file, String name) {
-        DbConnection c = new Connections(file, SqliteJournalMode.WAL, SqliteSynchronous.NORMAL, 1_000).openWriter(1_000, 2_000);
+        DbConnection c =
+                new Connections(file, SqliteJournalMode.WAL, SqliteSynchronous.NORMAL, 1_000).openWriter(1_000, 2_000);
         Scheduler emit = Schedulers.newSingle(name + "-emit");
-        return new TestWriter(new Writer(c, 512, emit, () -> { }, StoreMetrics.NONE, name), emit);
+        return new TestWriter(new Writer(c, 512, emit, () -> {}, StoreMetrics.NONE, name), emit);
     }
 
     @Override

@@ -61,7 +61,7 @@ class WriterGroupingTest {
         List<Mono<Void>> queued = List.of(
                 writer.submit(new Probe("a", "a1", Set.of())), writer.submit(new Probe("a", "a2", Set.of())),
                 writer.submit(new Probe("a", "a3", Set.of())), writer.submit(new Probe("b", "b1", Set.of())),
-                writer.submit(new Probe("a", "a4", Set.of())), writer.submit(new Plain("plain", () -> { })));
+                writer.submit(new Probe("a", "a4", Set.of())), writer.submit(new Plain("plain", () -> {})));
         List<Mono<Void>> subscribed = new ArrayList<>();
         for (Mono<Void> m : queued) {
             subscribed.add(m.cache());
@@ -74,8 +74,9 @@ class WriterGroupingTest {
 
         // then each run of one group was one call, in queue order, and every command succeeded
         StepVerifier.create(Flux.concat(subscribed)).expectComplete().verify(TIMEOUT);
-        assertThat(calls).containsExactly(List.of("blocker"), List.of("a1", "a2", "a3"), List.of("b1"),
-                List.of("a4"), List.of("plain"));
+        assertThat(calls)
+                .containsExactly(
+                        List.of("blocker"), List.of("a1", "a2", "a3"), List.of("b1"), List.of("a4"), List.of("plain"));
     }
 
     @Test
@@ -84,16 +85,17 @@ class WriterGroupingTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
         writer.submit(new Plain("blocker", () -> {
-            started.countDown();
-            await(release);
-        })).subscribe();
+                    started.countDown();
+                    await(release);
+                }))
+                .subscribe();
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         Mono<Void> first = writer.submit(new Probe("a", "a1", Set.of())).cache();
         Mono<Void> bad = writer.submit(new Probe("a", "a2", Set.of("a2"))).cache();
         Mono<Void> third = writer.submit(new Probe("a", "a3", Set.of())).cache();
-        first.subscribe(null, e -> { });
-        bad.subscribe(null, e -> { });
-        third.subscribe(null, e -> { });
+        first.subscribe(null, e -> {});
+        bad.subscribe(null, e -> {});
+        third.subscribe(null, e -> {});
         waitForQueue(3);
 
         // when the batch runs
@@ -102,11 +104,16 @@ class WriterGroupingTest {
         // then the others succeed, the failing one fails alone and names its operation
         StepVerifier.create(first).expectComplete().verify(TIMEOUT);
         StepVerifier.create(third).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(bad).expectErrorSatisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
-                .hasMessageContaining("probe").hasMessageContaining("a2 refused")).verify(TIMEOUT);
+        StepVerifier.create(bad)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(BackendException.class)
+                        .hasMessageContaining("probe")
+                        .hasMessageContaining("a2 refused"))
+                .verify(TIMEOUT);
         // the group was tried once, then each command alone (a2 failing), then a1 and a3 again
-        assertThat(calls).filteredOn(call -> !call.equals(List.of("blocker"))).containsExactly(
-                List.of("a1", "a2", "a3"), List.of("a1"), List.of("a2"), List.of("a1"), List.of("a3"));
+        assertThat(calls)
+                .filteredOn(call -> !call.equals(List.of("blocker")))
+                .containsExactly(List.of("a1", "a2", "a3"), List.of("a1"), List.of("a2"), List.of("a1"), List.of("a3"));
     }
 
     private void waitForQueue(int depth) throws InterruptedException {

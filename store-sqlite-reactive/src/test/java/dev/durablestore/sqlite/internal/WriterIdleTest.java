@@ -47,11 +47,15 @@ class WriterIdleTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         var blocker = writer.submit(new Noop(() -> {
-            entered.countDown();
-            await(release);
-        })).toFuture();
+                    entered.countDown();
+                    await(release);
+                }))
+                .toFuture();
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        var burst = Flux.range(0, 100).flatMap(i -> writer.submit(Noop.noop()), 100).then().toFuture();
+        var burst = Flux.range(0, 100)
+                .flatMap(i -> writer.submit(Noop.noop()), 100)
+                .then()
+                .toFuture();
         long queued = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (writer.queueDepth() < 100 && System.nanoTime() < queued) {
             Thread.onSpinWait();

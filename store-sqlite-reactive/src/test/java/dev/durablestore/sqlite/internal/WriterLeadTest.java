@@ -61,14 +61,15 @@ class WriterLeadTest {
 
         // when a command commits
         StepVerifier.create(writer.submit(noop()).then(Mono.fromRunnable(() -> {
-            thread.set(Thread.currentThread().getName());
-            nonBlocking.set(Schedulers.isInNonBlockingThread());
-            try {
-                writer.submit(noop()).block();
-            } catch (IllegalStateException e) {
-                blockRefused.set(e);
-            }
-        }))).verifyComplete();
+                    thread.set(Thread.currentThread().getName());
+                    nonBlocking.set(Schedulers.isInNonBlockingThread());
+                    try {
+                        writer.submit(noop()).block();
+                    } catch (IllegalStateException e) {
+                        blockRefused.set(e);
+                    }
+                })))
+                .verifyComplete();
 
         // then it is signalled on a writer thread, which is non-blocking: block() there would
         // wait for the thread itself, and Reactor refuses it instead of hanging
@@ -82,7 +83,11 @@ class WriterLeadTest {
         // given 64 chains of 20 commands, each submitted by the subscriber of the one before
         // when they run
         List<Integer> chains = Flux.range(0, 64)
-                .flatMap(i -> Flux.range(0, 20).concatMap(j -> writer.submit(noop())).then(Mono.just(i)), 64)
+                .flatMap(
+                        i -> Flux.range(0, 20)
+                                .concatMap(j -> writer.submit(noop()))
+                                .then(Mono.just(i)),
+                        64)
                 .collectList()
                 .block(Duration.ofSeconds(30));
 
@@ -95,9 +100,8 @@ class WriterLeadTest {
         // given a subscriber that holds the committing thread
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> held = writer.submit(noop())
-                .doOnSuccess(v -> hold(holding, release))
-                .toFuture();
+        CompletableFuture<Void> held =
+                writer.submit(noop()).doOnSuccess(v -> hold(holding, release)).toFuture();
         assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 
         try {
@@ -121,10 +125,12 @@ class WriterLeadTest {
         CountDownLatch secondHolding = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch releaseSecond = new CountDownLatch(1);
-        CompletableFuture<Void> first = writer.submit(noop()).doOnSuccess(v -> hold(firstHolding, releaseFirst))
+        CompletableFuture<Void> first = writer.submit(noop())
+                .doOnSuccess(v -> hold(firstHolding, releaseFirst))
                 .toFuture();
         assertThat(firstHolding.await(10, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<Void> second = writer.submit(noop()).doOnSuccess(v -> hold(secondHolding, releaseSecond))
+        CompletableFuture<Void> second = writer.submit(noop())
+                .doOnSuccess(v -> hold(secondHolding, releaseSecond))
                 .toFuture();
         assertThat(secondHolding.await(10, TimeUnit.SECONDS)).isTrue();
 
@@ -149,7 +155,8 @@ class WriterLeadTest {
         // given a subscriber that holds the committing thread
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> held = writer.submit(noop()).doOnSuccess(v -> hold(holding, release)).toFuture();
+        CompletableFuture<Void> held =
+                writer.submit(noop()).doOnSuccess(v -> hold(holding, release)).toFuture();
         assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 
         try {
@@ -187,7 +194,9 @@ class WriterLeadTest {
     @Test
     void an_interrupt_status_left_by_a_subscriber_does_not_stop_the_writer() {
         // given a subscriber that interrupts the thread it is signalled on
-        writer.submit(noop()).doOnSuccess(v -> Thread.currentThread().interrupt()).block(Duration.ofSeconds(10));
+        writer.submit(noop())
+                .doOnSuccess(v -> Thread.currentThread().interrupt())
+                .block(Duration.ofSeconds(10));
 
         // when the writer goes on
         // then later commands still commit
@@ -256,12 +265,10 @@ class WriterLeadTest {
         }
 
         @Override
-        public void onNext(Void v) {
-        }
+        public void onNext(Void v) {}
 
         @Override
-        public void onError(Throwable t) {
-        }
+        public void onError(Throwable t) {}
 
         @Override
         public void onComplete() {

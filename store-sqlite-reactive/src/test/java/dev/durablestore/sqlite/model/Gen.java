@@ -83,8 +83,10 @@ interface Gen<T> {
         if (min > max || target < min || target > max) {
             throw new IllegalArgumentException("between(" + min + ", " + max + ", " + target + ")");
         }
-        List<Integer> bySimplicity = IntStream.rangeClosed(min, max).boxed()
-                .sorted(Comparator.<Integer>comparingInt(v -> Math.abs(v - target)).thenComparing(v -> v < target))
+        List<Integer> bySimplicity = IntStream.rangeClosed(min, max)
+                .boxed()
+                .sorted(Comparator.<Integer>comparingInt(v -> Math.abs(v - target))
+                        .thenComparing(v -> v < target))
                 .toList();
         return of(bySimplicity);
     }

@@ -1,6 +1,5 @@
 package dev.durablestore.sqlite.model;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
@@ -10,6 +9,7 @@ import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.tck.TestClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,7 +96,8 @@ final class ModelledStore implements AutoCloseable {
             return;
         }
         try (var files = Files.walk(d)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             // best effort: it lives in the temporary directory
         }
@@ -112,22 +113,27 @@ final class ModelledStore implements AutoCloseable {
         Outcome<T> actual = Outcome.of(() -> withoutTokens(onStore.get()));
         Outcome<T> expected = Outcome.of(onModel);
         if (!expected.agreesWith(actual)) {
-            throw new AssertionError(what + ": the store disagrees with the model" + System.lineSeparator()
-                    + "  model: " + expected + System.lineSeparator()
-                    + "  store: " + actual, actual.error);
+            throw new AssertionError(
+                    what + ": the store disagrees with the model" + System.lineSeparator()
+                            + "  model: " + expected + System.lineSeparator()
+                            + "  store: " + actual,
+                    actual.error);
         }
         return actual.value;
     }
 
     /** Runs an operation that returns nothing on both sides; see {@link #both}. */
     void perform(String what, Supplier<Mono<Void>> onStore, Runnable onModel) {
-        both(what, () -> {
-            onStore.get().block(TIMEOUT);
-            return "done";
-        }, () -> {
-            onModel.run();
-            return "done";
-        });
+        both(
+                what,
+                () -> {
+                    onStore.get().block(TIMEOUT);
+                    return "done";
+                },
+                () -> {
+                    onModel.run();
+                    return "done";
+                });
     }
 
     /** @return the single value of a store publisher, waiting at most {@link #TIMEOUT} */
@@ -149,10 +155,14 @@ final class ModelledStore implements AutoCloseable {
         Mono<List<Optional<OutboxRowState>>> states = Flux.fromIterable(Pools.KEYS)
                 .flatMapSequential(k -> store.rowState(k).map(Optional::of).defaultIfEmpty(Optional.empty()))
                 .collectList();
-        Mono<List<OutboxRow>> claimed = store.listStaleClaimed(FAR_FUTURE, 1_000).collectList().map(ModelledStore::withoutTokens);
-        Mono<List<Long>> heads = Flux.fromIterable(Pools.WORKFLOWS).flatMapSequential(store::readHead).collectList();
+        Mono<List<OutboxRow>> claimed =
+                store.listStaleClaimed(FAR_FUTURE, 1_000).collectList().map(ModelledStore::withoutTokens);
+        Mono<List<Long>> heads = Flux.fromIterable(Pools.WORKFLOWS)
+                .flatMapSequential(store::readHead)
+                .collectList();
         Mono<List<Long>> inflight = Flux.fromIterable(Pools.NAMESPACES)
-                .flatMapSequential(store::countInflight).collectList();
+                .flatMapSequential(store::countInflight)
+                .collectList();
         Mono<List<TimerEntry>> timers = store.expiredTimers(FAR_FUTURE).collectList();
         var observed = Mono.zip(states, claimed, heads, inflight, timers).block(TIMEOUT);
         Objects.requireNonNull(observed, "invariant reads returned nothing");
@@ -162,8 +172,8 @@ final class ModelledStore implements AutoCloseable {
             String key = Pools.KEYS.get(i);
             Optional<OutboxRowState> want = model.rowState(key);
             if (!want.equals(observed.getT1().get(i))) {
-                problems.add("rowState(" + Pools.shortKey(key) + "): model " + want.orElse(null)
-                        + ", store " + observed.getT1().get(i).orElse(null));
+                problems.add("rowState(" + Pools.shortKey(key) + "): model " + want.orElse(null) + ", store "
+                        + observed.getT1().get(i).orElse(null));
             }
         }
         List<OutboxRow> wantClaimed = model.listStaleClaimed(FAR_FUTURE, 1_000);

@@ -55,12 +55,13 @@ final class Pools {
     static final List<String> NAMESPACES = List.of("ns-a", "ns-b");
     /** Namespaces that counts are asked about: the two in use and one that never has rows (O46). */
     static final List<String> COUNTED_NAMESPACES = List.of("ns-a", "ns-b", "ns-x");
+
     static final List<String> TASK_QUEUES = List.of("q1", "q2");
     static final List<String> ROW_NODES = java.util.Arrays.asList(null, "n1");
     static final List<String> SCOPE_NODES = java.util.Arrays.asList(null, "n1", "n2");
 
-    static final List<TimerId> TIMERS = List.of(
-            TimerId.named("a"), TimerId.named("b"), TimerId.anonymous(3), TimerId.anonymous(10));
+    static final List<TimerId> TIMERS =
+            List.of(TimerId.named("a"), TimerId.named("b"), TimerId.anonymous(3), TimerId.anonymous(10));
 
     /** Every key a row can have, plus one key that is never staged. */
     static final List<String> KEYS;
@@ -85,7 +86,8 @@ final class Pools {
     }
 
     static RunId runOf(WorkflowId w) {
-        return RunId.parse(w.toString().replace('-', '0').substring(0, 8) + w.toString().substring(8));
+        return RunId.parse(
+                w.toString().replace('-', '0').substring(0, 8) + w.toString().substring(8));
     }
 
     /** @return {@code start + steps × 500 ms} */
@@ -123,13 +125,21 @@ final class Pools {
 
     /** The event kinds a generated batch uses: lifecycle kinds that move the projected status, and two that do not. */
     enum Kind {
-        STARTED, COMPLETED, CANCELLED, PAUSED, RESUMED, REOPENED, SIGNAL, TIMER_FIRED;
+        STARTED,
+        COMPLETED,
+        CANCELLED,
+        PAUSED,
+        RESUMED,
+        REOPENED,
+        SIGNAL,
+        TIMER_FIRED;
 
         Event build(WorkflowId w, long seq, Instant at) {
             EventEnvelope env = new EventEnvelope(seq, at, w);
             RunId run = runOf(w);
             return switch (this) {
-                case STARTED -> new WorkflowStarted(env, "order", Payload.json("{\"n\":" + seq + "}"), run, null, PACKAGE);
+                case STARTED ->
+                    new WorkflowStarted(env, "order", Payload.json("{\"n\":" + seq + "}"), run, null, PACKAGE);
                 case COMPLETED -> new WorkflowCompleted(env, Payload.json("\"ok\""));
                 case CANCELLED -> new WorkflowCancelled(env, "stop");
                 case PAUSED -> new WorkflowPaused(env, run, seq % 2 == 0 ? "ops" : null, null);

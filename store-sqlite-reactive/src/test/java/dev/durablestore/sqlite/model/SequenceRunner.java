@@ -152,8 +152,8 @@ final class SequenceRunner<S extends AutoCloseable> {
      * What one execution did: the steps run (cut after the failing one), their descriptions, and the
      * failure, if any, with where it happened and the state after it.
      */
-    private record Outcome(List<StepRecord> steps, List<String> descriptions, Throwable failure,
-            boolean inInvariant, String state) {
+    private record Outcome(
+            List<StepRecord> steps, List<String> descriptions, Throwable failure, boolean inInvariant, String state) {
 
         boolean failed() {
             return failure != null;
@@ -516,7 +516,8 @@ final class SequenceRunner<S extends AutoCloseable> {
             return drawsA < drawsB;
         }
         for (int i = 0; i < a.size(); i++) {
-            int c = Arrays.compare(a.get(i).choices().values(), b.get(i).choices().values());
+            int c = Arrays.compare(
+                    a.get(i).choices().values(), b.get(i).choices().values());
             if (c != 0) {
                 return c < 0;
             }
@@ -533,32 +534,64 @@ final class SequenceRunner<S extends AutoCloseable> {
         Outcome shown = reproduced ? shrinker.best : original;
         String nl = System.lineSeparator();
         StringBuilder m = new StringBuilder();
-        m.append("Property \"").append(property).append("\" failed on try ").append(tryIndex + 1).append(" of ")
-                .append(tries).append(" (base seed ").append(baseSeed).append(", this try's seed ").append(trySeed)
-                .append(')').append(nl);
+        m.append("Property \"")
+                .append(property)
+                .append("\" failed on try ")
+                .append(tryIndex + 1)
+                .append(" of ")
+                .append(tries)
+                .append(" (base seed ")
+                .append(baseSeed)
+                .append(", this try's seed ")
+                .append(trySeed)
+                .append(')')
+                .append(nl);
         if (seedProperty != null) {
-            m.append("Rerun: -D").append(seedProperty).append('=').append(baseSeed).append(" (every try), or -D")
-                    .append(seedProperty).append('=').append(trySeed).append(" -D").append(triesProperty)
-                    .append("=1 (this try only)").append(nl);
+            m.append("Rerun: -D")
+                    .append(seedProperty)
+                    .append('=')
+                    .append(baseSeed)
+                    .append(" (every try), or -D")
+                    .append(seedProperty)
+                    .append('=')
+                    .append(trySeed)
+                    .append(" -D")
+                    .append(triesProperty)
+                    .append("=1 (this try only)")
+                    .append(nl);
         }
-        m.append("Original sequence: ").append(original.steps().size()).append(" steps (of up to ")
-                .append(sequenceLength).append("), failing at the last. ");
+        m.append("Original sequence: ")
+                .append(original.steps().size())
+                .append(" steps (of up to ")
+                .append(sequenceLength)
+                .append("), failing at the last. ");
         if (reproduced) {
-            m.append("Shrunk to ").append(shown.steps().size()).append(shown.steps().size() == 1 ? " step" : " steps")
-                    .append(" in ").append(shrinker.replays).append(" replays, ")
-                    .append(Duration.ofNanos(System.nanoTime() - began).toMillis()).append(" ms")
-                    .append(shrinker.budgetLeft() ? "" : " (budget spent: may not be minimal)").append(':').append(nl);
+            m.append("Shrunk to ")
+                    .append(shown.steps().size())
+                    .append(shown.steps().size() == 1 ? " step" : " steps")
+                    .append(" in ")
+                    .append(shrinker.replays)
+                    .append(" replays, ")
+                    .append(Duration.ofNanos(System.nanoTime() - began).toMillis())
+                    .append(" ms")
+                    .append(shrinker.budgetLeft() ? "" : " (budget spent: may not be minimal)")
+                    .append(':')
+                    .append(nl);
         } else {
             m.append("NOT SHRUNK: the failure did not reproduce when the sequence was replayed on a fresh state"
-                    + " (a nondeterministic failure?). The original sequence:").append(nl);
+                            + " (a nondeterministic failure?). The original sequence:")
+                    .append(nl);
         }
         List<String> lines = shown.descriptions();
         for (int i = 0; i < lines.size(); i++) {
             m.append(String.format("  %2d. ", i + 1)).append(lines.get(i)).append(nl);
         }
-        m.append(shown.inInvariant()
-                ? "The invariant \"" + invariantName + "\" failed after step " + lines.size()
-                : "Step " + lines.size() + " failed").append('.').append(nl);
+        m.append(
+                        shown.inInvariant()
+                                ? "The invariant \"" + invariantName + "\" failed after step " + lines.size()
+                                : "Step " + lines.size() + " failed")
+                .append('.')
+                .append(nl);
         m.append("State after it: ").append(shown.state()).append(nl);
         m.append("Failure: ").append(shown.failure());
         AssertionError error = new AssertionError(m.toString(), shown.failure());

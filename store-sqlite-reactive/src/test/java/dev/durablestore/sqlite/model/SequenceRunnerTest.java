@@ -58,11 +58,13 @@ class SequenceRunnerTest {
     private static SequenceRunner<Toy> runner(boolean buggy) {
         return SequenceRunner.forProperty("toy stack", () -> new Toy(buggy))
                 .withInvariant("real equals model", Toy::check)
-                .withAction(3, Action.independent(Gen.between(0, 9).map(v -> new Step<>("push(" + v + ")",
-                        t -> t.push(v)))))
+                .withAction(
+                        3,
+                        Action.independent(Gen.between(0, 9).map(v -> new Step<>("push(" + v + ")", t -> t.push(v)))))
                 .withAction(2, Action.dependent(t -> !t.model.isEmpty(), (t, c) -> new Step<>("pop()", Toy::pop)))
-                .withAction(1, Action.independent(Gen.of("x", "y").list(3).map(l -> new Step<>("look(" + l + ")",
-                        t -> { }))))
+                .withAction(
+                        1,
+                        Action.independent(Gen.of("x", "y").list(3).map(l -> new Step<>("look(" + l + ")", t -> {}))))
                 .withSequenceLength(30)
                 .withSeed(7);
     }
@@ -78,7 +80,8 @@ class SequenceRunnerTest {
 
     @Test
     void a_failure_is_shrunk_to_the_minimal_sequence_and_reported_with_its_seeds() {
-        AssertionError error = catchThrowableOfType(AssertionError.class, () -> runner(true).withTries(200).run());
+        AssertionError error = catchThrowableOfType(
+                AssertionError.class, () -> runner(true).withTries(200).run());
 
         String nl = System.lineSeparator();
         assertThat(error.getMessage())
@@ -94,14 +97,19 @@ class SequenceRunnerTest {
 
     @Test
     void the_seed_of_the_failing_try_reproduces_it_alone() {
-        AssertionError all = catchThrowableOfType(AssertionError.class, () -> runner(true).withTries(200).run());
+        AssertionError all = catchThrowableOfType(
+                AssertionError.class, () -> runner(true).withTries(200).run());
         String trySeed = all.getMessage().replaceAll("(?s).*this try's seed (-?\\d+)\\).*", "$1");
 
-        AssertionError alone = catchThrowableOfType(AssertionError.class,
-                () -> runner(true).withSeed(Long.parseLong(trySeed)).withTries(1).run());
+        AssertionError alone = catchThrowableOfType(
+                AssertionError.class,
+                () -> runner(true)
+                        .withSeed(Long.parseLong(trySeed))
+                        .withTries(1)
+                        .run());
 
-        assertThat(alone.getMessage()).contains("failed on try 1 of 1 (base seed " + trySeed + ", this try's seed "
-                + trySeed + ")");
+        assertThat(alone.getMessage())
+                .contains("failed on try 1 of 1 (base seed " + trySeed + ", this try's seed " + trySeed + ")");
         assertThat(originalLength(alone)).isEqualTo(originalLength(all));
         assertThat(stepsOf(alone)).isEqualTo(stepsOf(all));
     }
@@ -119,7 +127,9 @@ class SequenceRunnerTest {
 
         AssertionError error = catchThrowableOfType(AssertionError.class, flaky::run);
 
-        assertThat(error.getMessage()).contains("NOT SHRUNK").contains("   5. tick()")
+        assertThat(error.getMessage())
+                .contains("NOT SHRUNK")
+                .contains("   5. tick()")
                 .contains("Failure: java.lang.IllegalStateException: only once");
     }
 

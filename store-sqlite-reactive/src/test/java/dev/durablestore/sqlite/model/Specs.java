@@ -97,8 +97,10 @@ final class Specs {
 
         static Gen<Staged> any() {
             Gen<OutboxStatus> status = Gen.frequency(
-                    Gen.weight(16, OutboxStatus.PENDING), Gen.weight(2, OutboxStatus.CLAIMED),
-                    Gen.weight(1, OutboxStatus.DONE), Gen.weight(1, OutboxStatus.FAILED),
+                    Gen.weight(16, OutboxStatus.PENDING),
+                    Gen.weight(2, OutboxStatus.CLAIMED),
+                    Gen.weight(1, OutboxStatus.DONE),
+                    Gen.weight(1, OutboxStatus.FAILED),
                     Gen.weight(1, OutboxStatus.CANCELLED));
             Gen<Integer> claimSteps = steps(-4, 0);
             Gen<Boolean> breaks = Gen.frequency(Gen.weight(40, false), Gen.weight(1, true));
@@ -107,8 +109,15 @@ final class Specs {
     }
 
     /** A row to stage or re-arm. */
-    record RowSpec(int workflow, int ordinal, Route route, boolean run, int attempt, int visibleSteps,
-            Staged staged, int variant) {
+    record RowSpec(
+            int workflow,
+            int ordinal,
+            Route route,
+            boolean run,
+            int attempt,
+            int visibleSteps,
+            Staged staged,
+            int variant) {
 
         static Gen<RowSpec> any() {
             Gen<Integer> workflow = workflowIndex();
@@ -119,8 +128,15 @@ final class Specs {
             Gen<Integer> visibleSteps = steps(-4, 6);
             Gen<Staged> staged = Staged.any();
             Gen<Integer> variant = Gen.between(0, 1);
-            return c -> new RowSpec(workflow.next(c), ordinal.next(c), route.next(c), run.next(c), attempt.next(c),
-                    visibleSteps.next(c), staged.next(c), variant.next(c));
+            return c -> new RowSpec(
+                    workflow.next(c),
+                    ordinal.next(c),
+                    route.next(c),
+                    run.next(c),
+                    attempt.next(c),
+                    visibleSteps.next(c),
+                    staged.next(c),
+                    variant.next(c));
         }
 
         static Gen<List<RowSpec>> lists() {
@@ -135,15 +151,26 @@ final class Specs {
                 claimedAt = claimedAt == null ? now : null;
             }
             ClaimScope r = route.scope();
-            return new OutboxRow(OutboxRow.dispatchKey(w, ord), w, ord, run ? Pools.runOf(w) : null,
-                    r.namespace(), r.taskQueue(), r.node(), "act-" + (char) ('a' + variant),
-                    Payload.json("{\"v\":" + variant + "}"), staged.status(), attempt,
-                    Pools.at(now, visibleSteps), claimedAt);
+            return new OutboxRow(
+                    OutboxRow.dispatchKey(w, ord),
+                    w,
+                    ord,
+                    run ? Pools.runOf(w) : null,
+                    r.namespace(),
+                    r.taskQueue(),
+                    r.node(),
+                    "act-" + (char) ('a' + variant),
+                    Payload.json("{\"v\":" + variant + "}"),
+                    staged.status(),
+                    attempt,
+                    Pools.at(now, visibleSteps),
+                    claimedAt);
         }
 
         @Override
         public String toString() {
-            return "w" + workflow + ":" + Pools.ORDINALS.get(ordinal) + "{" + staged.status().token()
+            return "w" + workflow + ":" + Pools.ORDINALS.get(ordinal) + "{"
+                    + staged.status().token()
                     + (staged.status() == OutboxStatus.CLAIMED ? " c" + signed(staged.claimSteps()) : "")
                     + (staged.breaksO6() ? " BREAKS-O6" : "")
                     + " a" + attempt + " v" + signed(visibleSteps) + " " + route + " act-" + (char) ('a' + variant)
@@ -155,7 +182,12 @@ final class Specs {
 
     /** The {@code expectedSeq} an append passes, relative to the model's head. */
     enum Guard {
-        HEAD, BELOW, ABOVE, FAR_ABOVE, ZERO, NEGATIVE;
+        HEAD,
+        BELOW,
+        ABOVE,
+        FAR_ABOVE,
+        ZERO,
+        NEGATIVE;
 
         long resolve(long head) {
             return switch (this) {
@@ -169,8 +201,13 @@ final class Specs {
         }
 
         static Gen<Guard> any() {
-            return Gen.frequency(Gen.weight(20, HEAD), Gen.weight(2, BELOW), Gen.weight(2, ABOVE),
-                    Gen.weight(1, FAR_ABOVE), Gen.weight(1, ZERO), Gen.weight(1, NEGATIVE));
+            return Gen.frequency(
+                    Gen.weight(20, HEAD),
+                    Gen.weight(2, BELOW),
+                    Gen.weight(2, ABOVE),
+                    Gen.weight(1, FAR_ABOVE),
+                    Gen.weight(1, ZERO),
+                    Gen.weight(1, NEGATIVE));
         }
     }
 
@@ -179,28 +216,43 @@ final class Specs {
      * {@code breakAt} gets {@code seq + delta}), an optional foreign envelope on the last event
      * (E11), and for {@code appendWithOutbox} the rows.
      */
-    record AppendSpec(boolean withOutbox, int workflow, List<Pools.Kind> kinds, Guard guard, int breakAt, int delta,
-            boolean foreignEnvelope, List<RowSpec> rows) {
+    record AppendSpec(
+            boolean withOutbox,
+            int workflow,
+            List<Pools.Kind> kinds,
+            Guard guard,
+            int breakAt,
+            int delta,
+            boolean foreignEnvelope,
+            List<RowSpec> rows) {
 
         static Gen<AppendSpec> any(boolean withOutbox) {
             Gen<Integer> workflow = workflowIndex();
             Gen<List<Pools.Kind>> kinds = Gen.of(Pools.Kind.class).list(3);
             Gen<Guard> guard = Guard.any();
-            Gen<Integer> breakAt = Gen.frequency(Gen.weight(12, -1), Gen.weight(1, 0), Gen.weight(1, 1),
-                    Gen.weight(1, 2));
+            Gen<Integer> breakAt =
+                    Gen.frequency(Gen.weight(12, -1), Gen.weight(1, 0), Gen.weight(1, 1), Gen.weight(1, 2));
             Gen<Integer> delta = Gen.of(-1, 1, 2);
             Gen<Boolean> foreign = Gen.frequency(Gen.weight(40, false), Gen.weight(1, true));
             Gen<List<RowSpec>> rows = withOutbox ? RowSpec.lists() : Gen.constant(List.of());
-            return c -> new AppendSpec(withOutbox, workflow.next(c), kinds.next(c), guard.next(c), breakAt.next(c),
-                    delta.next(c), foreign.next(c), rows.next(c));
+            return c -> new AppendSpec(
+                    withOutbox,
+                    workflow.next(c),
+                    kinds.next(c),
+                    guard.next(c),
+                    breakAt.next(c),
+                    delta.next(c),
+                    foreign.next(c),
+                    rows.next(c));
         }
 
         @Override
         public String toString() {
             return (withOutbox ? "appendWithOutbox(w" : "append(w") + workflow + ", " + kinds
                     + ", expected=" + guard
-                    + (breakAt >= 0 && breakAt < kinds.size() ? ", seq[" + breakAt + "]" + (delta > 0 ? "+" : "")
-                            + delta : "")
+                    + (breakAt >= 0 && breakAt < kinds.size()
+                            ? ", seq[" + breakAt + "]" + (delta > 0 ? "+" : "") + delta
+                            : "")
                     + (foreignEnvelope && !kinds.isEmpty() ? ", foreign envelope" : "")
                     + (withOutbox ? ", rows=" + rows : "") + ")";
         }

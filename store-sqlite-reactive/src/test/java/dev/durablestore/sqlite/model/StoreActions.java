@@ -47,16 +47,20 @@ final class StoreActions {
                 // E: appends
                 .withAction(5, independent(AppendSpec.any(false).map(a -> step(a.toString(), s -> append(s, a)))))
                 .withAction(6, independent(AppendSpec.any(true).map(a -> step(a.toString(), s -> append(s, a)))))
-                .withAction(2, independent(RowSpec.lists().map(rows -> step("appendOutboxBatch(" + rows + ")",
-                        s -> appendOutboxBatch(s, rows)))))
+                .withAction(
+                        2,
+                        independent(RowSpec.lists()
+                                .map(rows -> step("appendOutboxBatch(" + rows + ")", s -> appendOutboxBatch(s, rows)))))
                 // O: claims
-                .withAction(4, independent(Specs.limit().map(n -> step("claim(" + n + ")",
-                        s -> claim(s, null, n, Set.of(), false)))))
+                .withAction(
+                        4,
+                        independent(Specs.limit()
+                                .map(n -> step("claim(" + n + ")", s -> claim(s, null, n, Set.of(), false)))))
                 .withAction(3, independent(c -> {
                     int n = Specs.limit().next(c);
                     Set<Integer> held = Specs.held().next(c);
-                    return step("claimExcluding(" + n + ", " + Specs.names(held) + ")",
-                            s -> claim(s, null, n, held, true));
+                    return step(
+                            "claimExcluding(" + n + ", " + Specs.names(held) + ")", s -> claim(s, null, n, held, true));
                 }))
                 .withAction(4, independent(c -> {
                     Route r = Route.forScopes().next(c);
@@ -67,65 +71,124 @@ final class StoreActions {
                     Route r = Route.forScopes().next(c);
                     int n = Specs.limit().next(c);
                     Set<Integer> held = Specs.held().next(c);
-                    return step("claimScopedExcluding(" + r + ", " + n + ", " + Specs.names(held) + ")",
+                    return step(
+                            "claimScopedExcluding(" + r + ", " + n + ", " + Specs.names(held) + ")",
                             s -> claim(s, r, n, held, true));
                 }))
                 // O: single-row and workflow transitions
                 .withAction(3, independent(Specs.keyIndex().map(k -> settle(Settle.COMPLETE, k))))
                 .withAction(3, independent(Specs.keyIndex().map(k -> settle(Settle.FAIL, k))))
                 .withAction(2, independent(Specs.keyIndex().map(k -> settle(Settle.CANCEL, k))))
-                .withAction(3, independent(c -> retry(Specs.keyIndex().next(c), Gen.between(0, 3).next(c),
-                        Specs.steps(-2, 4).next(c))))
-                .withAction(1, independent(Specs.workflowIndex().map(w -> step("cancelWorkflowRows(w" + w + ")",
-                        s -> s.both("cancelWorkflowRows(w" + w + ")",
-                                () -> await(s.store.cancelWorkflowRows(Pools.workflow(w))),
-                                () -> s.model.cancelWorkflowRows(Pools.workflow(w)))))))
-                .withAction(3, independent(c -> redrive(Specs.keyIndex().next(c), Gen.of(false, true).next(c))))
-                .withAction(2, independent(c -> redriveWorkflow(Specs.workflowIndex().next(c),
-                        Gen.of(false, true).next(c))))
+                .withAction(
+                        3,
+                        independent(c -> retry(
+                                Specs.keyIndex().next(c),
+                                Gen.between(0, 3).next(c),
+                                Specs.steps(-2, 4).next(c))))
+                .withAction(
+                        1,
+                        independent(Specs.workflowIndex()
+                                .map(w -> step(
+                                        "cancelWorkflowRows(w" + w + ")",
+                                        s -> s.both(
+                                                "cancelWorkflowRows(w" + w + ")",
+                                                () -> await(s.store.cancelWorkflowRows(Pools.workflow(w))),
+                                                () -> s.model.cancelWorkflowRows(Pools.workflow(w)))))))
+                .withAction(
+                        3,
+                        independent(c -> redrive(
+                                Specs.keyIndex().next(c), Gen.of(false, true).next(c))))
+                .withAction(
+                        2,
+                        independent(c -> redriveWorkflow(
+                                Specs.workflowIndex().next(c),
+                                Gen.of(false, true).next(c))))
                 // the dispatcher's own flow: settle, retry or heartbeat a row it claimed; redrive a dead letter
                 .withAction(4, onClaimedRow())
                 .withAction(1, onFailedRow())
                 // O: re-arms, stale claims, heartbeat, pruning
-                .withAction(2, independent(RowSpec.lists().map(rows -> step("rearmPending(" + rows + ")",
-                        s -> rearmPending(s, rows)))))
-                .withAction(1, independent(c -> listStaleClaimed(Specs.steps(-4, 2).next(c), Specs.limit().next(c))))
-                .withAction(2, independent(c -> rearmStaleClaimed(Specs.steps(-4, 2).next(c),
-                        Specs.steps(-2, 4).next(c), Specs.limit().next(c))))
+                .withAction(
+                        2,
+                        independent(RowSpec.lists()
+                                .map(rows -> step("rearmPending(" + rows + ")", s -> rearmPending(s, rows)))))
+                .withAction(
+                        1,
+                        independent(c -> listStaleClaimed(
+                                Specs.steps(-4, 2).next(c), Specs.limit().next(c))))
+                .withAction(
+                        2,
+                        independent(c -> rearmStaleClaimed(
+                                Specs.steps(-4, 2).next(c),
+                                Specs.steps(-2, 4).next(c),
+                                Specs.limit().next(c))))
                 .withAction(2, independent(Specs.keyIndex().list(3).map(StoreActions::heartbeat)))
-                .withAction(1, independent(c -> pruneSettled(Specs.steps(-4, 2).next(c), Gen.between(1, 3).next(c))))
+                .withAction(
+                        1,
+                        independent(c -> pruneSettled(
+                                Specs.steps(-4, 2).next(c), Gen.between(1, 3).next(c))))
                 // T: timers
-                .withAction(3, independent(c -> scheduleTimer(Specs.workflowIndex().next(c),
-                        Gen.between(0, Pools.TIMERS.size() - 1).next(c), Specs.steps(-2, 2).next(c))))
+                .withAction(
+                        3,
+                        independent(c -> scheduleTimer(
+                                Specs.workflowIndex().next(c),
+                                Gen.between(0, Pools.TIMERS.size() - 1).next(c),
+                                Specs.steps(-2, 2).next(c))))
                 .withAction(1, independent(Specs.steps(-4, 4).map(StoreActions::expiredTimers)))
                 // R and O: reads
-                .withAction(1, independent(Specs.workflowIndex().map(w -> step("readHistory(w" + w + ")",
-                        s -> s.both("readHistory(w" + w + ")", () -> await(s.store.readHistory(Pools.workflow(w))),
-                                () -> s.model.readHistory(Pools.workflow(w)))))))
-                .withAction(1, independent(c -> readHistoryFrom(Specs.workflowIndex().next(c),
-                        Gen.between(-4, 2, 0).next(c))))
+                .withAction(
+                        1,
+                        independent(Specs.workflowIndex()
+                                .map(w -> step(
+                                        "readHistory(w" + w + ")",
+                                        s -> s.both(
+                                                "readHistory(w" + w + ")",
+                                                () -> await(s.store.readHistory(Pools.workflow(w))),
+                                                () -> s.model.readHistory(Pools.workflow(w)))))))
+                .withAction(
+                        1,
+                        independent(c -> readHistoryFrom(
+                                Specs.workflowIndex().next(c),
+                                Gen.between(-4, 2, 0).next(c))))
                 .withAction(2, independent(Gen.of(Listing.class).map(StoreActions::listing)))
-                .withAction(1, independent(Gen.between(0, Pools.COUNTED_NAMESPACES.size() - 1)
-                        .map(StoreActions::counts)))
-                .withAction(1, independent(Gen.between(0, Pools.COUNTED_NAMESPACES.size() - 1)
-                        .list(3).map(StoreActions::countClaimedByNamespace)))
+                .withAction(
+                        1,
+                        independent(Gen.between(0, Pools.COUNTED_NAMESPACES.size() - 1)
+                                .map(StoreActions::counts)))
+                .withAction(
+                        1,
+                        independent(Gen.between(0, Pools.COUNTED_NAMESPACES.size() - 1)
+                                .list(3)
+                                .map(StoreActions::countClaimedByNamespace)))
                 // S: closing and reopening the file changes nothing observable
                 .withAction(1, independent(Gen.constant(step("reopen", ModelledStore::reopen))))
                 // the clock
-                .withAction(5, independent(Gen.between(0, 6).map(n -> step(
-                        "advance(" + Specs.signed(n) + "s)", s -> s.clock.advance(Pools.STEP.multipliedBy(n))))))
-                .withAction(1, independent(Gen.constant(step("advance(1ns)",
-                        s -> s.clock.advance(Duration.ofNanos(1))))));
+                .withAction(
+                        5,
+                        independent(Gen.between(0, 6)
+                                .map(n -> step(
+                                        "advance(" + Specs.signed(n) + "s)",
+                                        s -> s.clock.advance(Pools.STEP.multipliedBy(n))))))
+                .withAction(
+                        1, independent(Gen.constant(step("advance(1ns)", s -> s.clock.advance(Duration.ofNanos(1))))));
     }
 
     /** What a dispatcher does with a row it holds. */
-    enum Dispatch { COMPLETE, RETRY, FAIL, HEARTBEAT, CANCEL }
+    enum Dispatch {
+        COMPLETE,
+        RETRY,
+        FAIL,
+        HEARTBEAT,
+        CANCEL
+    }
 
     /** Picks a row that is claimed right now (state-dependent), so the claim → settle path is common. */
     private static Action<ModelledStore> onClaimedRow() {
-        return Action.dependent(s -> !s.model.keys(OutboxStatus.CLAIMED).isEmpty(), (s, c) -> dispatch(
-                Gen.of(s.model.keys(OutboxStatus.CLAIMED)).next(c), Gen.of(Dispatch.class).next(c),
-                Gen.between(0, 3).next(c), Specs.steps(-2, 4).next(c)));
+        return Action.dependent(
+                s -> !s.model.keys(OutboxStatus.CLAIMED).isEmpty(),
+                (s, c) -> dispatch(
+                        Gen.of(s.model.keys(OutboxStatus.CLAIMED)).next(c),
+                                Gen.of(Dispatch.class).next(c),
+                        Gen.between(0, 3).next(c), Specs.steps(-2, 4).next(c)));
     }
 
     private static Step<ModelledStore> dispatch(String key, Dispatch d, int nextAttempt, int visibleSteps) {
@@ -141,8 +204,12 @@ final class StoreActions {
 
     /** Picks a row that is dead-lettered right now (state-dependent), so redrive finds one. */
     private static Action<ModelledStore> onFailedRow() {
-        return Action.dependent(s -> !s.model.keys(OutboxStatus.FAILED).isEmpty(), (s, c) -> redrive(
-                Pools.KEYS.indexOf(Gen.of(s.model.keys(OutboxStatus.FAILED)).next(c)), Gen.of(false, true).next(c)));
+        return Action.dependent(
+                s -> !s.model.keys(OutboxStatus.FAILED).isEmpty(),
+                (s, c) -> redrive(
+                        Pools.KEYS.indexOf(
+                                Gen.of(s.model.keys(OutboxStatus.FAILED)).next(c)),
+                        Gen.of(false, true).next(c)));
     }
 
     private static Action<ModelledStore> independent(Gen<Step<ModelledStore>> steps) {
@@ -154,15 +221,20 @@ final class StoreActions {
     }
 
     /** The single-row settles: O29, O31, O32 (O33, O34). */
-    enum Settle { COMPLETE, FAIL, CANCEL }
+    enum Settle {
+        COMPLETE,
+        FAIL,
+        CANCEL
+    }
 
     private static Step<ModelledStore> settle(Settle verb, int keyIndex) {
         String key = Pools.KEYS.get(keyIndex);
         String what = switch (verb) {
-            case COMPLETE -> "complete";
-            case FAIL -> "fail";
-            case CANCEL -> "settleCancelled";
-        } + "(" + Pools.shortKey(key) + ")";
+                    case COMPLETE -> "complete";
+                    case FAIL -> "fail";
+                    case CANCEL -> "settleCancelled";
+                }
+                + "(" + Pools.shortKey(key) + ")";
         return step(what, s -> {
             switch (verb) {
                 case COMPLETE -> s.perform(what, () -> s.store.complete(key), () -> s.model.complete(key));
@@ -189,13 +261,17 @@ final class StoreActions {
             seqs.add(seq);
         }
         List<OutboxRow> rows = spec.rows().stream().map(r -> r.build(now)).toList();
-        String what = (spec.withOutbox() ? "appendWithOutbox" : "append") + " to w" + spec.workflow() + " (head "
-                + head + ") with expectedSeq " + expected + ", seqs " + seqs;
+        String what = (spec.withOutbox() ? "appendWithOutbox" : "append") + " to w" + spec.workflow() + " (head " + head
+                + ") with expectedSeq " + expected + ", seqs " + seqs;
         if (spec.withOutbox()) {
-            s.perform(what, () -> s.store.appendWithOutbox(w, events, expected, rows),
+            s.perform(
+                    what,
+                    () -> s.store.appendWithOutbox(w, events, expected, rows),
                     () -> s.model.appendWithOutbox(w, events, expected, rows));
         } else {
-            s.perform(what, () -> s.store.append(w, events, expected),
+            s.perform(
+                    what,
+                    () -> s.store.append(w, events, expected),
                     () -> s.model.appendWithOutbox(w, events, expected, List.of()));
         }
     }
@@ -230,7 +306,9 @@ final class StoreActions {
         String what = "retry(" + Pools.shortKey(key) + ", " + nextAttempt + ", now" + Specs.signed(visibleSteps) + ")";
         return step(what, s -> {
             Instant visibleAfter = Pools.at(s.clock.instant(), visibleSteps);
-            s.perform(what, () -> s.store.retry(key, nextAttempt, visibleAfter),
+            s.perform(
+                    what,
+                    () -> s.store.retry(key, nextAttempt, visibleAfter),
                     () -> s.model.retry(key, nextAttempt, visibleAfter));
         });
     }
@@ -238,13 +316,18 @@ final class StoreActions {
     private static Step<ModelledStore> redrive(int keyIndex, boolean reset) {
         String key = Pools.KEYS.get(keyIndex);
         String what = "redrive(" + Pools.shortKey(key) + ", reset=" + reset + ")";
-        return step(what, s -> s.both(what, () -> await(s.store.redrive(key, reset)), () -> s.model.redrive(key, reset)));
+        return step(
+                what, s -> s.both(what, () -> await(s.store.redrive(key, reset)), () -> s.model.redrive(key, reset)));
     }
 
     private static Step<ModelledStore> redriveWorkflow(int w, boolean reset) {
         String what = "redriveWorkflow(w" + w + ", reset=" + reset + ")";
-        return step(what, s -> s.both(what, () -> await(s.store.redriveWorkflow(Pools.workflow(w), reset)),
-                () -> s.model.redriveWorkflow(Pools.workflow(w), reset)));
+        return step(
+                what,
+                s -> s.both(
+                        what,
+                        () -> await(s.store.redriveWorkflow(Pools.workflow(w), reset)),
+                        () -> s.model.redriveWorkflow(Pools.workflow(w), reset)));
     }
 
     private static void rearmPending(ModelledStore s, List<RowSpec> specs) {
@@ -257,18 +340,22 @@ final class StoreActions {
         String what = "listStaleClaimed(now" + Specs.signed(olderSteps) + ", " + limit + ")";
         return step(what, s -> {
             Instant olderThan = Pools.at(s.clock.instant(), olderSteps);
-            s.both(what, () -> await(s.store.listStaleClaimed(olderThan, limit)),
+            s.both(
+                    what,
+                    () -> await(s.store.listStaleClaimed(olderThan, limit)),
                     () -> s.model.listStaleClaimed(olderThan, limit));
         });
     }
 
     private static Step<ModelledStore> rearmStaleClaimed(int olderSteps, int visibleSteps, int limit) {
-        String what = "rearmStaleClaimed(now" + Specs.signed(olderSteps) + ", now" + Specs.signed(visibleSteps)
-                + ", " + limit + ")";
+        String what = "rearmStaleClaimed(now" + Specs.signed(olderSteps) + ", now" + Specs.signed(visibleSteps) + ", "
+                + limit + ")";
         return step(what, s -> {
             Instant olderThan = Pools.at(s.clock.instant(), olderSteps);
             Instant visibleAfter = Pools.at(s.clock.instant(), visibleSteps);
-            s.both(what, () -> await(s.store.rearmStaleClaimed(olderThan, visibleAfter, limit)),
+            s.both(
+                    what,
+                    () -> await(s.store.rearmStaleClaimed(olderThan, visibleAfter, limit)),
                     () -> s.model.rearmStaleClaimed(olderThan, visibleAfter, limit));
         });
     }
@@ -283,7 +370,9 @@ final class StoreActions {
         String what = "pruneSettled(now" + Specs.signed(cutoffSteps) + ", " + batchSize + ")";
         return step(what, s -> {
             Instant cutoff = Pools.at(s.clock.instant(), cutoffSteps);
-            s.both(what, () -> await(s.store.pruneSettled(cutoff, batchSize)),
+            s.both(
+                    what,
+                    () -> await(s.store.pruneSettled(cutoff, batchSize)),
                     () -> s.model.pruneSettled(cutoff, batchSize));
         });
     }
@@ -295,7 +384,9 @@ final class StoreActions {
         String what = "scheduleTimer(w" + w + ", " + t.canonicalText() + ", now" + Specs.signed(fireSteps) + ")";
         return step(what, s -> {
             Instant fireAt = Pools.at(s.clock.instant(), fireSteps);
-            s.perform(what, () -> s.store.scheduleTimer(Pools.workflow(w), t, fireAt),
+            s.perform(
+                    what,
+                    () -> s.store.scheduleTimer(Pools.workflow(w), t, fireAt),
                     () -> s.model.scheduleTimer(Pools.workflow(w), t, fireAt));
         });
     }
@@ -315,15 +406,20 @@ final class StoreActions {
         return step(what, s -> {
             WorkflowId id = Pools.workflow(w);
             long from = Math.max(0, s.model.head(id) + fromDelta);
-            s.both(what + " = from " + from, () -> await(s.store.readHistoryFrom(id, from)),
+            s.both(
+                    what + " = from " + from,
+                    () -> await(s.store.readHistoryFrom(id, from)),
                     () -> s.model.readHistoryFrom(id, from));
         });
     }
 
     /** The argument-free listings. */
     enum Listing {
-        WORKFLOW_IDS("listWorkflowIds"), ACTIVE("listActive"), PAUSED("listPaused"),
-        UNSETTLED("listUnsettledWorkflowIds"), PENDING_ROUTES("pendingRoutes");
+        WORKFLOW_IDS("listWorkflowIds"),
+        ACTIVE("listActive"),
+        PAUSED("listPaused"),
+        UNSETTLED("listUnsettledWorkflowIds"),
+        PENDING_ROUTES("pendingRoutes");
 
         private final String label;
 
@@ -335,14 +431,20 @@ final class StoreActions {
     private static Step<ModelledStore> listing(Listing l) {
         return step(l.label + "()", s -> {
             switch (l) {
-                case WORKFLOW_IDS -> s.both("listWorkflowIds", () -> await(s.store.listWorkflowIds()),
-                        s.model::listWorkflowIds);
+                case WORKFLOW_IDS ->
+                    s.both("listWorkflowIds", () -> await(s.store.listWorkflowIds()), s.model::listWorkflowIds);
                 case ACTIVE -> s.both("listActive", () -> await(s.store.listActive()), s.model::listActive);
                 case PAUSED -> s.both("listPaused", () -> await(s.store.listPaused()), s.model::listPaused);
-                case UNSETTLED -> s.both("listUnsettledWorkflowIds", () -> await(s.store.listUnsettledWorkflowIds()),
-                        s.model::listUnsettledWorkflowIds);
-                case PENDING_ROUTES -> s.both("pendingRoutes at t=" + Pools.offset(s.clock.instant()),
-                        () -> await(s.store.pendingRoutes()), s.model::pendingRoutes);
+                case UNSETTLED ->
+                    s.both(
+                            "listUnsettledWorkflowIds",
+                            () -> await(s.store.listUnsettledWorkflowIds()),
+                            s.model::listUnsettledWorkflowIds);
+                case PENDING_ROUTES ->
+                    s.both(
+                            "pendingRoutes at t=" + Pools.offset(s.clock.instant()),
+                            () -> await(s.store.pendingRoutes()),
+                            s.model::pendingRoutes);
             }
         });
     }
@@ -350,9 +452,13 @@ final class StoreActions {
     private static Step<ModelledStore> counts(int ns) {
         String namespace = Pools.COUNTED_NAMESPACES.get(ns);
         return step("counts(" + namespace + ")", s -> {
-            s.both("countInflight(" + namespace + ")", () -> await(s.store.countInflight(namespace)),
+            s.both(
+                    "countInflight(" + namespace + ")",
+                    () -> await(s.store.countInflight(namespace)),
                     () -> s.model.countInflight(namespace));
-            s.both("countClaimed(" + namespace + ")", () -> await(s.store.countClaimed(namespace)),
+            s.both(
+                    "countClaimed(" + namespace + ")",
+                    () -> await(s.store.countClaimed(namespace)),
                     () -> s.model.countClaimed(namespace));
         });
     }
@@ -360,7 +466,11 @@ final class StoreActions {
     private static Step<ModelledStore> countClaimedByNamespace(List<Integer> ns) {
         List<String> namespaces = ns.stream().map(Pools.COUNTED_NAMESPACES::get).toList();
         String what = "countClaimedByNamespace(" + namespaces + ")";
-        return step(what, s -> s.both(what, () -> await(s.store.countClaimedByNamespace(namespaces)),
-                () -> s.model.countClaimedByNamespace(namespaces)));
+        return step(
+                what,
+                s -> s.both(
+                        what,
+                        () -> await(s.store.countClaimedByNamespace(namespaces)),
+                        () -> s.model.countClaimedByNamespace(namespaces)));
     }
 }

@@ -67,6 +67,7 @@ final class StoreModel {
     private final TreeMap<String, OutboxRow> rows = new TreeMap<>();
     /** When each terminal row was settled (the cutoff of pruneSettled). */
     private final Map<String, Instant> settledAt = new HashMap<>();
+
     private final Map<TimerKey, TimerEntry> timers = new HashMap<>();
 
     StoreModel(Clock clock) {
@@ -96,8 +97,8 @@ final class StoreModel {
         for (int i = 0; i < events.size(); i++) {
             long wanted = expectedSeq + 1 + i;
             if (events.get(i).seq() != wanted) {
-                throw new BackendException("event sequence must be contiguous: expected seq " + wanted
-                        + " but event " + i + " has seq " + events.get(i).seq());
+                throw new BackendException("event sequence must be contiguous: expected seq " + wanted + " but event "
+                        + i + " has seq " + events.get(i).seq());
             }
         }
         Instant now = clock.instant();
@@ -183,14 +184,22 @@ final class StoreModel {
     static WorkflowStatus projectStatus(List<Event> events) {
         for (int i = events.size() - 1; i >= 0; i--) {
             switch (events.get(i).kind()) {
-                case WORKFLOW_STARTED, WORKFLOW_REOPENED, WORKFLOW_RESUMED: return WorkflowStatus.RUNNING;
-                case WORKFLOW_COMPLETED: return WorkflowStatus.COMPLETED;
-                case WORKFLOW_FAILED: return WorkflowStatus.FAILED;
-                case WORKFLOW_CANCELLED: return WorkflowStatus.CANCELLED;
-                case WORKFLOW_TIMED_OUT: return WorkflowStatus.TIMED_OUT;
-                case WORKFLOW_CONTINUED_AS_NEW: return WorkflowStatus.CONTINUED_AS_NEW;
-                case WORKFLOW_PAUSED: return WorkflowStatus.PAUSED;
-                default: break;
+                case WORKFLOW_STARTED, WORKFLOW_REOPENED, WORKFLOW_RESUMED:
+                    return WorkflowStatus.RUNNING;
+                case WORKFLOW_COMPLETED:
+                    return WorkflowStatus.COMPLETED;
+                case WORKFLOW_FAILED:
+                    return WorkflowStatus.FAILED;
+                case WORKFLOW_CANCELLED:
+                    return WorkflowStatus.CANCELLED;
+                case WORKFLOW_TIMED_OUT:
+                    return WorkflowStatus.TIMED_OUT;
+                case WORKFLOW_CONTINUED_AS_NEW:
+                    return WorkflowStatus.CONTINUED_AS_NEW;
+                case WORKFLOW_PAUSED:
+                    return WorkflowStatus.PAUSED;
+                default:
+                    break;
             }
         }
         return WorkflowStatus.RUNNING;
@@ -205,7 +214,10 @@ final class StoreModel {
 
     /** T3–T5: due timers, inclusive, read-only. */
     List<TimerEntry> expiredTimers(Instant asOf) {
-        return timers.values().stream().filter(t -> !t.fireAt().isAfter(asOf)).sorted(TIMER_ORDER).toList();
+        return timers.values().stream()
+                .filter(t -> !t.fireAt().isAfter(asOf))
+                .sorted(TIMER_ORDER)
+                .toList();
     }
 
     // ---------------------------------------------------------------- O: claiming
@@ -224,7 +236,8 @@ final class StoreModel {
         }
         Instant now = clock.instant();
         List<OutboxRow> taken = rows.values().stream()
-                .filter(r -> r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
+                .filter(r ->
+                        r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
                 .filter(r -> scope == null || admits(scope, r))
                 .filter(r -> !held.contains(r.workflowId()))
                 .sorted(CLAIM_ORDER)
@@ -274,8 +287,11 @@ final class StoreModel {
         }
         OutboxRow r = rows.get(key);
         if (r != null && r.isLive()) {
-            rows.put(key, r.withStatus(OutboxStatus.PENDING, null).withAttempt(nextAttempt)
-                    .withVisibleAfter(visibleAfter));
+            rows.put(
+                    key,
+                    r.withStatus(OutboxStatus.PENDING, null)
+                            .withAttempt(nextAttempt)
+                            .withVisibleAfter(visibleAfter));
         }
     }
 
@@ -305,8 +321,9 @@ final class StoreModel {
         for (OutboxRow s : supplied) {
             OutboxRow stored = rows.get(s.dispatchKey());
             if (stored != null) {
-                rows.put(s.dispatchKey(), stored.withStatus(OutboxStatus.PENDING, null)
-                        .withVisibleAfter(s.visibleAfter()));
+                rows.put(
+                        s.dispatchKey(),
+                        stored.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(s.visibleAfter()));
             } else {
                 rows.put(s.dispatchKey(), s.withStatus(OutboxStatus.PENDING, null));
             }
@@ -320,7 +337,8 @@ final class StoreModel {
             throw new InvalidArgumentException("limit", "must not be negative");
         }
         return rows.values().stream()
-                .filter(r -> r.status() == OutboxStatus.CLAIMED && r.claimedAt() != null
+                .filter(r -> r.status() == OutboxStatus.CLAIMED
+                        && r.claimedAt() != null
                         && r.claimedAt().isBefore(olderThan))
                 .sorted(STALE_ORDER)
                 .limit(limit)
@@ -401,7 +419,9 @@ final class StoreModel {
     /** O43. */
     List<WorkflowId> listUnsettledWorkflowIds() {
         TreeSet<String> ids = new TreeSet<>();
-        rows.values().stream().filter(OutboxRow::isLive).forEach(r -> ids.add(r.workflowId().toString()));
+        rows.values().stream()
+                .filter(OutboxRow::isLive)
+                .forEach(r -> ids.add(r.workflowId().toString()));
         return ids.stream().map(WorkflowId::parse).toList();
     }
 
@@ -433,7 +453,8 @@ final class StoreModel {
         Instant now = clock.instant();
         TreeSet<ClaimScope> routes = new TreeSet<>(ROUTE_ORDER);
         rows.values().stream()
-                .filter(r -> r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
+                .filter(r ->
+                        r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
                 .forEach(r -> routes.add(new ClaimScope(r.namespace(), r.taskQueue(), r.node())));
         return List.copyOf(routes);
     }
@@ -441,12 +462,17 @@ final class StoreModel {
     /** O50. */
     Optional<OutboxRowState> rowState(String key) {
         OutboxRow r = rows.get(key);
-        return r == null ? Optional.empty() : Optional.of(new OutboxRowState(r.status(), r.attempt(), r.visibleAfter()));
+        return r == null
+                ? Optional.empty()
+                : Optional.of(new OutboxRowState(r.status(), r.attempt(), r.visibleAfter()));
     }
 
     /** @return the keys of the rows in a status, ascending (for state-dependent actions) */
     List<String> keys(OutboxStatus status) {
-        return rows.values().stream().filter(r -> r.status() == status).map(OutboxRow::dispatchKey).toList();
+        return rows.values().stream()
+                .filter(r -> r.status() == status)
+                .map(OutboxRow::dispatchKey)
+                .toList();
     }
 
     /** A one-line summary for failure reports. */
@@ -454,12 +480,19 @@ final class StoreModel {
     public String toString() {
         StringBuilder sb = new StringBuilder("model{heads=");
         Map<String, Long> heads = new TreeMap<>();
-        histories.forEach((w, h) -> heads.put(Pools.shortName(w), h.get(h.size() - 1).seq()));
+        histories.forEach(
+                (w, h) -> heads.put(Pools.shortName(w), h.get(h.size() - 1).seq()));
         sb.append(heads).append(", rows=[");
         String sep = "";
         for (OutboxRow r : rows.values()) {
-            sb.append(sep).append(Pools.shortKey(r.dispatchKey())).append('=').append(r.status().token())
-                    .append("/a").append(r.attempt()).append("/v").append(Pools.offset(r.visibleAfter()));
+            sb.append(sep)
+                    .append(Pools.shortKey(r.dispatchKey()))
+                    .append('=')
+                    .append(r.status().token())
+                    .append("/a")
+                    .append(r.attempt())
+                    .append("/v")
+                    .append(Pools.offset(r.visibleAfter()));
             if (r.claimedAt() != null) {
                 sb.append("/c").append(Pools.offset(r.claimedAt()));
             }

@@ -26,8 +26,8 @@ class StoreModelPropertyTest {
 
     @Test
     void store_agrees_with_the_reference_model() {
-        SequenceRunner<ModelledStore> runner = SequenceRunner
-                .forProperty("store agrees with the reference model", ModelledStore::open)
+        SequenceRunner<ModelledStore> runner = SequenceRunner.forProperty(
+                        "store agrees with the reference model", ModelledStore::open)
                 .withInvariant("observable state agrees with the model", ModelledStore::checkInvariant)
                 .withSequenceLength(SEQUENCE_LENGTH)
                 .withTries(DEFAULT_TRIES)

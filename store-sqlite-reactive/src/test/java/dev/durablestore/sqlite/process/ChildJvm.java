@@ -24,18 +24,20 @@ public final class ChildJvm implements AutoCloseable {
 
     private ChildJvm(Process process, Consumer<String> onLine) {
         this.process = process;
-        this.pump = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                    onLine.accept(line);
-                }
-            } catch (IOException e) {
-                // the child died: its lines so far are what it acknowledged
-            }
-        }, "child-stdout");
+        this.pump = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            lines.add(line);
+                            onLine.accept(line);
+                        }
+                    } catch (IOException e) {
+                        // the child died: its lines so far are what it acknowledged
+                    }
+                },
+                "child-stdout");
         pump.setDaemon(true);
         pump.start();
     }

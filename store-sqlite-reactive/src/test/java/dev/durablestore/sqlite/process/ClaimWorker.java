@@ -1,9 +1,9 @@
 package dev.durablestore.sqlite.process;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -20,7 +20,8 @@ public final class ClaimWorker {
 
     public static void main(String[] args) throws java.io.IOException {
         Path db = Path.of(args[0]);
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
+        try (SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
             System.out.println("READY");
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
@@ -28,7 +29,8 @@ public final class ClaimWorker {
                     .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 16)
                     .doOnNext(key -> System.out.println("DONE " + key))
                     .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained
-                    .onErrorResume(java.util.concurrent.TimeoutException.class, e -> reactor.core.publisher.Flux.empty())
+                    .onErrorResume(
+                            java.util.concurrent.TimeoutException.class, e -> reactor.core.publisher.Flux.empty())
                     .blockLast(Duration.ofMinutes(5));
         }
         System.out.flush();

@@ -61,7 +61,9 @@ class CrossProcessClaimTest {
         };
         try (ChildJvm a = ChildJvm.start(ClaimWorker.class, dir.resolve("a.log"), onLine, db.toString());
                 ChildJvm b = ChildJvm.start(ClaimWorker.class, dir.resolve("b.log"), onLine, db.toString())) {
-            assertThat(ready.await(60, TimeUnit.SECONDS)).as("both workers opened the store").isTrue();
+            assertThat(ready.await(60, TimeUnit.SECONDS))
+                    .as("both workers opened the store")
+                    .isTrue();
             a.send("GO");
             b.send("GO");
             assertThat(a.await(300)).as("worker a exit code").isZero();
@@ -82,9 +84,11 @@ class CrossProcessClaimTest {
             assertThat(b.lines()).as("both processes took part").isNotEmpty();
         }
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-            assertThat(store.countInflight("default").block(Duration.ofSeconds(30))).isZero();
+            assertThat(store.countInflight("default").block(Duration.ofSeconds(30)))
+                    .isZero();
             for (String key : List.of(keys.get(0), keys.get(keys.size() - 1))) {
-                assertThat(store.rowState(key).block(Duration.ofSeconds(30)).status()).isEqualTo(OutboxStatus.DONE);
+                assertThat(store.rowState(key).block(Duration.ofSeconds(30)).status())
+                        .isEqualTo(OutboxStatus.DONE);
             }
         }
     }

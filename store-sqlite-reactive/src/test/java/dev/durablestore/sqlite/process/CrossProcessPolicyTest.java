@@ -64,7 +64,9 @@ class CrossProcessPolicyTest {
         String[] args = {db.toString(), "serial", "cap=" + CAP};
         try (ChildJvm a = ChildJvm.start(PolicyClaimWorker.class, dir.resolve("a.log"), onLine, args);
                 ChildJvm b = ChildJvm.start(PolicyClaimWorker.class, dir.resolve("b.log"), onLine, args)) {
-            assertThat(ready.await(60, TimeUnit.SECONDS)).as("both workers opened the store").isTrue();
+            assertThat(ready.await(60, TimeUnit.SECONDS))
+                    .as("both workers opened the store")
+                    .isTrue();
             a.send("GO");
             b.send("GO");
             assertThat(a.await(300)).as("worker a exit code").isZero();
@@ -78,9 +80,12 @@ class CrossProcessPolicyTest {
                     if (line.startsWith("DONE ")) {
                         completions.merge(line.substring(5), 1, Integer::sum);
                     } else if (line.startsWith("WORKFLOW ")) {
-                        assertThat(line).as("one claimed row per workflow, none before it open").isEqualTo("WORKFLOW 1 0");
+                        assertThat(line)
+                                .as("one claimed row per workflow, none before it open")
+                                .isEqualTo("WORKFLOW 1 0");
                     } else if (line.startsWith("ROUTE ")) {
-                        assertThat(Integer.parseInt(line.substring(6))).as("claimed rows of the route")
+                        assertThat(Integer.parseInt(line.substring(6)))
+                                .as("claimed rows of the route")
                                 .isBetween(1, CAP);
                     }
                 }

@@ -38,16 +38,22 @@ public final class PolicyClaimWorker {
                 policy = policy.concurrencyCap(Integer.parseInt(args[i].substring(4)));
             }
         }
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
+        try (SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
             System.out.println("READY");
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
-            store.claimStream(ClaimStreamOptions.defaults().scope(ClaimScope.of("ns", "q")).policy(policy)
-                            .maxBatch(8).pollInterval(Duration.ofMillis(10)))
-                    .flatMap(row -> observe(store, row)
-                            .delayElement(Duration.ofMillis(1)) // the work: other claims overlap it
-                            .then(store.complete(row))
-                            .thenReturn(row.dispatchKey()), 16)
+            store.claimStream(ClaimStreamOptions.defaults()
+                            .scope(ClaimScope.of("ns", "q"))
+                            .policy(policy)
+                            .maxBatch(8)
+                            .pollInterval(Duration.ofMillis(10)))
+                    .flatMap(
+                            row -> observe(store, row)
+                                    .delayElement(Duration.ofMillis(1)) // the work: other claims overlap it
+                                    .then(store.complete(row))
+                                    .thenReturn(row.dispatchKey()),
+                            16)
                     .doOnNext(key -> System.out.println("DONE " + key))
                     .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained
                     .onErrorResume(java.util.concurrent.TimeoutException.class, e -> Flux.empty())
@@ -60,9 +66,12 @@ public final class PolicyClaimWorker {
         Mono<String> workflow = store.listOutbox(OutboxQuery.all(1_000).withWorkflowId(row.workflowId()))
                 .collectList()
                 .map(rows -> {
-                    long claimed = rows.stream().filter(r -> r.status() == OutboxStatus.CLAIMED).count();
+                    long claimed = rows.stream()
+                            .filter(r -> r.status() == OutboxStatus.CLAIMED)
+                            .count();
                     long earlierOpen = rows.stream()
-                            .filter(r -> r.ordinal() < row.ordinal() && r.status() != OutboxStatus.DONE).count();
+                            .filter(r -> r.ordinal() < row.ordinal() && r.status() != OutboxStatus.DONE)
+                            .count();
                     return "WORKFLOW " + claimed + " " + earlierOpen;
                 });
         Mono<String> route = store.countClaimed("ns").map(n -> "ROUTE " + n);

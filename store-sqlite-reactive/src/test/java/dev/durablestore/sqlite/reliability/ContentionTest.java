@@ -77,27 +77,40 @@ class ContentionTest {
                 appended.countDown();
             }
         };
-        String[] args = {db.toString(), "", String.valueOf(seed), String.valueOf(WORKFLOWS),
-                String.valueOf(TARGET_HEAD), String.valueOf(ROWS_PER_APPEND)};
+        String[] args = {
+            db.toString(),
+            "",
+            String.valueOf(seed),
+            String.valueOf(WORKFLOWS),
+            String.valueOf(TARGET_HEAD),
+            String.valueOf(ROWS_PER_APPEND)
+        };
         List<String> linesA;
         List<String> linesB;
         long appendMillis;
         long drainMillis;
         try (ChildJvm a = ChildJvm.start(ContentionWorker.class, dir.resolve("a.log"), onLine, with(args, "A"));
                 ChildJvm b = ChildJvm.start(ContentionWorker.class, dir.resolve("b.log"), onLine, with(args, "B"))) {
-            assertThat(ready.await(60, TimeUnit.SECONDS)).as("both processes opened the store").isTrue();
+            assertThat(ready.await(60, TimeUnit.SECONDS))
+                    .as("both processes opened the store")
+                    .isTrue();
 
             // when both race on the same workflows and heads while claiming and completing every row
             a.send("GO");
             b.send("GO");
             long go = System.nanoTime();
-            assertThat(appended.await(300, TimeUnit.SECONDS)).as("both processes finished appending; stderr: %s %s",
-                    log("a.log"), log("b.log")).isTrue();
+            assertThat(appended.await(300, TimeUnit.SECONDS))
+                    .as("both processes finished appending; stderr: %s %s", log("a.log"), log("b.log"))
+                    .isTrue();
             appendMillis = Duration.ofNanos(System.nanoTime() - go).toMillis();
             a.send("FINISH");
             b.send("FINISH");
-            assertThat(a.await(300)).as("process A exit code; stderr: %s", log("a.log")).isZero();
-            assertThat(b.await(300)).as("process B exit code; stderr: %s", log("b.log")).isZero();
+            assertThat(a.await(300))
+                    .as("process A exit code; stderr: %s", log("a.log"))
+                    .isZero();
+            assertThat(b.await(300))
+                    .as("process B exit code; stderr: %s", log("b.log"))
+                    .isZero();
             drainMillis = Duration.ofNanos(System.nanoTime() - go).toMillis() - appendMillis;
             linesA = a.lines();
             linesB = b.lines();
@@ -113,23 +126,30 @@ class ContentionTest {
         // and E13/E14: exactly one winner per (workflow, seq)
         Map<String, String> winner = new HashMap<>();
         for (String[] r : Reliability.records(linesA, "WIN")) {
-            assertThat(winner.put(r[1] + "#" + r[2], "A")).as("second winner of %s#%s", r[1], r[2]).isNull();
+            assertThat(winner.put(r[1] + "#" + r[2], "A"))
+                    .as("second winner of %s#%s", r[1], r[2])
+                    .isNull();
         }
         for (String[] r : Reliability.records(linesB, "WIN")) {
-            assertThat(winner.put(r[1] + "#" + r[2], "B")).as("second winner of %s#%s", r[1], r[2]).isNull();
+            assertThat(winner.put(r[1] + "#" + r[2], "B"))
+                    .as("second winner of %s#%s", r[1], r[2])
+                    .isNull();
         }
         assertThat(winner).hasSize((int) (WORKFLOWS * TARGET_HEAD));
         // both processes raced on the heads (SQLite's write lock is not fair, so one process may win
         // every head of a run; the contract asks for one winner, not for fairness)
         for (List<String> lines : List.of(linesA, linesB)) {
-            assertThat(Reliability.records(lines, "WIN").size() + Reliability.records(lines, "LOSE").size())
-                    .as("each process attempted appends").isPositive();
+            assertThat(Reliability.records(lines, "WIN").size()
+                            + Reliability.records(lines, "LOSE").size())
+                    .as("each process attempted appends")
+                    .isPositive();
         }
         List<String[]> losses = new ArrayList<>(Reliability.records(linesA, "LOSE"));
         losses.addAll(Reliability.records(linesB, "LOSE"));
         assertThat(losses).as("the processes really competed for heads").isNotEmpty();
         for (String[] r : losses) {
-            assertThat(Long.parseLong(r[3])).as("E13 a loser's conflict reports a head past its guard")
+            assertThat(Long.parseLong(r[3]))
+                    .as("E13 a loser's conflict reports a head past its guard")
                     .isGreaterThan(Long.parseLong(r[2]));
         }
         assertThat(losses).as("the processes did race on the same heads").isNotEmpty();
@@ -144,7 +164,9 @@ class ContentionTest {
         for (String[] r : Reliability.records(all, "DONE")) {
             assertThat(done.add(r[1])).as("completed once: %s", r[1]).isTrue();
         }
-        List<String> doubleClaims = claims.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
+        List<String> doubleClaims = claims.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
                 .toList();
         assertThat(doubleClaims).as("O21 double claims").isEmpty();
         assertThat(claimedByA).as("both processes claimed").isPositive().isLessThan(claims.size());
@@ -159,7 +181,8 @@ class ContentionTest {
                     Event e = history.get(i);
                     assertThat(e.seq()).as("contiguous, no duplicates: %s", w).isEqualTo(i + 1L);
                     String by = ((SignalReceived) e).name();
-                    assertThat(by).as("E13 the stored event is the winner's: %s#%d", w, e.seq())
+                    assertThat(by)
+                            .as("E13 the stored event is the winner's: %s#%d", w, e.seq())
                             .isEqualTo(winner.get(w + "#" + e.seq()));
                     for (int j = 0; j < ROWS_PER_APPEND; j++) {
                         expectedRows.add(OutboxRow.dispatchKey(w, ContentionWorker.ordinal(e.seq(), j)));
@@ -168,7 +191,8 @@ class ContentionTest {
             }
         }
         Map<String, String> rows = new HashMap<>();
-        try (Connection c = Reliability.raw(db); Statement s = c.createStatement();
+        try (Connection c = Reliability.raw(db);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT dispatch_key, status, input FROM outbox")) {
             while (rs.next()) {
                 String key = rs.getString(1);
@@ -176,23 +200,34 @@ class ContentionTest {
                 rows.put(key, storedInput(rs.getBytes(3)));
             }
         }
-        assertThat(rows.keySet()).as("E17 outbox rows are the winners' rows").containsExactlyInAnyOrderElementsOf(
-                expectedRows);
+        assertThat(rows.keySet())
+                .as("E17 outbox rows are the winners' rows")
+                .containsExactlyInAnyOrderElementsOf(expectedRows);
         for (Map.Entry<String, String> row : rows.entrySet()) {
             String key = row.getKey();
             String seqText = key.substring(key.lastIndexOf(':') + 1);
             long seq = Long.parseLong(seqText) / 1000;
             String w = key.substring(0, key.lastIndexOf(':'));
-            assertThat(row.getValue()).as("row %s was staged by the winner of its append", key)
+            assertThat(row.getValue())
+                    .as("row %s was staged by the winner of its append", key)
                     .contains("\"by\":\"" + winner.get(w + "#" + seq) + "\"");
         }
-        assertThat(done).as("O21 no lost row: every row completed by exactly one process")
+        assertThat(done)
+                .as("O21 no lost row: every row completed by exactly one process")
                 .containsExactlyInAnyOrderElementsOf(expectedRows);
         assertThat(claims.keySet()).containsExactlyInAnyOrderElementsOf(expectedRows);
-        System.out.printf("contention: %d workflows x %d heads raced by 2 processes (%d conflicts); %d rows claimed "
+        System.out.printf(
+                "contention: %d workflows x %d heads raced by 2 processes (%d conflicts); %d rows claimed "
                         + "(%d by A, %d by B), 0 double claims, 0 lost; racing %d ms, draining %d ms, %d ms in all%n",
-                WORKFLOWS, TARGET_HEAD, losses.size(), claims.size(), claimedByA, claims.size() - claimedByA,
-                appendMillis, drainMillis, Duration.ofNanos(System.nanoTime() - started).toMillis());
+                WORKFLOWS,
+                TARGET_HEAD,
+                losses.size(),
+                claims.size(),
+                claimedByA,
+                claims.size() - claimedByA,
+                appendMillis,
+                drainMillis,
+                Duration.ofNanos(System.nanoTime() - started).toMillis());
     }
 
     @Test
@@ -201,14 +236,23 @@ class ContentionTest {
         // given a store with a 200 ms busy timeout and a workflow at head 1
         Path db = dir.resolve("busy.db");
         WorkflowId w = WorkflowId.random();
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(
-                SqliteStoreConfig.of(db).withBusyTimeout(Duration.ofMillis(200)))) {
-            StepVerifier.create(store.appendWithOutbox(w, List.of(Reliability.signal(w, 1, "first", 0)), 0,
-                    List.of(OutboxRow.pending(w, 1, "work", Payload.json("{}"), Instant.now().minusSeconds(1)))))
+        try (SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(db).withBusyTimeout(Duration.ofMillis(200)))) {
+            StepVerifier.create(store.appendWithOutbox(
+                            w,
+                            List.of(Reliability.signal(w, 1, "first", 0)),
+                            0,
+                            List.of(OutboxRow.pending(
+                                    w,
+                                    1,
+                                    "work",
+                                    Payload.json("{}"),
+                                    Instant.now().minusSeconds(1)))))
                     .verifyComplete();
 
             // and another connection holding the write lock
-            try (Connection other = Reliability.raw(db); Statement s = other.createStatement()) {
+            try (Connection other = Reliability.raw(db);
+                    Statement s = other.createStatement()) {
                 s.execute("BEGIN IMMEDIATE");
 
                 // when writes are attempted, then each fails within a bounded time with a clear error
@@ -217,20 +261,25 @@ class ContentionTest {
                 StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 2, "while-locked", 0)), 1))
                         .expectErrorSatisfies(e -> assertThat(e)
                                 .isInstanceOfAny(BackendException.class, SequenceConflictException.class)
-                                .hasMessageContaining("append").hasMessageContaining("locked"))
+                                .hasMessageContaining("append")
+                                .hasMessageContaining("locked"))
                         .verify(Duration.ofSeconds(10));
                 assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(10));
                 Map<String, Publisher<?>> writes = new HashMap<>();
                 writes.put("claim", store.claim(10));
                 writes.put("complete", store.complete(OutboxRow.dispatchKey(w, 1)));
                 writes.put("scheduleTimer", store.scheduleTimer(w, TimerId.named("t"), Instant.now()));
-                writes.put("appendOutboxBatch", store.appendOutboxBatch(List.of(
-                        OutboxRow.pending(w, 2, "work", Payload.json("{}"), Instant.now()))));
+                writes.put(
+                        "appendOutboxBatch",
+                        store.appendOutboxBatch(
+                                List.of(OutboxRow.pending(w, 2, "work", Payload.json("{}"), Instant.now()))));
                 for (Map.Entry<String, Publisher<?>> write : writes.entrySet()) {
                     StepVerifier.create(write.getValue())
-                            .expectErrorSatisfies(e -> assertThat(e).as(write.getKey())
+                            .expectErrorSatisfies(e -> assertThat(e)
+                                    .as(write.getKey())
                                     .isInstanceOf(BackendException.class)
-                                    .hasMessageContaining(write.getKey()).hasMessageContaining("locked"))
+                                    .hasMessageContaining(write.getKey())
+                                    .hasMessageContaining("locked"))
                             .verify(Duration.ofSeconds(10));
                 }
                 // and reads are served meanwhile (WAL)
@@ -240,15 +289,26 @@ class ContentionTest {
             }
 
             // then, the lock gone, the same writer serves again and nothing of the failed writes exists
-            StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 2, "after", 0)), 1)).verifyComplete();
-            assertThat(store.readHistory(w).map(e -> ((SignalReceived) e).name()).collectList().block(TIMEOUT))
+            StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 2, "after", 0)), 1))
+                    .verifyComplete();
+            assertThat(store.readHistory(w)
+                            .map(e -> ((SignalReceived) e).name())
+                            .collectList()
+                            .block(TIMEOUT))
                     .containsExactly("first", "after");
-            assertThat(store.rowState(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT).status())
+            assertThat(store.rowState(OutboxRow.dispatchKey(w, 1))
+                            .block(TIMEOUT)
+                            .status())
                     .isEqualTo(OutboxStatus.PENDING);
-            assertThat(store.rowState(OutboxRow.dispatchKey(w, 2)).blockOptional(TIMEOUT)).isEmpty();
-            assertThat(store.expiredTimers(Instant.now().plusSeconds(3600)).collectList().block(TIMEOUT)).isEmpty();
+            assertThat(store.rowState(OutboxRow.dispatchKey(w, 2)).blockOptional(TIMEOUT))
+                    .isEmpty();
+            assertThat(store.expiredTimers(Instant.now().plusSeconds(3600))
+                            .collectList()
+                            .block(TIMEOUT))
+                    .isEmpty();
             StepVerifier.create(store.claim(10))
-                    .assertNext(rows -> assertThat(rows).extracting(OutboxRow::dispatchKey)
+                    .assertNext(rows -> assertThat(rows)
+                            .extracting(OutboxRow::dispatchKey)
                             .containsExactly(OutboxRow.dispatchKey(w, 1)))
                     .verifyComplete();
         }
@@ -260,16 +320,18 @@ class ContentionTest {
         // given a store with a 200 ms busy timeout, a due row, and another connection holding the lock
         Path db = dir.resolve("busy-stream.db");
         WorkflowId w = WorkflowId.random();
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(
-                SqliteStoreConfig.of(db).withBusyTimeout(Duration.ofMillis(200)))) {
-            store.appendOutboxBatch(List.of(OutboxRow.pending(w, 1, "work", Payload.json("{}"),
-                    Instant.now().minusSeconds(1)))).block(TIMEOUT);
-            try (Connection other = Reliability.raw(db); Statement s = other.createStatement()) {
+        try (SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(db).withBusyTimeout(Duration.ofMillis(200)))) {
+            store.appendOutboxBatch(List.of(OutboxRow.pending(
+                            w, 1, "work", Payload.json("{}"), Instant.now().minusSeconds(1))))
+                    .block(TIMEOUT);
+            try (Connection other = Reliability.raw(db);
+                    Statement s = other.createStatement()) {
                 s.execute("BEGIN IMMEDIATE");
                 // when a claim stream asks for one row while its claims time out (each after 200 ms)
                 // then it neither fails nor claims, and once the lock is released it delivers the row
-                StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
-                                .pollInterval(Duration.ofMillis(50))), 1)
+                StepVerifier.create(
+                                store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(50))), 1)
                         .expectSubscription()
                         .expectNoEvent(Duration.ofMillis(700)) // several claims hit the busy timeout
                         .then(() -> {
@@ -283,7 +345,9 @@ class ContentionTest {
                         .thenCancel()
                         .verify(Duration.ofSeconds(10));
             }
-            assertThat(store.rowState(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT).status())
+            assertThat(store.rowState(OutboxRow.dispatchKey(w, 1))
+                            .block(TIMEOUT)
+                            .status())
                     .isEqualTo(OutboxStatus.CLAIMED);
         }
     }
@@ -292,7 +356,8 @@ class ContentionTest {
     private static String storedInput(byte[] column) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"bytes\":\"([A-Za-z0-9+/=]*)\"")
                 .matcher(new String(column, java.nio.charset.StandardCharsets.UTF_8));
-        assertThat(m.find()).as("stored input %s", new String(column, java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(m.find())
+                .as("stored input %s", new String(column, java.nio.charset.StandardCharsets.UTF_8))
                 .isTrue();
         return new String(java.util.Base64.getDecoder().decode(m.group(1)), java.nio.charset.StandardCharsets.UTF_8);
     }

@@ -1,6 +1,5 @@
 package dev.durablestore.sqlite.reliability;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
@@ -11,6 +10,7 @@ import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -76,7 +76,8 @@ public final class ContentionWorker {
         long target = Long.parseLong(args[4]);
         int rows = Integer.parseInt(args[5]);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
+        try (SqliteReactiveStore store =
+                SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.NORMAL))) {
             print("READY");
             if (!"GO".equals(in.readLine())) {
                 return;
@@ -84,17 +85,19 @@ public final class ContentionWorker {
             AtomicInteger unreported = new AtomicInteger(); // claimed here, DONE line not printed yet
             // large claim batches and many completions in flight: fewer, bigger transactions, so
             // fewer hand-overs of the file's write lock between the two processes
-            Disposable claims = store.claimStream(ClaimStreamOptions.defaults().maxBatch(512)
-                            .pollInterval(Duration.ofMillis(10)))
+            Disposable claims = store.claimStream(
+                            ClaimStreamOptions.defaults().maxBatch(512).pollInterval(Duration.ofMillis(10)))
                     .doOnNext(row -> {
                         unreported.incrementAndGet();
                         print("CLAIM " + row.dispatchKey());
                     })
                     .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 1024)
-                    .subscribe(key -> {
-                        print("DONE " + key);
-                        unreported.decrementAndGet();
-                    }, e -> print("ERROR claimStream " + oneLine(e)));
+                    .subscribe(
+                            key -> {
+                                print("DONE " + key);
+                                unreported.decrementAndGet();
+                            },
+                            e -> print("ERROR claimStream " + oneLine(e)));
 
             Flux.fromIterable(workflows)
                     .flatMap(w -> race(store, name, w, target, rows), workflows.size())
@@ -113,7 +116,8 @@ public final class ContentionWorker {
             // completion acknowledged here has been reported (a completion can commit before its
             // subscriber is signalled, so the count alone could cut the last DONE lines)
             Mono.defer(() -> store.countInflight(OutboxRow.DEFAULT_ROUTE))
-                    .flatMap(n -> n == 0 && unreported.get() == 0 ? Mono.just(n)
+                    .flatMap(n -> n == 0 && unreported.get() == 0
+                            ? Mono.just(n)
                             : Mono.delay(Duration.ofMillis(20)).then(Mono.empty()))
                     .repeatWhenEmpty(Integer.MAX_VALUE, f -> f)
                     .block(Duration.ofMinutes(10));

@@ -1,6 +1,5 @@
 package dev.durablestore.sqlite.reliability;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,6 +14,7 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.tck.TestEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -67,7 +67,9 @@ class CorruptDataTest {
     void open() {
         db = dir.resolve("corrupt.db");
         // synchronous=OFF: durability is not under test here, and it keeps the many small commits fast
-        store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withDurabilityWaived(true).withSynchronous(SqliteSynchronous.OFF)
+        store = SqliteReactiveStore.open(SqliteStoreConfig.of(db)
+                .withDurabilityWaived(true)
+                .withSynchronous(SqliteSynchronous.OFF)
                 .withClock(Clock.fixed(NOW, ZoneOffset.UTC)));
     }
 
@@ -86,13 +88,17 @@ class CorruptDataTest {
                 Arguments.of("JSON null", utf8("null")),
                 Arguments.of("JSON array", utf8("[1,2,3]")),
                 Arguments.of("unknown kind", utf8("{\"type\":\"NoSuchKind\",\"data\":{}}")),
-                Arguments.of("required field missing", utf8("{\"type\":\"WorkflowStarted\",\"data\":{\"envelope\":"
-                        + "{\"seq\":1,\"recorded_at\":\"2026-03-01T12:00:00.000000000Z\",\"workflow_id\":"
-                        + "\"00000000-0000-0000-0000-000000000000\"},\"workflow_type\":\"x\"}}")),
-                Arguments.of("bad timestamp", utf8("{\"type\":\"SignalReceived\",\"data\":{\"envelope\":"
-                        + "{\"seq\":1,\"recorded_at\":\"yesterday\",\"workflow_id\":"
-                        + "\"00000000-0000-0000-0000-000000000000\"},\"name\":\"s\",\"payload\":"
-                        + "{\"content_type\":\"Json\",\"bytes\":\"e30=\"}}}")));
+                Arguments.of(
+                        "required field missing",
+                        utf8("{\"type\":\"WorkflowStarted\",\"data\":{\"envelope\":"
+                                + "{\"seq\":1,\"recorded_at\":\"2026-03-01T12:00:00.000000000Z\",\"workflow_id\":"
+                                + "\"00000000-0000-0000-0000-000000000000\"},\"workflow_type\":\"x\"}}")),
+                Arguments.of(
+                        "bad timestamp",
+                        utf8("{\"type\":\"SignalReceived\",\"data\":{\"envelope\":"
+                                + "{\"seq\":1,\"recorded_at\":\"yesterday\",\"workflow_id\":"
+                                + "\"00000000-0000-0000-0000-000000000000\"},\"name\":\"s\",\"payload\":"
+                                + "{\"content_type\":\"Json\",\"bytes\":\"e30=\"}}}")));
     }
 
     /** Ways a stored outbox input can be damaged. */
@@ -139,8 +145,10 @@ class CorruptDataTest {
                 .isEqualTo(brokenEvents.subList(1, 3));
         assertThat(store.readHead(broken).block(TIMEOUT)).isEqualTo(3);
         assertThat(store.readHistory(healthy).collectList().block(TIMEOUT)).isEqualTo(healthyEvents);
-        assertThat(store.readHistoryFrom(healthy, 2).collectList().block(TIMEOUT)).containsExactly(healthyEvents.get(1));
-        assertThat(store.readRunChain(healthy).block(TIMEOUT)).extracting(RunSummary::runId)
+        assertThat(store.readHistoryFrom(healthy, 2).collectList().block(TIMEOUT))
+                .containsExactly(healthyEvents.get(1));
+        assertThat(store.readRunChain(healthy).block(TIMEOUT))
+                .extracting(RunSummary::runId)
                 .containsExactly(he.runId());
         assertThat(store.listWorkflowIds().collectList().block(TIMEOUT)).contains(broken, healthy);
         assertThat(store.listActive().collectList().block(TIMEOUT)).contains(broken, healthy);
@@ -157,8 +165,14 @@ class CorruptDataTest {
         // the query reads the whole history of failed workflows to find the failed step (R28)
         WorkflowId w = WorkflowId.random();
         TestEvents ev = TestEvents.of(w);
-        append(w, List.of(ev.started("flaky"), ev.activityScheduled(2, "charge"), ev.activityFailed(2, "declined", 1),
-                ev.failed("gave up")), 0);
+        append(
+                w,
+                List.of(
+                        ev.started("flaky"),
+                        ev.activityScheduled(2, "charge"),
+                        ev.activityFailed(2, "declined", 1),
+                        ev.failed("gave up")),
+                0);
         WorkflowId running = WorkflowId.random();
         append(running, List.of(TestEvents.of(running).started("fine")), 0);
         corruptEvent(w, 3, utf8("{\"type\":\"ActivityFailed\",\"data\":"));
@@ -179,7 +193,9 @@ class CorruptDataTest {
         Map<String, byte[]> originals = new LinkedHashMap<>();
         for (WorkflowId w : List.of(first, second)) {
             TestEvents ev = TestEvents.of(w);
-            append(w, List.of(ev.started("x"), ev.signalReceived("a"), ev.signalReceived("b"), ev.signalReceived("c")),
+            append(
+                    w,
+                    List.of(ev.started("x"), ev.signalReceived("a"), ev.signalReceived("b"), ev.signalReceived("c")),
                     0);
         }
         List<long[]> bad = List.of(new long[] {1, 2}, new long[] {1, 4}, new long[] {2, 3});
@@ -218,8 +234,10 @@ class CorruptDataTest {
         // when / then
         for (Flux<WorkflowId> listing : List.of(store.listActive(), store.listPaused())) {
             StepVerifier.create(listing)
-                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(SerializationException.class)
-                            .hasMessageContaining(broken.toString()).hasMessageContaining("Bogus"))
+                    .expectErrorSatisfies(e -> assertThat(e)
+                            .isInstanceOf(SerializationException.class)
+                            .hasMessageContaining(broken.toString())
+                            .hasMessageContaining("Bogus"))
                     .verify(TIMEOUT);
         }
         assertThat(store.readHistory(healthy).collectList().block(TIMEOUT)).hasSize(1);
@@ -229,8 +247,8 @@ class CorruptDataTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("inputCorruptions")
-    void X6_every_claim_variant_dead_letters_a_corrupt_row_naming_its_key_and_the_other_rows_go_on(String kind,
-            byte[] bytes) {
+    void X6_every_claim_variant_dead_letters_a_corrupt_row_naming_its_key_and_the_other_rows_go_on(
+            String kind, byte[] bytes) {
         // given, for each claim variant, three due rows of one workflow, the middle one corrupt,
         // and a healthy row of another workflow
         Map<String, Function<Set<WorkflowId>, Mono<List<OutboxRow>>>> variants = new LinkedHashMap<>();
@@ -255,7 +273,9 @@ class CorruptDataTest {
             // when claiming
             // then the claim fails with Serialization naming the corrupt row's key
             StepVerifier.create(variant.getValue().apply(Set.of(heldAside)))
-                    .expectErrorSatisfies(e -> assertThat(e).as(as).isInstanceOf(SerializationException.class)
+                    .expectErrorSatisfies(e -> assertThat(e)
+                            .as(as)
+                            .isInstanceOf(SerializationException.class)
                             .hasMessageContaining(corrupt.dispatchKey()))
                     .verify(TIMEOUT);
             // and only the corrupt row was dead-lettered; the others are untouched and claimed next
@@ -266,12 +286,17 @@ class CorruptDataTest {
             boolean excluding = variant.getKey().endsWith("Excluding");
             List<OutboxRow> next = excluding ? List.of(a, c, d) : List.of(a, c, d, held);
             StepVerifier.create(variant.getValue().apply(Set.of(heldAside)))
-                    .assertNext(rows -> assertThat(rows).extracting(OutboxRow::dispatchKey).as(as)
-                            .containsExactlyInAnyOrderElementsOf(next.stream().map(OutboxRow::dispatchKey).toList()))
+                    .assertNext(rows -> assertThat(rows)
+                            .extracting(OutboxRow::dispatchKey)
+                            .as(as)
+                            .containsExactlyInAnyOrderElementsOf(
+                                    next.stream().map(OutboxRow::dispatchKey).toList()))
                     .verifyComplete();
             if (excluding) {
                 StepVerifier.create(store.claim(10))
-                        .assertNext(rows -> assertThat(rows).extracting(OutboxRow::dispatchKey).as(as)
+                        .assertNext(rows -> assertThat(rows)
+                                .extracting(OutboxRow::dispatchKey)
+                                .as(as)
                                 .containsExactly(held.dispatchKey()))
                         .verifyComplete();
             }
@@ -291,7 +316,8 @@ class CorruptDataTest {
 
         // when / then
         StepVerifier.create(store.listStaleClaimed(NOW.plusSeconds(1), 10))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(SerializationException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(SerializationException.class)
                         .hasMessageContaining(rows.get(0).dispatchKey()))
                 .verify(TIMEOUT);
     }
@@ -314,7 +340,8 @@ class CorruptDataTest {
                             assertThat(e).hasMessageContaining(corrupt.dispatchKey());
                             return store.rearmStaleClaimed(NOW.plusSeconds(1), NOW, 10);
                         }))
-                .assertNext(rearmed -> assertThat(rearmed).extracting(OutboxRow::dispatchKey)
+                .assertNext(rearmed -> assertThat(rearmed)
+                        .extracting(OutboxRow::dispatchKey)
                         .containsExactly(rows.get(1).dispatchKey(), rows.get(2).dispatchKey()))
                 .verifyComplete();
 
@@ -338,14 +365,18 @@ class CorruptDataTest {
         OutboxRow damaged = row(w, 1, 5);
         OutboxRow healthy = row(w, 2, 5);
         store.appendOutboxBatch(List.of(damaged, healthy)).block(TIMEOUT);
-        update("UPDATE outbox SET " + column + " = " + value + " WHERE dispatch_key = ?", null, damaged.dispatchKey(),
+        update(
+                "UPDATE outbox SET " + column + " = " + value + " WHERE dispatch_key = ?",
+                null,
+                damaged.dispatchKey(),
                 null);
 
         // when its state is read, then the read fails with Serialization naming the row (X6), instead
         // of, e.g., reading text as 0, i.e. 1970-01-01T00:00:00Z: a row no claim ever takes, counted
         // as in flight for ever, with nothing to say why
         StepVerifier.create(store.rowState(damaged.dispatchKey()))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(SerializationException.class)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(SerializationException.class)
                         .hasMessageContaining(damaged.dispatchKey()))
                 .verify(TIMEOUT);
         // and the healthy row is unaffected
@@ -364,15 +395,18 @@ class CorruptDataTest {
         assertThat(store.claim(count).block(TIMEOUT)).hasSize(count);
         // make them stale at distinct instants, oldest first
         for (int i = 0; i < count; i++) {
-            update("UPDATE outbox SET claimed_at = ? WHERE dispatch_key = ?", null, rows.get(i).dispatchKey(),
+            update(
+                    "UPDATE outbox SET claimed_at = ? WHERE dispatch_key = ?",
+                    null,
+                    rows.get(i).dispatchKey(),
                     epochNanos(NOW.minusSeconds(600 - i)));
         }
         return rows;
     }
 
     private static OutboxRow row(WorkflowId w, long ordinal, int secondsAgo) {
-        return OutboxRow.pending(w, ordinal, "work", Payload.json("{\"n\":" + ordinal + "}"),
-                NOW.minusSeconds(secondsAgo));
+        return OutboxRow.pending(
+                w, ordinal, "work", Payload.json("{\"n\":" + ordinal + "}"), NOW.minusSeconds(secondsAgo));
     }
 
     private OutboxStatus status(OutboxRow r) {
@@ -397,7 +431,8 @@ class CorruptDataTest {
 
     private byte[] storedEvent(WorkflowId w, long seq) throws SQLException {
         try (Connection c = Reliability.raw(db);
-                PreparedStatement ps = c.prepareStatement("SELECT event FROM events WHERE workflow_id = ? AND seq = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT event FROM events WHERE workflow_id = ? AND seq = ?")) {
             ps.setString(1, w.toString());
             ps.setLong(2, seq);
             try (var rs = ps.executeQuery()) {
@@ -409,7 +444,8 @@ class CorruptDataTest {
 
     /** Updates exactly one row by raw JDBC on the store's file (as the contract kit's harness does). */
     private void update(String sql, byte[] bytes, String key, Long number) {
-        try (Connection c = Reliability.raw(db); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = Reliability.raw(db);
+                PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             if (sql.startsWith("UPDATE outbox SET claimed_at")) {
                 ps.setLong(i++, number);
@@ -435,7 +471,10 @@ class CorruptDataTest {
     }
 
     private static SerializationException failure(Publisher<?> read) {
-        Throwable error = Flux.from(read).then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(TIMEOUT);
+        Throwable error = Flux.from(read)
+                .then(Mono.<Throwable>empty())
+                .onErrorResume(Mono::just)
+                .block(TIMEOUT);
         assertThat(error).isInstanceOf(SerializationException.class);
         return (SerializationException) error;
     }

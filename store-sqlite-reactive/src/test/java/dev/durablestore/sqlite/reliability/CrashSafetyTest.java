@@ -83,31 +83,43 @@ class CrashSafetyTest {
             CountDownLatch reached = new CountDownLatch(1);
             AtomicInteger seen = new AtomicInteger();
             List<String> lines;
-            try (ChildJvm child = ChildJvm.start(CrashWorker.class, log, line -> {
-                if (seen.incrementAndGet() >= killAfter || line.startsWith("ERROR")) {
-                    reached.countDown();
-                }
-            }, db.toString(), synchronous, String.valueOf(WORKFLOWS), String.valueOf(APPENDERS))) {
+            try (ChildJvm child = ChildJvm.start(
+                    CrashWorker.class,
+                    log,
+                    line -> {
+                        if (seen.incrementAndGet() >= killAfter || line.startsWith("ERROR")) {
+                            reached.countDown();
+                        }
+                    },
+                    db.toString(),
+                    synchronous,
+                    String.valueOf(WORKFLOWS),
+                    String.valueOf(APPENDERS))) {
                 // when it has acknowledged `killAfter` operations, it is killed with SIGKILL
                 boolean got = reached.await(120, TimeUnit.SECONDS);
                 child.kill();
-                assertThat(got).as("trial %d (seed %d): child printed %d lines in 120 s; stderr: %s", trial, seed,
-                        seen.get(), Files.exists(log) ? Files.readString(log) : "").isTrue();
+                assertThat(got)
+                        .as(
+                                "trial %d (seed %d): child printed %d lines in 120 s; stderr: %s",
+                                trial, seed, seen.get(), Files.exists(log) ? Files.readString(log) : "")
+                        .isTrue();
                 lines = child.lines();
             }
 
             // then the reopened file holds every acknowledged write and no partial batch
-            Trial t = verify(db, lines, "trial " + trial + " (seed " + seed + ", killed after " + killAfter + " lines)");
+            Trial t =
+                    verify(db, lines, "trial " + trial + " (seed " + seed + ", killed after " + killAfter + " lines)");
             totals.add(t);
-            System.out.printf("crash-safety synchronous=%s trial %d seed %d: killed after %d lines; checked %s%n",
+            System.out.printf(
+                    "crash-safety synchronous=%s trial %d seed %d: killed after %d lines; checked %s%n",
                     synchronous, trial, seed, killAfter, t);
         }
         System.out.printf("crash-safety synchronous=%s: %d trials, total %s, lost 0%n", synchronous, TRIALS, totals);
     }
 
     /** What one trial checked. */
-    record Trial(int ackAppends, int workflows, int events, int rows, int ackClaims, int ackDone, int ackSteps,
-            int steps) {
+    record Trial(
+            int ackAppends, int workflows, int events, int rows, int ackClaims, int ackDone, int ackSteps, int steps) {
         @Override
         public String toString() {
             return ackAppends + " acknowledged appends, " + workflows + " workflows, " + events + " events, " + rows
@@ -164,7 +176,9 @@ class CrashSafetyTest {
         }
         Map<WorkflowId, Set<String>> stepTimers = new HashMap<>(); // the timer each stored step must have set
         Set<String> settledBySteps = new HashSet<>();
-        assertThat(claims).as("%s: O21 rows claimed more than once", trial).allSatisfy((k, n) -> assertThat(n).isOne());
+        assertThat(claims)
+                .as("%s: O21 rows claimed more than once", trial)
+                .allSatisfy((k, n) -> assertThat(n).isOne());
 
         Set<String> expectedRows = new HashSet<>();
         int events = 0;
@@ -173,26 +187,39 @@ class CrashSafetyTest {
             assertThat(store.validateStoredEvents().then().block(TIMEOUT)).isNull(); // S25: every event decodes
             List<WorkflowId> ids = store.listWorkflowIds().collectList().block(TIMEOUT);
             workflows = ids.size();
-            assertThat(ids).as("%s: workflows with an acknowledged append", trial).containsAll(ackHeads.keySet());
+            assertThat(ids)
+                    .as("%s: workflows with an acknowledged append", trial)
+                    .containsAll(ackHeads.keySet());
             for (WorkflowId w : ids) {
                 List<Event> history = store.readHistory(w).collectList().block(TIMEOUT);
                 long head = history.size();
-                assertThat(store.readHead(w).block(TIMEOUT)).as("%s: head of %s", trial, w).isEqualTo(head);
-                assertThat(head).as("%s: E25 acknowledged head of %s", trial, w)
+                assertThat(store.readHead(w).block(TIMEOUT))
+                        .as("%s: head of %s", trial, w)
+                        .isEqualTo(head);
+                assertThat(head)
+                        .as("%s: E25 acknowledged head of %s", trial, w)
                         .isGreaterThanOrEqualTo(ackHeads.getOrDefault(w, 0L));
                 for (int i = 0; i < history.size(); i++) {
                     Event e = history.get(i);
-                    assertThat(e.seq()).as("%s: history of %s is contiguous", trial, w).isEqualTo(i + 1L);
+                    assertThat(e.seq())
+                            .as("%s: history of %s is contiguous", trial, w)
+                            .isEqualTo(i + 1L);
                     Batch b = Reliability.batchOf(e);
-                    assertThat(e.seq()).as("%s: %s#%d lies inside its batch %s", trial, w, e.seq(), b)
+                    assertThat(e.seq())
+                            .as("%s: %s#%d lies inside its batch %s", trial, w, e.seq(), b)
                             .isBetween(b.first(), b.first() + b.events() - 1);
-                    assertThat(b.first() + b.events() - 1).as("%s: E7 batch %s of %s is whole", trial, b, w)
+                    assertThat(b.first() + b.events() - 1)
+                            .as("%s: E7 batch %s of %s is whole", trial, b, w)
                             .isLessThanOrEqualTo(head);
                     assertThat(Reliability.batchOf(history.get((int) b.first() - 1)))
-                            .as("%s: every event of a batch describes the same batch", trial).isEqualTo(b);
+                            .as("%s: every event of a batch describes the same batch", trial)
+                            .isEqualTo(b);
                     if (e.seq() == b.first() && Reliability.settledBy(e) != null) {
                         settledBySteps.add(Reliability.settledBy(e));
-                        stepTimers.computeIfAbsent(w, k -> new HashSet<>()).add(TimerId.named(Reliability.stepTimer(b.first())).canonicalText());
+                        stepTimers
+                                .computeIfAbsent(w, k -> new HashSet<>())
+                                .add(TimerId.named(Reliability.stepTimer(b.first()))
+                                        .canonicalText());
                     }
                     if (e.seq() == b.first()) {
                         for (int j = 0; j < b.rows(); j++) {
@@ -205,39 +232,59 @@ class CrashSafetyTest {
         }
 
         Map<String, String> status = new HashMap<>();
-        try (Connection c = Reliability.raw(db); Statement s = c.createStatement();
+        try (Connection c = Reliability.raw(db);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT dispatch_key, status FROM outbox")) {
             while (rs.next()) {
                 status.put(rs.getString(1), rs.getString(2));
             }
         }
         // E17: a batch's rows are there exactly when its events are
-        assertThat(status.keySet()).as("%s: outbox rows = rows of the stored batches", trial)
+        assertThat(status.keySet())
+                .as("%s: outbox rows = rows of the stored batches", trial)
                 .containsExactlyInAnyOrderElementsOf(expectedRows);
-        assertThat(status.values()).as("%s: no row left the pending/claimed/done path", trial)
+        assertThat(status.values())
+                .as("%s: no row left the pending/claimed/done path", trial)
                 .allMatch(v -> v.equals("pending") || v.equals("claimed") || v.equals("done"));
         for (String key : claims.keySet()) {
-            assertThat(status.get(key)).as("%s: acknowledged claim of %s", trial, key).isIn("claimed", "done");
+            assertThat(status.get(key))
+                    .as("%s: acknowledged claim of %s", trial, key)
+                    .isIn("claimed", "done");
         }
         for (String key : done) {
-            assertThat(status.get(key)).as("%s: acknowledged completion of %s", trial, key).isEqualTo("done");
-            assertThat(claims).as("%s: completed %s was claimed first", trial, key).containsKey(key);
+            assertThat(status.get(key))
+                    .as("%s: acknowledged completion of %s", trial, key)
+                    .isEqualTo("done");
+            assertThat(claims)
+                    .as("%s: completed %s was claimed first", trial, key)
+                    .containsKey(key);
         }
         // W1, W12: a stored step completed the row it names and set its timer; no timer without its step
         for (String key : settledBySteps) {
-            assertThat(status.get(key)).as("%s: W12 the row completed by a stored step, %s", trial, key)
+            assertThat(status.get(key))
+                    .as("%s: W12 the row completed by a stored step, %s", trial, key)
                     .isEqualTo("done");
         }
         Map<WorkflowId, Set<String>> timers = new HashMap<>();
-        try (Connection c = Reliability.raw(db); Statement s = c.createStatement();
+        try (Connection c = Reliability.raw(db);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT workflow_id, timer_id FROM timers")) {
             while (rs.next()) {
                 timers.computeIfAbsent(WorkflowId.parse(rs.getString(1)), k -> new HashSet<>())
                         .add(rs.getString(2));
             }
         }
-        assertThat(timers).as("%s: W12 timers = the timers of the stored steps", trial).isEqualTo(stepTimers);
-        return new Trial(ackAppends, workflows, events, status.size(), claims.size(), done.size(), ackSteps,
+        assertThat(timers)
+                .as("%s: W12 timers = the timers of the stored steps", trial)
+                .isEqualTo(stepTimers);
+        return new Trial(
+                ackAppends,
+                workflows,
+                events,
+                status.size(),
+                claims.size(),
+                done.size(),
+                ackSteps,
                 settledBySteps.size());
     }
 }

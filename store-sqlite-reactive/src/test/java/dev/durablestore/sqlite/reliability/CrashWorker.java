@@ -1,6 +1,5 @@
 package dev.durablestore.sqlite.reliability;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
@@ -9,6 +8,7 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
@@ -58,7 +58,8 @@ public final class CrashWorker {
         String synchronous = args[1];
         int workflows = Integer.parseInt(args[2]);
         int appenders = Integer.parseInt(args[3]);
-        SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.valueOf(synchronous)));
+        SqliteReactiveStore store = SqliteReactiveStore.open(
+                SqliteStoreConfig.of(db).withSynchronous(SqliteSynchronous.valueOf(synchronous)));
         // never closed: the parent kills this process with SIGKILL
 
         for (int a = 0; a < appenders; a++) {
@@ -69,14 +70,16 @@ public final class CrashWorker {
             long[] heads = new long[owned.size()];
             Mono.defer(() -> appendOnce(store, owned, heads))
                     .repeat()
-                    .subscribe(v -> { }, e -> print("ERROR append " + e.toString().replace('\n', ' ')));
+                    .subscribe(
+                            v -> {}, e -> print("ERROR append " + e.toString().replace('\n', ' ')));
         }
 
         // a claim stream, completing about 70% of what it claims (the rest stays claimed)
         store.claimStream(ClaimStreamOptions.defaults().maxBatch(16).pollInterval(Duration.ofMillis(20)))
                 .doOnNext(row -> print("CLAIM " + row.dispatchKey()))
                 .flatMap(row -> completeSometimes(store, row), 16)
-                .subscribe(v -> { }, e -> print("ERROR claimStream " + e.toString().replace('\n', ' ')));
+                .subscribe(
+                        v -> {}, e -> print("ERROR claimStream " + e.toString().replace('\n', ' ')));
 
         // and plain batch claims beside it
         Mono.defer(() -> store.claim(8))
@@ -86,7 +89,7 @@ public final class CrashWorker {
                 })
                 .then(Mono.delay(Duration.ofMillis(2)))
                 .repeat()
-                .subscribe(v -> { }, e -> print("ERROR claim " + e.toString().replace('\n', ' ')));
+                .subscribe(v -> {}, e -> print("ERROR claim " + e.toString().replace('\n', ' ')));
 
         new CountDownLatch(1).await(); // until killed
     }
@@ -115,22 +118,24 @@ public final class CrashWorker {
     /** W1, W12: the row's outcome as one step of its workflow, at the head read just before. */
     private static Mono<Void> step(SqliteReactiveStore store, OutboxRow row) {
         WorkflowId w = row.workflowId();
-        return store.readHead(w).flatMap(head -> {
-            ThreadLocalRandom rnd = ThreadLocalRandom.current();
-            long first = head + 1;
-            int events = 1 + rnd.nextInt(2);
-            int rows = rnd.nextInt(3);
-            Instant now = Instant.now();
-            WorkflowStep step = WorkflowStep.builder(w, head)
-                    .append(Reliability.batchEvents(w, first, events, rows, now,
-                            Reliability.stepSignal(row.dispatchKey())))
-                    .stage(Reliability.batchRows(w, first, rows, now))
-                    .complete(row)
-                    .scheduleTimer(TimerId.named(Reliability.stepTimer(first)), now.plusSeconds(3600))
-                    .build();
-            return store.commitStep(step)
-                    .doOnSuccess(v -> print("STEP " + w + " " + (head + events) + " " + row.dispatchKey()));
-        }).onErrorResume(SequenceConflictException.class, e -> Mono.empty()); // an append won: try no more
+        return store.readHead(w)
+                .flatMap(head -> {
+                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                    long first = head + 1;
+                    int events = 1 + rnd.nextInt(2);
+                    int rows = rnd.nextInt(3);
+                    Instant now = Instant.now();
+                    WorkflowStep step = WorkflowStep.builder(w, head)
+                            .append(Reliability.batchEvents(
+                                    w, first, events, rows, now, Reliability.stepSignal(row.dispatchKey())))
+                            .stage(Reliability.batchRows(w, first, rows, now))
+                            .complete(row)
+                            .scheduleTimer(TimerId.named(Reliability.stepTimer(first)), now.plusSeconds(3600))
+                            .build();
+                    return store.commitStep(step)
+                            .doOnSuccess(v -> print("STEP " + w + " " + (head + events) + " " + row.dispatchKey()));
+                })
+                .onErrorResume(SequenceConflictException.class, e -> Mono.empty()); // an append won: try no more
     }
 
     private static Mono<Void> completeSometimes(SqliteReactiveStore store, OutboxRow row) {

@@ -1,18 +1,18 @@
 package dev.durablestore.sqlite.reliability;
 
-import dev.durablestore.sqlite.SqliteJournalMode;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.StoreException;
+import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.SignalReceived;
+import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.internal.DbConnection;
@@ -92,7 +92,9 @@ class FaultInjectionTest {
     @ValueSource(strings = {"WAL", "DELETE"})
     void X7_X8_a_database_file_made_read_only_while_open_fails_writes_clearly_and_recovers(String journalMode)
             throws Exception {
-        assertTrue(Reliability.chattrWorks(), "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
+        assertTrue(
+                Reliability.chattrWorks(),
+                "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
         // given an open store with acknowledged data
         Path db = tmp.resolve("ro-" + journalMode + ".db");
         Path wal = Path.of(db + "-wal");
@@ -127,7 +129,9 @@ class FaultInjectionTest {
 
     @Test
     void S20_X7_opening_a_read_only_database_file_fails_clearly_and_succeeds_once_writable() throws Exception {
-        assertTrue(Reliability.chattrWorks(), "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
+        assertTrue(
+                Reliability.chattrWorks(),
+                "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
         // given a closed store file with data, made read-only
         Path db = tmp.resolve("ro-open.db");
         SqliteStoreConfig config = SqliteStoreConfig.of(db);
@@ -179,7 +183,8 @@ class FaultInjectionTest {
         // given an open store with acknowledged data
         Path dir = Files.createDirectories(tmp.resolve("removed-" + journalMode));
         Path db = dir.resolve("store.db");
-        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.valueOf(journalMode)))) {
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(
+                SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.valueOf(journalMode)))) {
             Outcome before = requireAcknowledged(attempt(store, 1, "before", 0)).get(0);
 
             // when the directory is removed
@@ -188,12 +193,16 @@ class FaultInjectionTest {
 
             // then no write is acknowledged: each fails with a clear error, and none hangs
             List<Outcome> during = attempt(store, 4, "after-removal", 0);
-            assertThat(during).as("appends acknowledged although the database file was deleted (they vanish "
-                    + "when the store closes)").allSatisfy(o -> assertClearFailure(o, "appendWithOutbox"));
+            assertThat(during)
+                    .as("appends acknowledged although the database file was deleted (they vanish "
+                            + "when the store closes)")
+                    .allSatisfy(o -> assertClearFailure(o, "appendWithOutbox"));
             assertClearFailure(store.complete(key(before)), "complete");
             // and reads of what was committed before still end (with data or a clear error)
-            StepVerifier.create(store.readHead(before.workflowId()).onErrorResume(StoreException.class,
-                    e -> Mono.just(-1L))).expectNextCount(1).verifyComplete();
+            StepVerifier.create(store.readHead(before.workflowId())
+                            .onErrorResume(StoreException.class, e -> Mono.just(-1L)))
+                    .expectNextCount(1)
+                    .verifyComplete();
         }
     }
 
@@ -206,7 +215,9 @@ class FaultInjectionTest {
     @ValueSource(strings = {"WAL", "DELETE"})
     void X7_X8_an_unwritable_directory_gives_clear_errors_or_durable_acks_and_the_store_recovers(String journalMode)
             throws Exception {
-        assertTrue(Reliability.chattrWorks(), "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
+        assertTrue(
+                Reliability.chattrWorks(),
+                "this fault test needs chattr +i (root with CAP_LINUX_IMMUTABLE), which CI machines have");
         // given an open store with acknowledged data
         Path dir = Files.createDirectories(tmp.resolve("unwritable-" + journalMode));
         Path db = dir.resolve("store.db");
@@ -242,10 +253,14 @@ class FaultInjectionTest {
 
     @Test
     void X7_X8_a_full_disk_fails_writes_clearly_and_the_store_serves_again_once_space_is_freed() throws Exception {
-        assertTrue(Reliability.tmpfsWorks(), "this fault test needs mount -t tmpfs (root with CAP_SYS_ADMIN), which CI machines have");
+        assertTrue(
+                Reliability.tmpfsWorks(),
+                "this fault test needs mount -t tmpfs (root with CAP_SYS_ADMIN), which CI machines have");
         // given a store on a 4 MiB file system
         Path mount = Files.createDirectories(tmp.resolve("tmpfs"));
-        assertThat(Reliability.run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.toString()).ok()).isTrue();
+        assertThat(Reliability.run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.toString())
+                        .ok())
+                .isTrue();
         try {
             Path db = mount.resolve("store.db");
             SqliteStoreConfig config = SqliteStoreConfig.of(db);
@@ -258,8 +273,9 @@ class FaultInjectionTest {
                 Path filler = Reliability.fillDisk(mount);
                 List<Outcome> during = attempt(store, 4, "during", 256 * 1024);
                 all.addAll(during);
-                assertClearFailure(store.append(continued, List.of(Reliability.signal(continued, 2, "during",
-                        256 * 1024)), 1), "append");
+                assertClearFailure(
+                        store.append(continued, List.of(Reliability.signal(continued, 2, "during", 256 * 1024)), 1),
+                        "append");
 
                 // then they fail clearly ("database or disk is full")
                 assertThat(during).allSatisfy(o -> assertSqliteFailure(o, "appendWithOutbox"));
@@ -296,8 +312,9 @@ class FaultInjectionTest {
             // then the appends that need new pages fail clearly
             assertThat(during).allSatisfy(o -> assertSqliteFailure(o, "appendWithOutbox"));
             assertThat(during).allSatisfy(o -> assertThat(o.error()).hasMessageContaining("full"));
-            assertClearFailure(store.append(continued, List.of(Reliability.signal(continued, 2, "during", 64 * 1024)),
-                    1), "append");
+            assertClearFailure(
+                    store.append(continued, List.of(Reliability.signal(continued, 2, "during", 64 * 1024)), 1),
+                    "append");
 
             // and with the limit lifted the same store serves again
             onWriter(store, "PRAGMA max_page_count=4294967294");
@@ -319,9 +336,11 @@ class FaultInjectionTest {
         try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {
             all.addAll(requireAcknowledged(attempt(store, 2, "before", 0)));
             WorkflowId continued = continued(store);
-            Reliability.rawExecute(db, "CREATE TRIGGER inject_fault BEFORE INSERT ON events "
-                    + "WHEN instr(CAST(NEW.event AS TEXT), 'POISON') > 0 "
-                    + "BEGIN SELECT RAISE(ABORT, 'injected fault: poisoned event'); END");
+            Reliability.rawExecute(
+                    db,
+                    "CREATE TRIGGER inject_fault BEFORE INSERT ON events "
+                            + "WHEN instr(CAST(NEW.event AS TEXT), 'POISON') > 0 "
+                            + "BEGIN SELECT RAISE(ABORT, 'injected fault: poisoned event'); END");
 
             // when 40 appends are submitted at once, three of them poisoned
             List<String> tags = new ArrayList<>();
@@ -357,34 +376,54 @@ class FaultInjectionTest {
         // given an open store and a trigger that makes inserting a row of activity type POISON fail
         Path db = tmp.resolve("row-trigger.db");
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
-            Reliability.rawExecute(db, "CREATE TRIGGER inject_row_fault BEFORE INSERT ON outbox "
-                    + "WHEN NEW.activity_type = 'POISON' "
-                    + "BEGIN SELECT RAISE(ABORT, 'injected fault: poisoned row'); END");
+            Reliability.rawExecute(
+                    db,
+                    "CREATE TRIGGER inject_row_fault BEFORE INSERT ON outbox "
+                            + "WHEN NEW.activity_type = 'POISON' "
+                            + "BEGIN SELECT RAISE(ABORT, 'injected fault: poisoned row'); END");
             WorkflowId bad = WorkflowId.random();
             WorkflowId good = WorkflowId.random();
             Instant now = Instant.now();
 
             // when an append with a poisoned row and a healthy append are submitted together
-            Mono<Throwable> badAppend = store.appendWithOutbox(bad, List.of(Reliability.signal(bad, 1, "bad", 0)), 0,
-                            List.of(OutboxRow.pending(bad, 1, "fine", Payload.json("{}"), now),
+            Mono<Throwable> badAppend = store.appendWithOutbox(
+                            bad,
+                            List.of(Reliability.signal(bad, 1, "bad", 0)),
+                            0,
+                            List.of(
+                                    OutboxRow.pending(bad, 1, "fine", Payload.json("{}"), now),
                                     OutboxRow.pending(bad, 2, "POISON", Payload.json("{}"), now)))
-                    .then(Mono.<Throwable>empty()).onErrorResume(Mono::just);
-            Mono<Throwable> goodAppend = store.appendWithOutbox(good, List.of(Reliability.signal(good, 1, "good", 0)),
-                            0, List.of(OutboxRow.pending(good, 1, "fine", Payload.json("{}"), now)))
-                    .then(Mono.<Throwable>empty()).onErrorResume(Mono::just);
-            List<Throwable> errors = Flux.merge(badAppend.defaultIfEmpty(new NoError()),
-                    goodAppend.defaultIfEmpty(new NoError())).collectList().block(TIMEOUT);
+                    .then(Mono.<Throwable>empty())
+                    .onErrorResume(Mono::just);
+            Mono<Throwable> goodAppend = store.appendWithOutbox(
+                            good,
+                            List.of(Reliability.signal(good, 1, "good", 0)),
+                            0,
+                            List.of(OutboxRow.pending(good, 1, "fine", Payload.json("{}"), now)))
+                    .then(Mono.<Throwable>empty())
+                    .onErrorResume(Mono::just);
+            List<Throwable> errors = Flux.merge(
+                            badAppend.defaultIfEmpty(new NoError()), goodAppend.defaultIfEmpty(new NoError()))
+                    .collectList()
+                    .block(TIMEOUT);
 
             // then the poisoned append fails as a whole (E22: reported as is, events rolled back too)
             assertThat(errors).hasSize(2);
-            assertThat(errors).filteredOn(e -> !(e instanceof NoError)).singleElement()
-                    .satisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
-                            .hasMessageContaining("appendWithOutbox").hasMessageContaining("injected fault"));
+            assertThat(errors)
+                    .filteredOn(e -> !(e instanceof NoError))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e)
+                            .isInstanceOf(BackendException.class)
+                            .hasMessageContaining("appendWithOutbox")
+                            .hasMessageContaining("injected fault"));
             assertThat(history(store, bad)).isEmpty();
-            assertThat(store.rowState(OutboxRow.dispatchKey(bad, 1)).blockOptional(TIMEOUT)).isEmpty();
+            assertThat(store.rowState(OutboxRow.dispatchKey(bad, 1)).blockOptional(TIMEOUT))
+                    .isEmpty();
             // and the healthy one committed
             assertThat(history(store, good)).containsExactly("good");
-            assertThat(store.rowState(OutboxRow.dispatchKey(good, 1)).block(TIMEOUT).status())
+            assertThat(store.rowState(OutboxRow.dispatchKey(good, 1))
+                            .block(TIMEOUT)
+                            .status())
                     .isEqualTo(OutboxStatus.PENDING);
         }
     }
@@ -398,27 +437,39 @@ class FaultInjectionTest {
             WorkflowId w = WorkflowId.random();
             List<OutboxRow> rows = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
-                rows.add(OutboxRow.pending(w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
+                rows.add(OutboxRow.pending(
+                        w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
             }
             store.appendOutboxBatch(rows).block(TIMEOUT);
             assertThat(store.claim(10).block(TIMEOUT)).hasSize(10);
             String victim = OutboxRow.dispatchKey(w, 4);
-            Reliability.rawExecute(db, "CREATE TRIGGER inject_settle_fault BEFORE UPDATE OF status ON outbox "
-                    + "WHEN NEW.status = 'done' AND OLD.dispatch_key = '" + victim + "' "
-                    + "BEGIN SELECT RAISE(ABORT, 'injected fault: settle'); END");
+            Reliability.rawExecute(
+                    db,
+                    "CREATE TRIGGER inject_settle_fault BEFORE UPDATE OF status ON outbox "
+                            + "WHEN NEW.status = 'done' AND OLD.dispatch_key = '" + victim + "' "
+                            + "BEGIN SELECT RAISE(ABORT, 'injected fault: settle'); END");
 
             // when all ten are completed at once
             List<Throwable> errors = Flux.fromIterable(rows)
-                    .flatMap(r -> store.complete(r.dispatchKey()).then(Mono.<Throwable>just(new NoError()))
-                            .onErrorResume(Mono::just), 10)
-                    .collectList().block(TIMEOUT);
+                    .flatMap(
+                            r -> store.complete(r.dispatchKey())
+                                    .then(Mono.<Throwable>just(new NoError()))
+                                    .onErrorResume(Mono::just),
+                            10)
+                    .collectList()
+                    .block(TIMEOUT);
 
             // then only the victim's completion fails, clearly, and its row stays claimed
-            assertThat(errors).filteredOn(e -> !(e instanceof NoError)).singleElement()
-                    .satisfies(e -> assertThat(e).isInstanceOf(BackendException.class)
-                            .hasMessageContaining("complete").hasMessageContaining("injected fault"));
+            assertThat(errors)
+                    .filteredOn(e -> !(e instanceof NoError))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e)
+                            .isInstanceOf(BackendException.class)
+                            .hasMessageContaining("complete")
+                            .hasMessageContaining("injected fault"));
             for (OutboxRow r : rows) {
-                assertThat(store.rowState(r.dispatchKey()).block(TIMEOUT).status()).as(r.dispatchKey())
+                assertThat(store.rowState(r.dispatchKey()).block(TIMEOUT).status())
+                        .as(r.dispatchKey())
                         .isEqualTo(r.dispatchKey().equals(victim) ? OutboxStatus.CLAIMED : OutboxStatus.DONE);
             }
             // and once the fault is gone, completing it works on the same store
@@ -432,13 +483,15 @@ class FaultInjectionTest {
     void E15_X7_X8_a_commit_failing_with_busy_fails_the_batch_clearly_and_the_store_serves_again() throws Exception {
         // given a store in rollback-journal mode with a 200 ms busy timeout
         Path db = tmp.resolve("commit-busy.db");
-        SqliteStoreConfig config = SqliteStoreConfig.of(db).withJournalMode(SqliteJournalMode.DELETE)
+        SqliteStoreConfig config = SqliteStoreConfig.of(db)
+                .withJournalMode(SqliteJournalMode.DELETE)
                 .withBusyTimeout(Duration.ofMillis(200));
         List<Outcome> all = new ArrayList<>();
         try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {
             all.addAll(requireAcknowledged(attempt(store, 3, "before", 0)));
             WorkflowId continued = continued(store);
-            try (Connection reader = Reliability.raw(db); Statement s = reader.createStatement()) {
+            try (Connection reader = Reliability.raw(db);
+                    Statement s = reader.createStatement()) {
                 // and another connection inside a read transaction (it holds SHARED, so a COMMIT,
                 // which needs EXCLUSIVE, cannot finish; BEGIN IMMEDIATE and the inserts can)
                 s.execute("BEGIN");
@@ -453,7 +506,9 @@ class FaultInjectionTest {
                 // then each fails clearly at COMMIT (E15: the head did not move, so Backend)
                 assertThat(during).allSatisfy(o -> {
                     assertSqliteFailure(o, "appendWithOutbox");
-                    assertThat(o.error()).isInstanceOf(TransientBackendException.class).hasMessageContaining("locked");
+                    assertThat(o.error())
+                            .isInstanceOf(TransientBackendException.class)
+                            .hasMessageContaining("locked");
                 });
                 assertContinuationFails(store, continued, "during");
                 s.execute("COMMIT");
@@ -486,16 +541,25 @@ class FaultInjectionTest {
     private static List<Outcome> attempt(SqliteReactiveStore store, List<String> tags, int pad) {
         Instant now = Instant.now().minusSeconds(1);
         return Flux.fromIterable(tags)
-                .flatMap(tag -> {
-                    WorkflowId w = WorkflowId.random();
-                    return store.appendWithOutbox(w, List.of(Reliability.signal(w, 1, tag, pad)), 0,
-                                    List.of(OutboxRow.pending(w, 1, "work", Payload.json("{\"tag\":\"" + tag + "\"}"),
-                                            now)))
-                            .then(Mono.fromSupplier(() -> new Outcome(w, tag, null)))
-                            .onErrorResume(e -> Mono.just(new Outcome(w, tag, e)))
-                            .timeout(Duration.ofSeconds(20), Mono.fromSupplier(() -> new Outcome(w, tag,
-                                    new AssertionError("append did not end within 20 s: a hang"))));
-                }, tags.size())
+                .flatMap(
+                        tag -> {
+                            WorkflowId w = WorkflowId.random();
+                            return store.appendWithOutbox(
+                                            w,
+                                            List.of(Reliability.signal(w, 1, tag, pad)),
+                                            0,
+                                            List.of(OutboxRow.pending(
+                                                    w, 1, "work", Payload.json("{\"tag\":\"" + tag + "\"}"), now)))
+                                    .then(Mono.fromSupplier(() -> new Outcome(w, tag, null)))
+                                    .onErrorResume(e -> Mono.just(new Outcome(w, tag, e)))
+                                    .timeout(
+                                            Duration.ofSeconds(20),
+                                            Mono.fromSupplier(() -> new Outcome(
+                                                    w,
+                                                    tag,
+                                                    new AssertionError("append did not end within 20 s: a hang"))));
+                        },
+                        tags.size())
                 .collectList()
                 .block(TIMEOUT);
     }
@@ -524,7 +588,8 @@ class FaultInjectionTest {
 
     private static void assertClearError(Throwable e, String operation) {
         assertThat(e).isInstanceOf(StoreException.class).hasMessageContaining(operation);
-        assertThat(e.getMessage().length()).as("message carries a reason: %s", e.getMessage())
+        assertThat(e.getMessage().length())
+                .as("message carries a reason: %s", e.getMessage())
                 .isGreaterThan(operation.length() + 10);
     }
 
@@ -532,7 +597,8 @@ class FaultInjectionTest {
     private static List<Outcome> assertServesAgain(SqliteReactiveStore store) {
         List<Outcome> after = requireAcknowledged(attempt(store, 3, "after", 0));
         StepVerifier.create(store.claim(1000))
-                .assertNext(rows -> assertThat(rows).extracting(OutboxRow::dispatchKey).contains(key(after.get(0))))
+                .assertNext(rows ->
+                        assertThat(rows).extracting(OutboxRow::dispatchKey).contains(key(after.get(0))))
                 .verifyComplete();
         StepVerifier.create(store.complete(key(after.get(0)))).verifyComplete();
         return after;
@@ -546,25 +612,32 @@ class FaultInjectionTest {
             for (Outcome o : all) {
                 if (o.acknowledged()) {
                     acknowledged.incrementAndGet();
-                    assertThat(history(store, o.workflowId())).as("E25 acknowledged %s", o.tag())
+                    assertThat(history(store, o.workflowId()))
+                            .as("E25 acknowledged %s", o.tag())
                             .containsExactly(o.tag());
-                    assertThat(store.rowState(key(o)).blockOptional(TIMEOUT)).as("row of acknowledged %s", o.tag())
+                    assertThat(store.rowState(key(o)).blockOptional(TIMEOUT))
+                            .as("row of acknowledged %s", o.tag())
                             .isPresent();
                 } else {
-                    assertThat(history(store, o.workflowId())).as("X8 failed %s left no event", o.tag()).isEmpty();
-                    assertThat(store.rowState(key(o)).blockOptional(TIMEOUT)).as("X8 failed %s left no row", o.tag())
+                    assertThat(history(store, o.workflowId()))
+                            .as("X8 failed %s left no event", o.tag())
+                            .isEmpty();
+                    assertThat(store.rowState(key(o)).blockOptional(TIMEOUT))
+                            .as("X8 failed %s left no row", o.tag())
                             .isEmpty();
                 }
             }
         }
-        System.out.printf("fault check: %d appends attempted, %d acknowledged and durable, %d failed and absent%n",
+        System.out.printf(
+                "fault check: %d appends attempted, %d acknowledged and durable, %d failed and absent%n",
                 all.size(), acknowledged.get(), all.size() - acknowledged.get());
     }
 
     /** A workflow at head 1 whose next append is tried during the fault (checks the append guard). */
     private static WorkflowId continued(SqliteReactiveStore store) {
         WorkflowId w = WorkflowId.random();
-        StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 1, "before", 0)), 0)).verifyComplete();
+        StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 1, "before", 0)), 0))
+                .verifyComplete();
         return w;
     }
 
@@ -578,12 +651,16 @@ class FaultInjectionTest {
      * left the guard where it was; no cached head may believe otherwise), and the file agrees later.
      */
     private static void assertContinuationWorks(SqliteReactiveStore store, WorkflowId w) {
-        StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 2, "after", 0)), 1)).verifyComplete();
+        StepVerifier.create(store.append(w, List.of(Reliability.signal(w, 2, "after", 0)), 1))
+                .verifyComplete();
         assertThat(history(store, w)).containsExactly("before", "after");
     }
 
     private static List<String> history(SqliteReactiveStore store, WorkflowId w) {
-        return store.readHistory(w).map(e -> ((SignalReceived) e).name()).collectList().block(TIMEOUT);
+        return store.readHistory(w)
+                .map(e -> ((SignalReceived) e).name())
+                .collectList()
+                .block(TIMEOUT);
     }
 
     private static String key(Outcome o) {
@@ -605,16 +682,17 @@ class FaultInjectionTest {
             throw new IllegalStateException("the store's writer field moved; update this test", e);
         }
         Long value = writer.submit(new WriteCommand<Long>() {
-            @Override
-            public Long execute(DbConnection c) throws SQLException {
-                return c.queryLong(sql);
-            }
+                    @Override
+                    public Long execute(DbConnection c) throws SQLException {
+                        return c.queryLong(sql);
+                    }
 
-            @Override
-            public String name() {
-                return "test:" + sql;
-            }
-        }).block(TIMEOUT);
+                    @Override
+                    public String name() {
+                        return "test:" + sql;
+                    }
+                })
+                .block(TIMEOUT);
         return value == null ? 0 : value;
     }
 }

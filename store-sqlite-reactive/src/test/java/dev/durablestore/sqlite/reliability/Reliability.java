@@ -60,7 +60,9 @@ final class Reliability {
 
     /** @return the key a step's event says the step completed, or null for an event of a plain append */
     static String settledBy(Event e) {
-        return e instanceof SignalReceived s && s.name().startsWith("step:") ? s.name().substring(5) : null;
+        return e instanceof SignalReceived s && s.name().startsWith("step:")
+                ? s.name().substring(5)
+                : null;
     }
 
     /** The timer a crash-test step whose first event has {@code first} schedules. */
@@ -87,8 +89,12 @@ final class Reliability {
     static List<OutboxRow> batchRows(WorkflowId w, long first, int rows, Instant at) {
         List<OutboxRow> out = new ArrayList<>(rows);
         for (int j = 0; j < rows; j++) {
-            out.add(OutboxRow.pending(w, rowOrdinal(first, j), "crash-test",
-                    Payload.json("{\"first\":" + first + ",\"j\":" + j + "}"), at));
+            out.add(OutboxRow.pending(
+                    w,
+                    rowOrdinal(first, j),
+                    "crash-test",
+                    Payload.json("{\"first\":" + first + ",\"j\":" + j + "}"),
+                    at));
         }
         return out;
     }
@@ -108,7 +114,9 @@ final class Reliability {
     /** A signal event with a name (used to tell attempts apart) and a payload of {@code padBytes}. */
     static Event signal(WorkflowId w, long seq, String name, int padBytes) {
         String pad = "x".repeat(Math.max(0, padBytes));
-        return new SignalReceived(new EventEnvelope(seq, Instant.parse("2026-01-01T00:00:00Z"), w), name,
+        return new SignalReceived(
+                new EventEnvelope(seq, Instant.parse("2026-01-01T00:00:00Z"), w),
+                name,
                 Payload.json("{\"pad\":\"" + pad + "\"}"));
     }
 
@@ -123,7 +131,8 @@ final class Reliability {
 
     /** Runs one statement on a fresh raw connection. */
     static void rawExecute(Path db, String sql) {
-        try (Connection c = raw(db); Statement s = c.createStatement()) {
+        try (Connection c = raw(db);
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
@@ -197,7 +206,8 @@ final class Reliability {
         if (tmpfs == null) {
             try {
                 Path probe = Files.createTempDirectory("durable-store-tmpfs-probe-");
-                boolean works = run("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.toString()).ok();
+                boolean works = run("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.toString())
+                        .ok();
                 if (works) {
                     run("umount", probe.toString());
                 }

@@ -1,15 +1,15 @@
 package dev.durablestore.sqlite.reliability;
 
-import dev.durablestore.sqlite.SqliteSynchronous;
-import dev.durablestore.sqlite.SqliteJournalMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxLeaseReaper;
+import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -65,17 +65,23 @@ class SqliteBadInputCatalogueTest {
         // and the valid boundary values are accepted
         assertThat(base.withSynchronous(null).synchronous()).isNull();
         assertThat(waived.synchronous()).isEqualTo(SqliteSynchronous.OFF);
-        assertThat(base.withDurabilityWaived(true).withJournalMode(SqliteJournalMode.MEMORY).journalMode())
+        assertThat(base.withDurabilityWaived(true)
+                        .withJournalMode(SqliteJournalMode.MEMORY)
+                        .journalMode())
                 .isEqualTo(SqliteJournalMode.MEMORY);
-        for (SqliteSynchronous safe : List.of(SqliteSynchronous.EXTRA, SqliteSynchronous.FULL,
-                SqliteSynchronous.NORMAL)) {
+        for (SqliteSynchronous safe :
+                List.of(SqliteSynchronous.EXTRA, SqliteSynchronous.FULL, SqliteSynchronous.NORMAL)) {
             assertThat(base.withSynchronous(safe).synchronous()).isEqualTo(safe);
         }
         assertThat(base.withBusyTimeout(Duration.ZERO).busyTimeout()).isZero();
-        assertThat(base.withReaderPoolSize(1).withReaderPoolSize(64).readerPoolSize()).isEqualTo(64);
-        assertThat(base.withMaxBatchCommands(1).withMaxBatchCommands(100_000).maxBatchCommands()).isEqualTo(100_000);
+        assertThat(base.withReaderPoolSize(1).withReaderPoolSize(64).readerPoolSize())
+                .isEqualTo(64);
+        assertThat(base.withMaxBatchCommands(1).withMaxBatchCommands(100_000).maxBatchCommands())
+                .isEqualTo(100_000);
         assertThat(base.withCheckpointPages(1).checkpointPages()).isEqualTo(1);
-        assertThat(base.withWriterCacheKib(1).withWriterCacheKib(16 * 1024 * 1024).writerCacheKib())
+        assertThat(base.withWriterCacheKib(1)
+                        .withWriterCacheKib(16 * 1024 * 1024)
+                        .writerCacheKib())
                 .isEqualTo(16 * 1024 * 1024);
         // and nothing touched the disk
         assertThat(db).doesNotExist();
@@ -125,7 +131,9 @@ class SqliteBadInputCatalogueTest {
             String argument = call.getKey().split("\\|")[0];
             Throwable thrown = catchThrowable(() -> call.getValue().get());
             assertThat(thrown).as(call.getKey()).isInstanceOf(InvalidArgumentException.class);
-            assertThat(((InvalidArgumentException) thrown).argument()).as(call.getKey()).isEqualTo(argument);
+            assertThat(((InvalidArgumentException) thrown).argument())
+                    .as(call.getKey())
+                    .isEqualTo(argument);
             assertThat(thrown.getMessage()).as(call.getKey()).contains(argument);
         }
     }

@@ -26,7 +26,9 @@ class DemoNonBlockingTest {
 
     @Test
     void theDemoNeverBlocksANonBlockingThread() {
-        assertThat(BlockHoundSession.installed()).as("BlockHound installed (-Ddurablestore.blockhound=true)").isTrue();
+        assertThat(BlockHoundSession.installed())
+                .as("BlockHound installed (-Ddurablestore.blockhound=true)")
+                .isTrue();
         DemoOptions options = new DemoOptions(dir.resolve("bh.db"), 15, 3, 1, 0.2, 0.05, 3, 1, 16, 3L, false);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int code = DemoRun.run(options, new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
