@@ -1,0 +1,104 @@
+package dev.durablestore.sqlite.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.sqlite.SqliteReactiveStore;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * The shape of the cross-process tests: rows staged in one file, then two worker JVMs started on
+ * it, released together once both opened the store, and awaited; their output lines are read
+ * afterwards ({@code DONE <key>} for each row a worker completed).
+ */
+final class TwoWorkers {
+
+    private TwoWorkers() {}
+
+    /**
+     * Stages {@code workflows × rowsPerWorkflow} pending rows (ordinals 1 and up, due now).
+     *
+     * @param db the database file
+     * @param workflows how many workflows
+     * @param rowsPerWorkflow rows of each
+     * @param shape applied to each row before it is staged (e.g. a route)
+     * @return the rows' dispatch keys
+     */
+    static List<String> stage(Path db, int workflows, int rowsPerWorkflow, UnaryOperator<OutboxRow> shape) {
+        List<String> keys = new ArrayList<>();
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
+            Instant now = Instant.now();
+            List<OutboxRow> rows = new ArrayList<>();
+            for (int w = 0; w < workflows; w++) {
+                WorkflowId id = WorkflowId.random();
+                for (int i = 1; i <= rowsPerWorkflow; i++) {
+                    OutboxRow row =
+                            shape.apply(OutboxRow.pending(id, i, "work", Payload.json("{\"n\":" + i + "}"), now));
+                    rows.add(row);
+                    keys.add(row.dispatchKey());
+                }
+            }
+            store.appendOutboxBatch(rows).block(Duration.ofMinutes(1));
+        }
+        return keys;
+    }
+
+    /**
+     * Runs two workers to their end: both start, and once both printed {@code READY} both get
+     * {@code GO}; each must exit with 0.
+     *
+     * @param worker the worker's main class
+     * @param dir where their logs go
+     * @param args the workers' arguments
+     * @return each worker's output lines, in start order
+     * @throws Exception when a worker cannot start, or the wait is interrupted
+     */
+    static List<List<String>> run(Class<?> worker, Path dir, String... args) throws Exception {
+        CountDownLatch ready = new CountDownLatch(2);
+        Consumer<String> onLine = line -> {
+            if (line.equals("READY")) {
+                ready.countDown();
+            }
+        };
+        try (ChildJvm a = ChildJvm.start(worker, dir.resolve("a.log"), onLine, args);
+                ChildJvm b = ChildJvm.start(worker, dir.resolve("b.log"), onLine, args)) {
+            assertThat(ready.await(60, TimeUnit.SECONDS))
+                    .as("both workers opened the store")
+                    .isTrue();
+            a.send("GO");
+            b.send("GO");
+            assertThat(a.await(300)).as("worker a exit code").isZero();
+            assertThat(b.await(300)).as("worker b exit code").isZero();
+            return List.of(a.lines(), b.lines());
+        }
+    }
+
+    /**
+     * @param outputs the workers' lines
+     * @return how often each key was completed ({@code DONE <key>} lines)
+     */
+    static Map<String, Integer> completions(List<List<String>> outputs) {
+        Map<String, Integer> completions = new HashMap<>();
+        for (List<String> lines : outputs) {
+            for (String line : lines) {
+                if (line.startsWith("DONE ")) {
+                    completions.merge(line.substring(5), 1, Integer::sum);
+                }
+            }
+        }
+        return completions;
+    }
+}
