@@ -139,10 +139,17 @@ abstract class SqlDialect {
         /**
          * The rows a claim takes (O62, O19), locked: first those with a priority, from their own
          * small partial index ({@code outbox_prioritized}: one empty seek when there are none), then
-         * for what is left of the limit those without, from {@code outbox_pending} as before
-         * priorities existed. One statement, so one snapshot and one round trip; the second arm's
-         * {@code priority = 0} keeps it from meeting a row of the first again (the statement's
-         * snapshot still sees them pending, and a row this statement locked is not skipped).
+         * for what is left of the limit the others, from {@code outbox_pending} as before
+         * priorities existed. One statement, so one snapshot and one round trip.
+         *
+         * <p>The second arm reads {@code outbox_pending} with exactly the predicate it had before
+         * priorities existed and drops the keys the first arm took, rather than filtering on
+         * {@code priority = 0}: on a column without statistics (just added by the migration, or a
+         * table refilled faster than autovacuum analyses it) PostgreSQL gives an equality 0.5%
+         * selectivity, estimates the due rows at one, and plans a bitmap scan that reads and sorts
+         * every pending row for each claim (7 ms instead of 0.1 ms on 10,000 pending rows; the
+         * PostgreSQL drain fell to 0.29× the raw drain). A prioritized row the second arm meets
+         * again is already locked by this statement, so it is not skipped; the anti-join drops it.
          *
          * <p>The outer {@code LIMIT} does two jobs: CTEs are read on demand, so the second arm
          * locks only the rows the first left room for ({@code EXPLAIN ANALYZE}: "never executed"
@@ -155,9 +162,10 @@ abstract class SqlDialect {
             return "p AS (SELECT dispatch_key FROM outbox WHERE priority > 0 AND " + due
                     + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT " + limit
                     + " FOR UPDATE SKIP LOCKED), "
-                    + "z AS (SELECT dispatch_key FROM outbox WHERE " + due + " AND priority = 0 "
+                    + "z AS (SELECT dispatch_key FROM outbox WHERE " + due + " "
                     + "ORDER BY visible_after, dispatch_key LIMIT " + limit + " FOR UPDATE SKIP LOCKED), "
-                    + "due AS (SELECT dispatch_key FROM p UNION ALL SELECT dispatch_key FROM z LIMIT " + limit + ")";
+                    + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
+                    + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT " + limit + ")";
         }
 
         @Override

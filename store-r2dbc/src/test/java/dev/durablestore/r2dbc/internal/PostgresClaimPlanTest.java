@@ -1,0 +1,90 @@
+package dev.durablestore.r2dbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.r2dbc.PostgresServer;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Result;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The claim statement keeps its plan when the table has no statistics: the moment after a queue
+ * was filled faster than autovacuum analyses it (or a migration added a column) is exactly when
+ * a dispatcher drains it. The claim must then still walk {@code outbox_pending} in claim order
+ * and stop at its limit, not read and sort every pending row (which once made each claim cost
+ * O(pending) and the PostgreSQL drain 2.3× slower at 10,000 rows). Checked on the generic plan,
+ * the one a driver's cached prepared statement runs.
+ */
+class PostgresClaimPlanTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final int PENDING = 10_000;
+
+    @Test
+    void a_claim_on_a_never_analysed_queue_reads_the_pending_index_in_order() {
+        // given a fresh outbox with 10,000 due rows and no statistics on any column
+        String schema = "plan_" + UUID.randomUUID().toString().substring(0, 8);
+        ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
+        List<String> plan = Mono.usingWhen(
+                        Mono.from(factory.create()),
+                        c -> run(c, "CREATE SCHEMA " + schema)
+                                .then(run(c, "SET search_path TO " + schema))
+                                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
+                                .concatMap(sql -> run(c, sql))
+                                .then(run(
+                                        c,
+                                        "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, input, "
+                                                + "status, attempt, visible_after, namespace, task_queue) "
+                                                + "SELECT 'k' || lpad(g::text, 8, '0'), 'w' || (g / 10), g % 10, 'a', "
+                                                + "'\\x00'::bytea, 'pending', 0, 1000 + g / 100, 'default', 'default' "
+                                                + "FROM generate_series(1, " + PENDING + ") g"))
+                                // when the stream's claim statement is planned generically (as cached)
+                                .then(run(c, "SET plan_cache_mode = force_generic_plan"))
+                                // (inside a DO block: the driver sends no statement text with $n markers unbound)
+                                .then(run(
+                                        c,
+                                        "DO $do$ BEGIN EXECUTE $q$PREPARE claim(bigint, bigint, bigint, int) AS "
+                                                + claimStatement() + "$q$; END $do$"))
+                                .thenMany(lines(c, "EXPLAIN EXECUTE claim(5000, 7, 999999999, 30)"))
+                                .collectList()
+                                .flatMap(lines -> run(c, "DROP SCHEMA " + schema + " CASCADE")
+                                        .thenReturn(lines)),
+                        c -> Mono.from(c.close()))
+                .block(TIMEOUT);
+
+        // then the due rows are read from the pending index in claim order, never sorted
+        String text = String.join("\n", plan);
+        assertThat(text).contains("Index Scan using outbox_pending");
+        assertThat(text).doesNotContain("Sort Key: outbox_1.visible_after");
+        assertThat(text).doesNotContain("Bitmap Heap Scan");
+    }
+
+    /** The stream's claim of the default route, as {@link Claims} builds it. */
+    private static String claimStatement() {
+        return SqlDialect.POSTGRES.claimWithNextDue(
+                "status = 'claimed', claimed_at = $1, claim_token = $2",
+                "status = 'pending' AND visible_after <= $3",
+                "$4",
+                OutboxRows.COLUMNS,
+                "status = 'pending'");
+    }
+
+    /** Sent by the simple query protocol (a batch), so the driver binds nothing to {@code $n}. */
+    private static Mono<Long> run(Connection c, String sql) {
+        return Flux.from(c.createBatch().add(sql).execute())
+                .concatMap(Result::getRowsUpdated)
+                .reduce(0L, Long::sum);
+    }
+
+    private static Flux<String> lines(Connection c, String sql) {
+        return Flux.from(c.createBatch().add(sql).execute())
+                .concatMap(r -> r.map((row, meta) -> String.valueOf(row.get(0))));
+    }
+}
