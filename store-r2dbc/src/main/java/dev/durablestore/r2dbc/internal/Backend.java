@@ -66,6 +66,10 @@ public final class Backend implements ReactiveStore {
     private final Clock clock;
     private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
     private volatile Disposable listener;
+    /** Tells the other nodes that this one settled rows (see {@link #freeing}). */
+    private final Runnable settleNotify;
+    /** Set once this store claims under a constraining dispatch policy (see {@link #freeing}). */
+    private volatile boolean claimsUnderPolicy;
 
     private Backend(String name, Db db, Scheduler scheduler, Clock clock, StoreMetrics metrics) {
         this.name = name;
@@ -74,7 +78,12 @@ public final class Backend implements ReactiveStore {
         this.clock = clock;
         this.wakeups = new Wakeups();
         // after a commit that made rows claimable: this instance's streams, then the other nodes
-        Runnable notify = db.notifyChannel() == null ? () -> {} : new ClaimNotifier(db, db.notifyChannel());
+        Runnable notify = db.notifyChannel() == null
+                ? () -> {}
+                : new ClaimNotifier(db, db.notifyChannel(), PgNotifications.STAGED);
+        this.settleNotify = db.notifyChannel() == null
+                ? () -> {}
+                : new ClaimNotifier(db, db.notifyChannel(), PgNotifications.SETTLED);
         Runnable wake = () -> {
             Schedulers.parallel().schedule(wakeups);
             notify.run();
@@ -150,7 +159,15 @@ public final class Backend implements ReactiveStore {
 
     private Mono<Void> listen(ConnectionFactory factory, String channel) {
         PgNotifications notifications = new PgNotifications(
-                factory, channel, () -> Schedulers.parallel().schedule(wakeups), name);
+                factory,
+                channel,
+                () -> Schedulers.parallel().schedule(wakeups),
+                () -> {
+                    if (wakeups.waitsForSettles()) {
+                        Schedulers.parallel().schedule(wakeups::settled);
+                    }
+                },
+                name);
         listener = notifications;
         return notifications.start();
     }
@@ -279,7 +296,7 @@ public final class Backend implements ReactiveStore {
 
     @Override
     public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
-        return claims.claim(scope, limit, held, policy);
+        return claims.claim(scope, limit, held, policy).doOnSubscribe(s -> claimingUnder(policy));
     }
 
     @Override
@@ -293,6 +310,7 @@ public final class Backend implements ReactiveStore {
                 @Override
                 public Mono<ClaimBatch> claimForStream(
                         ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
+                    claimingUnder(policy);
                     return claims.claimForStream(scope, limit, held, policy);
                 }
 
@@ -425,16 +443,30 @@ public final class Backend implements ReactiveStore {
         return reads.rowState(dispatchKey);
     }
 
+    /** Remembers that this store claims under a policy a settle can unblock (see {@link #freeing}). */
+    private void claimingUnder(DispatchPolicy policy) {
+        if (policy != null && policy.constrained() && !claimsUnderPolicy) {
+            claimsUnderPolicy = true;
+        }
+    }
+
     /**
-     * Wakes this instance's claim streams that claim under a dispatch policy once {@code settle}
-     * succeeded (O63): it may have freed a workflow. Other nodes' streams find it at their poll
-     * interval. Streams without a policy are not woken (a settle makes nothing claimable for them),
-     * and without such streams this costs one read.
+     * Once {@code settle} succeeded it may have freed a workflow (O63) or a slot of a capped route
+     * (O64): wakes this instance's claim streams that claim under a dispatch policy and, on
+     * PostgreSQL with notifications, once this store has itself claimed under such a policy, tells
+     * the other nodes with a {@link PgNotifications#SETTLED} notification (coalesced: at most one in
+     * flight and one pending per store), which wakes only their streams that wait for settles.
+     * Rows are settled by the node that claimed them in the usual case, so a node whose dispatchers
+     * claim without a policy sends none. Streams without a policy are not woken (a settle makes
+     * nothing claimable for them), and with no such stream and no such claim this costs two reads.
      */
     private <T> Mono<T> freeing(Mono<T> settle) {
         return settle.doOnSuccess(v -> {
             if (wakeups.waitsForSettles()) {
                 Schedulers.parallel().schedule(wakeups::settled);
+            }
+            if (claimsUnderPolicy) {
+                settleNotify.run();
             }
         });
     }

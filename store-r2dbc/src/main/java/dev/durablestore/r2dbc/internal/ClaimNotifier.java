@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * them: {@code pg_notify} in a write transaction takes a cluster-wide lock held through the commit's
  * WAL flush, so notifying commits would run one at a time across every node (issue 17).
  *
- * <p>{@link #request()} is called after every commit that made rows claimable. It sends one
- * {@code SELECT pg_notify(channel, '')} on its own (autocommit) statement when none is in flight;
+ * <p>{@link #request()} is called after every commit that made rows claimable (or, for the
+ * {@link PgNotifications#SETTLED} notifier, freed rows under a dispatch policy). It sends one
+ * {@code SELECT pg_notify(channel, payload)} on its own (autocommit) statement when none is in flight;
  * otherwise it marks one more to send when the one in flight returns. So at most one notify is in
  * flight and one pending per store, however many commits ask, and every commit is followed by a
  * notify that started after it. There is no timer: the wake-up of another node waits for at most
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 final class ClaimNotifier implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimNotifier.class);
-    private static final String NOTIFY = "SELECT pg_notify($1, '')";
+    private static final String NOTIFY = "SELECT pg_notify($1, $2)";
 
     private static final int IDLE = 0;
     private static final int SENDING = 1;
@@ -27,15 +28,19 @@ final class ClaimNotifier implements Runnable {
 
     private final Db db;
     private final String channel;
+    private final String payload;
     private final AtomicInteger state = new AtomicInteger(IDLE);
 
     /**
      * @param db database access
      * @param channel the channel the other nodes listen on
+     * @param payload what the listeners receive: {@link PgNotifications#STAGED} or
+     *     {@link PgNotifications#SETTLED}
      */
-    ClaimNotifier(Db db, String channel) {
+    ClaimNotifier(Db db, String channel, String payload) {
         this.db = db;
         this.channel = channel;
+        this.payload = payload;
     }
 
     /** Same as {@link #request()}. */
@@ -71,7 +76,8 @@ final class ClaimNotifier implements Runnable {
         db.autocommit(
                         "notify",
                         1,
-                        c -> Sql.query(c, NOTIFY, row -> Boolean.TRUE, channel).then())
+                        c -> Sql.query(c, NOTIFY, row -> Boolean.TRUE, channel, payload)
+                                .then())
                 .subscribe(
                         null,
                         e -> {

@@ -28,7 +28,18 @@ final class PgNotifications implements Disposable {
 
     private final ConnectionFactory factory;
     private final String channel;
+    /** The payload of a notification that rows were staged or made claimable again: wakes every stream. */
+    static final String STAGED = "";
+
+    /**
+     * The payload of a notification that claimed rows were settled by a node that claims under a
+     * dispatch policy: wakes only the streams that wait for settles (a freed workflow or slot, O63,
+     * O64).
+     */
+    static final String SETTLED = "settled";
+
     private final Runnable wake;
+    private final Runnable settled;
     private final String storeName;
     private volatile boolean disposed;
     private volatile Connection connection;
@@ -40,12 +51,14 @@ final class PgNotifications implements Disposable {
      * @param factory the store's connection factory (a pool is unwrapped to its driver factory)
      * @param channel a validated lower-case identifier
      * @param wake wakes the claim streams
+     * @param settled wakes the claim streams that wait for settles
      * @param storeName for logs
      */
-    PgNotifications(ConnectionFactory factory, String channel, Runnable wake, String storeName) {
+    PgNotifications(ConnectionFactory factory, String channel, Runnable wake, Runnable settled, String storeName) {
         this.factory = factory;
         this.channel = channel;
         this.wake = wake;
+        this.settled = settled;
         this.storeName = storeName;
     }
 
@@ -94,7 +107,7 @@ final class PgNotifications implements Disposable {
                         nextDelay = FIRST_RETRY;
                         notifications = pg.getNotifications()
                                 .subscribe(
-                                        n -> wake.run(),
+                                        n -> (SETTLED.equals(n.getParameter()) ? settled : wake).run(),
                                         this::lost,
                                         () -> lost(new IllegalStateException("notification stream completed")));
                         if (disposed) {

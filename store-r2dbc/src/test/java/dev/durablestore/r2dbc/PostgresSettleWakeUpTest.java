@@ -1,0 +1,103 @@
+package dev.durablestore.r2dbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.tck.TestClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
+
+/**
+ * O63/O64 across nodes on PostgreSQL: a settle on one node that frees a workflow or a slot of a
+ * capped route wakes the waiting streams of the other nodes through {@code NOTIFY}, not at their
+ * poll interval. Every stream here polls once an hour, so a row that arrives in seconds arrived
+ * because of the other node's settle.
+ */
+class PostgresSettleWakeUpTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration HOUR = Duration.ofHours(1);
+    private static final ClaimScope ROUTE = ClaimScope.of("ns", "q");
+
+    private final PostgresHarness harness = new PostgresHarness(TestClock.atDefaultStart());
+
+    @AfterEach
+    void close() {
+        harness.close();
+    }
+
+    private List<OutboxRow> stage(ReactiveStore store, WorkflowId workflow, int n) {
+        Instant due = harness.clock().instant().minusSeconds(60);
+        List<OutboxRow> rows = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            rows.add(
+                    OutboxRow.pending(workflow, i, "a", Payload.json("{}"), due).withRoute("ns", "q", null));
+        }
+        store.appendOutboxBatch(rows).block(TIMEOUT);
+        return rows;
+    }
+
+    @Test
+    void O64_a_settle_on_another_node_wakes_a_stream_waiting_at_the_cap() {
+        // given two nodes, three due rows on a route capped at 1, and node A holding one of them
+        ReactiveStore a = harness.open();
+        ReactiveStore b = harness.open();
+        DispatchPolicy cap = DispatchPolicy.none().concurrencyCap(1);
+        for (int i = 0; i < 3; i++) {
+            assertThat(stage(a, WorkflowId.random(), 1)).hasSize(1);
+        }
+        List<OutboxRow> held = a.claim(ROUTE, 1, Set.of(), cap).block(TIMEOUT);
+        assertThat(held).hasSize(1);
+
+        // when node B's capped stream (hourly poll) waits, and node A completes its row
+        // then B receives the next row without waiting for its poll
+        StepVerifier.create(b.claimStream(
+                        ClaimStreamOptions.defaults().scope(ROUTE).policy(cap).pollInterval(HOUR)))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(300))
+                .then(() -> a.complete(held.get(0)).block(TIMEOUT))
+                .assertNext(row ->
+                        assertThat(row.dispatchKey()).isNotEqualTo(held.get(0).dispatchKey()))
+                .thenCancel()
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void O63_a_settle_on_another_node_wakes_a_serial_stream_waiting_for_the_workflow() {
+        // given two nodes and one workflow with two due rows, node A holding its first serially
+        ReactiveStore a = harness.open();
+        ReactiveStore b = harness.open();
+        DispatchPolicy serial = DispatchPolicy.none().serialPerWorkflow(true);
+        List<OutboxRow> rows = stage(a, WorkflowId.random(), 2);
+        List<OutboxRow> held = a.claim(ROUTE, 1, Set.of(), serial).block(TIMEOUT);
+        assertThat(held)
+                .extracting(OutboxRow::dispatchKey)
+                .containsExactly(rows.get(0).dispatchKey());
+
+        // when node B's serial stream (hourly poll) waits, and node A completes the first row
+        // then B receives the workflow's second row without waiting for its poll
+        StepVerifier.create(b.claimStream(ClaimStreamOptions.defaults()
+                        .scope(ROUTE)
+                        .policy(serial)
+                        .pollInterval(HOUR)))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(300))
+                .then(() -> a.complete(held.get(0)).block(TIMEOUT))
+                .assertNext(row ->
+                        assertThat(row.dispatchKey()).isEqualTo(rows.get(1).dispatchKey()))
+                .thenCancel()
+                .verify(TIMEOUT);
+    }
+}
