@@ -19,6 +19,7 @@ import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.r2dbc.PostgresServer;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
+import dev.durablestore.testsupport.blockhound.BlockHoundSession;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.spi.ConnectionFactories;
@@ -62,7 +63,7 @@ class NonBlockingTest {
                 })
                 .subscribeOn(Schedulers.parallel());
         assertThatThrownBy(() -> sleepOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
-        BlockHoundSession.VIOLATIONS.clear();
+        BlockHoundSession.clearViolations();
     }
 
     @Test
@@ -165,7 +166,7 @@ class NonBlockingTest {
 
             workload.block(TIMEOUT);
         }
-        assertThat(BlockHoundSession.VIOLATIONS).isEmpty();
+        assertThat(BlockHoundSession.violations()).isEmpty();
     }
 
     private static void exec(ConnectionFactory factory, String sql) {

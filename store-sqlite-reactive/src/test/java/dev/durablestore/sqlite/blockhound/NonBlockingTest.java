@@ -18,6 +18,7 @@ import dev.durablestore.api.event.WorkflowCompleted;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.testsupport.blockhound.BlockHoundSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -63,7 +64,7 @@ class NonBlockingTest {
                     .subscribeOn(Schedulers.parallel());
             assertThatThrownBy(() -> jdbcOnParallel.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
         }
-        BlockHoundSession.VIOLATIONS.clear();
+        BlockHoundSession.clearViolations();
     }
 
     @Test
@@ -84,11 +85,14 @@ class NonBlockingTest {
             // when it runs, then BlockHound objects on the writer thread: the writer threads are
             // non-blocking for subscriber code, while their own statements are declared to BlockHound
             assertThatThrownBy(() -> blockingSubscriber.block(TIMEOUT)).hasStackTraceContaining("Blocking call!");
-            assertThat(BlockHoundSession.VIOLATIONS).singleElement().asString().contains("on durable-store-writer-");
+            assertThat(BlockHoundSession.violations())
+                    .singleElement()
+                    .asString()
+                    .contains("on durable-store-writer-");
             // and the store goes on
             assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(1L);
         } finally {
-            BlockHoundSession.VIOLATIONS.clear();
+            BlockHoundSession.clearViolations();
         }
     }
 
@@ -161,6 +165,6 @@ class NonBlockingTest {
 
             workload.block(TIMEOUT);
         }
-        assertThat(BlockHoundSession.VIOLATIONS).isEmpty();
+        assertThat(BlockHoundSession.violations()).isEmpty();
     }
 }
