@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.examples.demo.DemoOptions;
 import dev.durablestore.examples.demo.DemoRun;
+import dev.durablestore.testsupport.blockhound.BlockHoundSession;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ class DemoNonBlockingTest {
         int code = DemoRun.run(options, new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
         String out = bytes.toString(StandardCharsets.UTF_8);
 
-        assertThat(BlockHoundSession.VIOLATIONS).isEmpty();
+        assertThat(BlockHoundSession.violations()).isEmpty();
         assertThat(code).as(out).isZero();
         assertThat(out).contains(" 0 errors").endsWith("VERIFIED" + System.lineSeparator());
     }
