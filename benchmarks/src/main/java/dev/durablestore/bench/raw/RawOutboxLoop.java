@@ -167,7 +167,7 @@ public final class RawOutboxLoop {
      * @throws SQLException on failure, or when the queue runs dry early
      */
     public long drainBatched(RawDb db, int count, int batch) throws SQLException {
-        return drain(db, count, batch, false);
+        return drain(db, count, batch, false, RawSql.CLAIM_BATCH);
     }
 
     /**
@@ -187,7 +187,22 @@ public final class RawOutboxLoop {
      * @throws SQLException on failure, or when the queue runs dry early
      */
     public long drainInStoreShape(RawDb db, int count, int perClaim) throws SQLException {
-        return drain(db, count, perClaim, true);
+        return drain(db, count, perClaim, true, RawSql.CLAIM_BATCH);
+    }
+
+    /**
+     * {@link #drainInStoreShape} with the store's serial claim ({@link RawSql#CLAIM_BATCH_SERIAL}):
+     * each claim takes the first pending row of workflows with nothing claimed. What serial dispatch
+     * costs the store's SQL with no store around it.
+     *
+     * @param db a connection to a file with at least {@code count} due rows
+     * @param count rows to drain
+     * @param perClaim rows per claim (the dispatcher's concurrency)
+     * @return elapsed nanoseconds
+     * @throws SQLException on failure, or when the queue runs dry early
+     */
+    public long drainSeriallyInStoreShape(RawDb db, int count, int perClaim) throws SQLException {
+        return drain(db, count, perClaim, true, RawSql.CLAIM_BATCH_SERIAL);
     }
 
     /**
@@ -195,8 +210,8 @@ public final class RawOutboxLoop {
      * {@code UPDATE} per row ({@link RawSql#COMPLETE}), or one for the whole batch
      * ({@link RawSql#COMPLETE_MANY}, as the store groups adjacent completes).
      */
-    private long drain(RawDb db, int count, int batch, boolean groupedCompletes) throws SQLException {
-        try (PreparedStatement claim = db.connection().prepareStatement(RawSql.CLAIM_BATCH);
+    private long drain(RawDb db, int count, int batch, boolean groupedCompletes, String claimSql) throws SQLException {
+        try (PreparedStatement claim = db.connection().prepareStatement(claimSql);
                 PreparedStatement complete =
                         db.connection().prepareStatement(groupedCompletes ? RawSql.COMPLETE_MANY : RawSql.COMPLETE)) {
             List<String> keys = new ArrayList<>(batch);
@@ -240,7 +255,7 @@ public final class RawOutboxLoop {
         }
     }
 
-    /** Runs the batch claim ({@link RawSql#CLAIM_BATCH}) and adds the claimed rows' keys, each row read in full. */
+    /** Runs a batch claim ({@link RawSql#CLAIM_BATCH} or its serial form) and adds the claimed rows' keys, each row read in full. */
     private void claimInto(PreparedStatement claim, long now, int limit, List<String> keys) throws SQLException {
         claim.setLong(1, now);
         claim.setLong(2, now);

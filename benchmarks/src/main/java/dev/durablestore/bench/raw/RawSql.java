@@ -30,6 +30,17 @@ public final class RawSql {
                     + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?"
                     + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + COLUMNS;
 
+    /**
+     * The store's batch claim under {@code serialPerWorkflow} (O63, {@code ClaimCommand.SERIAL}):
+     * claimed_at, now, limit.
+     */
+    public static final String CLAIM_BATCH_SERIAL = "UPDATE outbox SET status = 'claimed', claimed_at = ? "
+            + "WHERE dispatch_key IN (SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ?"
+            + " AND NOT EXISTS (SELECT 1 FROM outbox s WHERE s.workflow_id = outbox.workflow_id AND (s.status = "
+            + "'claimed' OR (s.status = 'pending' AND (s.ordinal < outbox.ordinal OR (s.ordinal = outbox.ordinal "
+            + "AND s.dispatch_key < outbox.dispatch_key)))))"
+            + " ORDER BY visible_after, dispatch_key LIMIT ?) RETURNING " + COLUMNS;
+
     /** The original's one-row claim, step 1: the oldest due row. */
     public static final String SELECT_ONE_DUE = "SELECT " + COLUMNS + " FROM outbox WHERE status = 'pending' "
             + "AND visible_after <= ? ORDER BY visible_after, dispatch_key LIMIT 1";

@@ -5,6 +5,7 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
@@ -13,8 +14,12 @@ import dev.durablestore.bench.Target;
 import dev.durablestore.bench.Target.Comparison;
 import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
+import dev.durablestore.bench.raw.RawDb;
+import dev.durablestore.bench.raw.RawOutboxLoop;
+import dev.durablestore.bench.raw.RawRows;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,6 +76,8 @@ public final class DispatchPolicyCost implements Workload {
             Comparison.AT_LEAST,
             0.7);
 
+    private final RawOutboxLoop raw = new RawOutboxLoop(new RawRows(EventCodec.create()));
+
     @Override
     public String id() {
         return "POL";
@@ -99,6 +106,9 @@ public final class DispatchPolicyCost implements Workload {
         for (Mode mode : modes) {
             rates.add(new ArrayList<>());
         }
+        // the ceiling of POL-serial-vs-none: the store's own claim SQL, serial and not, by raw JDBC
+        List<Double> rawNone = new ArrayList<>();
+        List<Double> rawSerial = new ArrayList<>();
         for (PolicyClaimLatency.Kind kind : PolicyClaimLatency.Kind.values()) {
             p50.add(new ArrayList<>());
             p99.add(new ArrayList<>());
@@ -107,6 +117,8 @@ public final class DispatchPolicyCost implements Workload {
         for (Mode mode : modes) {
             drain(ctx, mode, Math.max(2_000, rows / 5));
         }
+        rawDrain(ctx, Math.max(2_000, rows / 5), false);
+        rawDrain(ctx, Math.max(2_000, rows / 5), true);
         PolicyClaimLatency.measure(ctx, Math.max(2_000, pending / 5), Math.max(20, claims / 5));
         for (int run = 1; run <= ctx.runs(); run++) {
             ctx.log("POL run " + run + "/" + ctx.runs());
@@ -120,6 +132,14 @@ public final class DispatchPolicyCost implements Workload {
             for (Mode mode : modes) {
                 line.append(String.format(" %s %.0f", mode.name().toLowerCase(), rate[mode.ordinal()]));
             }
+            boolean serialFirst = run % 2 == 0;
+            double rawFirst = rawDrain(ctx, rows, serialFirst);
+            double rawSecond = rawDrain(ctx, rows, !serialFirst);
+            rawSerial.add(serialFirst ? rawFirst : rawSecond);
+            rawNone.add(serialFirst ? rawSecond : rawFirst);
+            line.append(String.format(
+                    " rows/s; raw in the store's shape: serial %.0f, none %.0f",
+                    rawSerial.get(rawSerial.size() - 1), rawNone.get(rawNone.size() - 1)));
             ctx.log(line.append(" rows/s").toString());
             double none = rate[Mode.NONE.ordinal()];
             priorities.run(rate[Mode.PRIORITIES.ordinal()], none);
@@ -142,6 +162,22 @@ public final class DispatchPolicyCost implements Workload {
                 .target(serial.build())
                 .target(capped.build())
                 .target(cappedHalf.build())
+                .sideBySide(
+                        "drained rows/s, raw JDBC in the store's transaction shape (claim "
+                                + OutboxRoundTrip.CONCURRENCY + ", then complete them in one statement): the "
+                                + "store's serial claim vs its plain claim (the ceiling of POL-serial-vs-none)",
+                        "rows/s",
+                        "raw serial",
+                        rawSerial,
+                        "raw, no policy",
+                        rawNone)
+                .sideBySide(
+                        "drained rows/s, serial per workflow: the store vs raw JDBC in the store's shape",
+                        "rows/s",
+                        "store, serial",
+                        rates.get(Mode.SERIAL.ordinal()),
+                        "raw serial",
+                        rawSerial)
                 .sideBySide(
                         "drained rows/s: a cap of " + HALF_CAP + " with 64 in flight vs no policy (64 in flight)",
                         "rows/s",
@@ -203,7 +239,14 @@ public final class DispatchPolicyCost implements Workload {
                 + "(" + FEW_WORKFLOWS * FEW_ROWS + " rows), serial vs no policy. Serial leaves the main drain "
                 + (rows / ACTIVITIES) + " workflows to choose from, far more than 64, so the policy itself "
                 + "allows the parallelism; what it costs is the per-candidate check of the workflow's other "
-                + "rows, and the claim walking past the rows that wait for an earlier one. On " + FEW_WORKFLOWS
+                + "rows, the claim walking past the rows that wait for an earlier one, and above all the "
+                + "pages: a plain claim takes neighbouring rows (a workflow's rows are staged together), a "
+                + "serial claim one row of each of many workflows, so each claim and settle dirties and "
+                + "commits several times as many table and index pages. The ceiling: each run also drains "
+                + "the same rows by raw JDBC in the store's transaction shape (one thread; claim "
+                + OutboxRoundTrip.CONCURRENCY + " with the store's claim statement, then complete them "
+                + "with its grouped complete; fresh file, `synchronous=NORMAL`), with the store's serial "
+                + "claim and with its plain claim, in turns. On " + FEW_WORKFLOWS
                 + " workflows it does not: each completion makes one row claimable, so claims take about one "
                 + "row each, past the rows waiting behind the 64 in flight (a context figure, no target). "
                 + "Claim latency: four files kept at " + pending + " pending rows (5 per workflow; after each "
@@ -220,6 +263,24 @@ public final class DispatchPolicyCost implements Workload {
      */
     static OutboxRow prioritized(OutboxRow row, int n) {
         return n % 10 == 0 ? row.withPriority(1 + n / 10 % 9) : row;
+    }
+
+    /**
+     * The store's claim SQL with and without the serial predicate, by raw JDBC on one thread in the
+     * store's transaction shape ({@link RawOutboxLoop#drainInStoreShape}), on a fresh file staged
+     * like the store's ({@value #ACTIVITIES} rows per workflow, all due at once).
+     */
+    private double rawDrain(RunContext ctx, int rows, boolean serial) throws SQLException {
+        Path db = ctx.freshDb(serial ? "pol-raw-serial" : "pol-raw-none");
+        try (RawDb rawDb = RawDb.createBaseline(db, "NORMAL", OutboxRoundTrip.CONCURRENCY)) {
+            raw.stage(rawDb, Fixtures.workflows(rows / ACTIVITIES), ACTIVITIES, Instant.now());
+            long nanos = serial
+                    ? raw.drainSeriallyInStoreShape(rawDb, rows, OutboxRoundTrip.CONCURRENCY)
+                    : raw.drainInStoreShape(rawDb, rows, OutboxRoundTrip.CONCURRENCY);
+            return Stats.perSecond(rows, nanos);
+        } finally {
+            ctx.delete(db);
+        }
     }
 
     private double drain(RunContext ctx, Mode mode, int rows) {
