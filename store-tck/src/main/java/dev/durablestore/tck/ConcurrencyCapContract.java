@@ -34,7 +34,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
     private static final ClaimScope ROUTE = ClaimScope.of("ns", "q");
 
     private static DispatchPolicy cap(int n) {
-        return DispatchPolicy.none().concurrencyCap(n);
+        return DispatchPolicy.none().withConcurrencyCap(n);
     }
 
     private List<OutboxRow> claim(ClaimScope scope, int limit, DispatchPolicy policy) {
@@ -103,7 +103,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
             }
         }
         stageAll(rows);
-        DispatchPolicy serialCapped = cap(5).serialPerWorkflow(true);
+        DispatchPolicy serialCapped = cap(5).withSerialPerWorkflow(true);
 
         // when a serial claim capped at 5 runs, then it takes one row per workflow only
         List<OutboxRow> first = claim(ROUTE, 10, serialCapped);
@@ -123,7 +123,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
 
         // when a cap is 0, negative or too large, then building the policy fails naming it
         for (int bad : new int[] {0, -1, Integer.MIN_VALUE, DispatchPolicy.MAX_CONCURRENCY_CAP + 1}) {
-            assertThatThrownBy(() -> DispatchPolicy.none().concurrencyCap(bad))
+            assertThatThrownBy(() -> DispatchPolicy.none().withConcurrencyCap(bad))
                     .isInstanceOf(InvalidArgumentException.class)
                     .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
                             .isEqualTo("concurrencyCap"));

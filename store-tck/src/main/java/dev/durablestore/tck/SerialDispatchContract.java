@@ -39,7 +39,7 @@ import reactor.test.StepVerifier;
  */
 public abstract class SerialDispatchContract extends OutboxContractSupport {
 
-    private static final DispatchPolicy SERIAL = DispatchPolicy.none().serialPerWorkflow(true);
+    private static final DispatchPolicy SERIAL = DispatchPolicy.none().withSerialPerWorkflow(true);
 
     private List<OutboxRow> serial(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return store.claim(scope, limit, held, SERIAL).block(TIMEOUT);

@@ -68,7 +68,7 @@ public final class Dispatcher {
         this.stats = stats;
         this.work = Duration.ofMillis(options.workMs());
         this.concurrency = options.concurrency();
-        this.policy = options.serial() ? DispatchPolicy.none().serialPerWorkflow(true) : DispatchPolicy.none();
+        this.policy = options.serial() ? DispatchPolicy.none().withSerialPerWorkflow(true) : DispatchPolicy.none();
     }
 
     /**

@@ -33,9 +33,9 @@ public final class PolicyClaimWorker {
         DispatchPolicy policy = DispatchPolicy.none();
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("serial")) {
-                policy = policy.serialPerWorkflow(true);
+                policy = policy.withSerialPerWorkflow(true);
             } else if (args[i].startsWith("cap=")) {
-                policy = policy.concurrencyCap(Integer.parseInt(args[i].substring(4)));
+                policy = policy.withConcurrencyCap(Integer.parseInt(args[i].substring(4)));
             }
         }
         try (SqliteReactiveStore store =
