@@ -70,7 +70,7 @@ public final class MinimalDispatcher {
             // 3. Dispatch: at most 4 rows in flight (the stream claims only what flatMap requests).
             //    take(n) cancels the stream once n rows completed: claiming stops at once.
             try {
-                store.claimStream(ClaimStreamOptions.defaults().maxBatch(4))
+                store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(4))
                         .flatMap(
                                 row -> greet(row)
                                         .thenReturn(true)

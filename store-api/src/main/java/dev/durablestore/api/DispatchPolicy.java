@@ -10,12 +10,12 @@ import java.util.OptionalInt;
  * method returns a checked copy and leaves this one unchanged, so its result must be used (a
  * {@code with*} call as a statement does nothing; Error Prone reports it). Accepted by
  * {@link OutboxStore#claim(ClaimScope, int, java.util.Set, DispatchPolicy)} and by
- * {@link ClaimStreamOptions#policy(DispatchPolicy)}; claims without one are unconstrained.
+ * {@link ClaimStreamOptions#withPolicy(DispatchPolicy)}; claims without one are unconstrained.
  *
  * <pre>{@code
  * ClaimStreamOptions.defaults()
- *         .scope(ClaimScope.of("default", "payments"))
- *         .policy(DispatchPolicy.none().withSerialPerWorkflow(true))
+ *         .withScope(ClaimScope.of("default", "payments"))
+ *         .withPolicy(DispatchPolicy.none().withSerialPerWorkflow(true))
  * }</pre>
  *
  * <p><b>Serial per workflow</b> (O63). A claim under this policy takes a row only when no row of

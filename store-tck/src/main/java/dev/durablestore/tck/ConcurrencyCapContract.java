@@ -130,7 +130,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         }
         // and a cap without a scope fails naming policy.concurrencyCap, as a claim and as a stream
         assertRejected(() -> store.claim(null, 5, Set.of(), cap(3)), "policy.concurrencyCap");
-        assertRejected(() -> store.claimStream(ClaimStreamOptions.defaults().policy(cap(3))), "policy.concurrencyCap");
+        assertRejected(
+                () -> store.claimStream(ClaimStreamOptions.defaults().withPolicy(cap(3))), "policy.concurrencyCap");
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         // and the cap can be dropped again
         assertThat(cap(3).withoutConcurrencyCap()).isEqualTo(DispatchPolicy.none());
@@ -145,9 +146,9 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         // when a stream capped at 2 with an hour-long poll is asked for everything
         // then two arrive and it waits; each completion (not the poll) lets one more through
         StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
-                        .scope(ROUTE)
-                        .policy(cap(2))
-                        .pollInterval(Duration.ofHours(1))))
+                        .withScope(ROUTE)
+                        .withPolicy(cap(2))
+                        .withPollInterval(Duration.ofHours(1))))
                 .recordWith(() -> received)
                 .expectNextCount(2)
                 .expectNoEvent(Duration.ofMillis(300))

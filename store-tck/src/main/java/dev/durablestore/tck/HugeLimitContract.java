@@ -126,7 +126,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         stageAll(due);
 
         // when a stream with the largest batch it accepts is requested Long.MAX_VALUE rows
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(10_000);
+        ClaimStreamOptions options = ClaimStreamOptions.defaults().withMaxBatch(10_000);
 
         // then it delivers the three rows, claimed (StepVerifier requests Long.MAX_VALUE up front)
         StepVerifier.create(store.claimStream(options).map(OutboxRow::dispatchKey))

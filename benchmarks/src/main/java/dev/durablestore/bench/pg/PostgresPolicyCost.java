@@ -103,7 +103,7 @@ public final class PostgresPolicyCost implements Workload {
                 nodes.stores(),
                 rows,
                 PostgresComparison.CONCURRENCY,
-                Drives.options().scope(route).policy(policy));
+                Drives.options().withScope(route).withPolicy(policy));
         if (d.duplicates() != 0) {
             throw new IllegalStateException(d.duplicates() + " rows handed out twice under " + policy);
         }

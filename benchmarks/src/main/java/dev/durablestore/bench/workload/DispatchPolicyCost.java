@@ -250,10 +250,10 @@ public final class DispatchPolicyCost implements Workload {
                     .block(Duration.ofMinutes(10));
             long total = (long) workflows.size() * perWorkflow;
             ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                    .maxBatch(100)
-                    .scope(ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE))
-                    .policy(mode.policy())
-                    .pollInterval(Duration.ofMillis(50));
+                    .withMaxBatch(100)
+                    .withScope(ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE))
+                    .withPolicy(mode.policy())
+                    .withPollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
                     .flatMap(row -> store.complete(row).thenReturn(Boolean.TRUE), mode.concurrency())

@@ -78,9 +78,9 @@ public final class Dispatcher {
      */
     public Disposable start() {
         ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                .maxBatch(concurrency)
-                .policy(policy)
-                .pollInterval(Duration.ofMillis(250));
+                .withMaxBatch(concurrency)
+                .withPolicy(policy)
+                .withPollInterval(Duration.ofMillis(250));
         return store.claimStream(options)
                 .flatMap(this::work, concurrency)
                 .flatMap(this::record, concurrency)

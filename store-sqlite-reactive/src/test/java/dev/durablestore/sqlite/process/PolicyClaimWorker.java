@@ -44,10 +44,10 @@ public final class PolicyClaimWorker {
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
             store.claimStream(ClaimStreamOptions.defaults()
-                            .scope(ClaimScope.of("ns", "q"))
-                            .policy(policy)
-                            .maxBatch(8)
-                            .pollInterval(Duration.ofMillis(10)))
+                            .withScope(ClaimScope.of("ns", "q"))
+                            .withPolicy(policy)
+                            .withMaxBatch(8)
+                            .withPollInterval(Duration.ofMillis(10)))
                     .flatMap(
                             row -> observe(store, row)
                                     .delayElement(Duration.ofMillis(1)) // the work: other claims overlap it

@@ -101,13 +101,13 @@ class SqliteBadInputCatalogueTest {
         // given the builders' defaults
         ClaimStreamOptions options = ClaimStreamOptions.defaults();
         Map<String, Supplier<Object>> calls = new LinkedHashMap<>();
-        calls.put("maxBatch|0", () -> options.maxBatch(0));
-        calls.put("maxBatch|-1", () -> options.maxBatch(-1));
-        calls.put("maxBatch|10001", () -> options.maxBatch(10_001));
-        calls.put("pollInterval|null", () -> options.pollInterval(null));
-        calls.put("pollInterval|0", () -> options.pollInterval(Duration.ZERO));
-        calls.put("pollInterval|-1s", () -> options.pollInterval(Duration.ofSeconds(-1)));
-        calls.put("heldWorkflows|null", () -> options.heldWorkflows(null));
+        calls.put("maxBatch|0", () -> options.withMaxBatch(0));
+        calls.put("maxBatch|-1", () -> options.withMaxBatch(-1));
+        calls.put("maxBatch|10001", () -> options.withMaxBatch(10_001));
+        calls.put("pollInterval|null", () -> options.withPollInterval(null));
+        calls.put("pollInterval|0", () -> options.withPollInterval(Duration.ZERO));
+        calls.put("pollInterval|-1s", () -> options.withPollInterval(Duration.ofSeconds(-1)));
+        calls.put("heldWorkflows|null", () -> options.withHeldWorkflows(null));
         calls.put("store|null", () -> OutboxLeaseReaper.of(null));
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("reaper.db")))) {
             OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store);
