@@ -235,8 +235,8 @@ public abstract class CloseContract extends OutboxContractSupport {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         Disposable reaper = OutboxLeaseReaper.of(store)
-                .interval(Duration.ofSeconds(1))
-                .onError(errors::add)
+                .withInterval(Duration.ofSeconds(1))
+                .withOnError(errors::add)
                 .start(time);
 
         // when the store closes and many intervals pass

@@ -185,9 +185,9 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // Integer.MAX_VALUE
         List<OutboxRow> stale = stageStaleClaims();
         OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store)
-                .lease(Duration.ofMinutes(1))
-                .batchSize(MAX)
-                .clock(clock);
+                .withLease(Duration.ofMinutes(1))
+                .withBatchSize(MAX)
+                .withClock(clock);
 
         // when it sweeps once
         // then it re-arms the three rows
