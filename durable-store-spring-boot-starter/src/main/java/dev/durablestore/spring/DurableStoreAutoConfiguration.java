@@ -276,10 +276,10 @@ public class DurableStoreAutoConfiguration {
                                 + "who may redrive, release and cancel");
             }
             return DurableConsole.builder(store)
-                    .options(options)
-                    .authorizer(hook)
-                    .meter(meter)
-                    .clock(clock(clock))
+                    .withOptions(options)
+                    .withAuthorizer(hook)
+                    .withMeter(meter)
+                    .withClock(clock(clock))
                     .build();
         }
 
