@@ -51,10 +51,12 @@ public final class DurableConsole implements AutoCloseable {
 
     /**
      * @param store the store to show and act on
-     * @return a builder with {@link ConsoleOptions#defaults()}
+     * @return a builder with {@link ConsoleOptions#defaults()}, no authorizer, no meter and the UTC
+     *     system clock
      */
     public static Builder builder(ReactiveStore store) {
-        return new Builder(store);
+        return new Builder(
+                Objects.requireNonNull(store, "store"), ConsoleOptions.defaults(), null, null, Clock.systemUTC());
     }
 
     /** @return the options the console runs with */
@@ -94,40 +96,70 @@ public final class DurableConsole implements AutoCloseable {
         }
     }
 
-    /** Builds a {@link DurableConsole}. */
+    /**
+     * What a {@link DurableConsole} is built from. Immutable: each {@code with*} method returns a
+     * copy and leaves this one unchanged, so its result must be used (a {@code with*} call as a
+     * statement does nothing; Error Prone reports it); {@link #build()} checks the whole.
+     *
+     * <pre>{@code
+     * DurableConsole console = DurableConsole.builder(store)
+     *         .withOptions(ConsoleOptions.defaults().withReadOnly(false))
+     *         .withAuthorizer(authorizer)
+     *         .build();
+     * }</pre>
+     */
     public static final class Builder {
         private final ReactiveStore store;
-        private ConsoleOptions options = ConsoleOptions.defaults();
-        private ConsoleAuthorizer authorizer;
-        private TrafficMeter meter;
-        private Clock clock = Clock.systemUTC();
+        private final ConsoleOptions options;
+        private final ConsoleAuthorizer authorizer;
+        private final TrafficMeter meter;
+        private final Clock clock;
 
-        private Builder(ReactiveStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+        private Builder(
+                ReactiveStore store,
+                ConsoleOptions options,
+                ConsoleAuthorizer authorizer,
+                TrafficMeter meter,
+                Clock clock) {
+            this.store = store;
+            this.options = options;
+            this.authorizer = authorizer;
+            this.meter = meter;
+            this.clock = clock;
         }
 
-        /** @param value the options @return this builder */
-        public Builder options(ConsoleOptions value) {
-            this.options = Objects.requireNonNull(value, "options");
-            return this;
+        /**
+         * @param value the options
+         * @return a copy with the options set
+         * @throws NullPointerException when {@code value} is null
+         */
+        public Builder withOptions(ConsoleOptions value) {
+            return new Builder(store, Objects.requireNonNull(value, "options"), authorizer, meter, clock);
         }
 
-        /** @param value the host's decision on each action; required unless read-only @return this builder */
-        public Builder authorizer(ConsoleAuthorizer value) {
-            this.authorizer = value;
-            return this;
+        /**
+         * @param value the host's decision on each action; required unless read-only
+         * @return a copy with the authorizer set
+         */
+        public Builder withAuthorizer(ConsoleAuthorizer value) {
+            return new Builder(store, options, value, meter, clock);
         }
 
-        /** @param value the meter wrapping the application's store, for live rates; none shows no rates @return this builder */
-        public Builder meter(TrafficMeter value) {
-            this.meter = value;
-            return this;
+        /**
+         * @param value the meter wrapping the application's store, for live rates; none shows no rates
+         * @return a copy with the meter set
+         */
+        public Builder withMeter(TrafficMeter value) {
+            return new Builder(store, options, authorizer, value, clock);
         }
 
-        /** @param value the clock ages and due times are measured with @return this builder */
-        public Builder clock(Clock value) {
-            this.clock = Objects.requireNonNull(value, "clock");
-            return this;
+        /**
+         * @param value the clock ages and due times are measured with
+         * @return a copy with the clock set
+         * @throws NullPointerException when {@code value} is null
+         */
+        public Builder withClock(Clock value) {
+            return new Builder(store, options, authorizer, meter, Objects.requireNonNull(value, "clock"));
         }
 
         /**

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <pre>{@code
  * TrafficMeter meter = new TrafficMeter();
  * ReactiveStore store = meter.wrap(SqliteReactiveStore.open(config));   // the application uses this one
- * DurableConsole console = DurableConsole.builder(store).meter(meter).build();
+ * DurableConsole console = DurableConsole.builder(store).withMeter(meter).build();
  * }</pre>
  */
 public final class TrafficMeter {

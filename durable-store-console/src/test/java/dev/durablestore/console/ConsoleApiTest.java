@@ -42,10 +42,10 @@ class ConsoleApiTest {
     private WebTestClient client(ConsoleOptions options, ConsoleAuthorizer authorizer, TrafficMeter meter) {
         fixture = new ConsoleFixture(dir, meter, false);
         DurableConsole console = DurableConsole.builder(fixture.store)
-                .options(options)
-                .authorizer(authorizer)
-                .meter(meter)
-                .clock(fixture.clock)
+                .withOptions(options)
+                .withAuthorizer(authorizer)
+                .withMeter(meter)
+                .withClock(fixture.clock)
                 .build();
         return WebTestClient.bindToRouterFunction(console.router(BASE))
                 .configureClient()
@@ -417,7 +417,7 @@ class ConsoleApiTest {
     void an_action_needs_a_console_without_an_authorizer_to_be_refused_at_build() {
         fixture = new ConsoleFixture(dir, null, false);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> DurableConsole.builder(fixture.store)
-                        .options(ConsoleOptions.defaults().withReadOnly(false))
+                        .withOptions(ConsoleOptions.defaults().withReadOnly(false))
                         .build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("ConsoleAuthorizer");

@@ -61,15 +61,15 @@ class ConsoleBrowserTest {
         fixture = new ConsoleFixture(dir, meter, true);
         ConsoleOptions options = ConsoleOptions.defaults().withCountTtl(Duration.ofMillis(500));
         DurableConsole actions = DurableConsole.builder(fixture.store)
-                .options(options.withReadOnly(false))
-                .authorizer((action, request) -> Mono.just(true))
-                .meter(meter)
-                .clock(fixture.clock)
+                .withOptions(options.withReadOnly(false))
+                .withAuthorizer((action, request) -> Mono.just(true))
+                .withMeter(meter)
+                .withClock(fixture.clock)
                 .build();
         DurableConsole readOnly = DurableConsole.builder(fixture.store)
-                .options(options)
-                .meter(meter)
-                .clock(fixture.clock)
+                .withOptions(options)
+                .withMeter(meter)
+                .withClock(fixture.clock)
                 .build();
         server = new ConsoleServer(actions.router("/ops/console").and(readOnly.router("/ro")));
         traffic = traffic();

@@ -45,7 +45,7 @@ class MeteredStoreTest {
         long settled = meter.settled();
         // when a claim stream (as the starter's dispatcher uses) takes them and completes each
         StepVerifier.create(fixture.store
-                        .claimStream(ClaimStreamOptions.defaults().scope(ClaimScope.of("stream", "q")))
+                        .claimStream(ClaimStreamOptions.defaults().withScope(ClaimScope.of("stream", "q")))
                         .take(3)
                         .concatMap(row -> fixture.store.complete(row).thenReturn(row)))
                 .expectNextCount(3)

@@ -56,7 +56,7 @@ class OverviewScaleTest {
         long loadMillis = (System.nanoTime() - loadStart) / 1_000_000;
         try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(file))) {
             DurableConsole console = DurableConsole.builder(store)
-                    .options(ConsoleOptions.defaults().withCountTtl(Duration.ofSeconds(30)))
+                    .withOptions(ConsoleOptions.defaults().withCountTtl(Duration.ofSeconds(30)))
                     .build();
             WebTestClient client = WebTestClient.bindToRouterFunction(console.router("/c"))
                     .configureClient()

@@ -54,9 +54,9 @@ class SecuredConsoleBrowserTest {
                                 .anyMatch(g -> g.getAuthority().equals("ROLE_OPERATOR")))
                 .defaultIfEmpty(false);
         DurableConsole console = DurableConsole.builder(fixture.store)
-                .options(ConsoleOptions.defaults().withReadOnly(false).withCountTtl(Duration.ZERO))
-                .authorizer(operatorsOnly)
-                .clock(fixture.clock)
+                .withOptions(ConsoleOptions.defaults().withReadOnly(false).withCountTtl(Duration.ZERO))
+                .withAuthorizer(operatorsOnly)
+                .withClock(fixture.clock)
                 .build();
         MapReactiveUserDetailsService users = new MapReactiveUserDetailsService(
                 User.withUsername("olga")

@@ -134,10 +134,10 @@ final class DispatcherLifecycle implements SmartLifecycle {
                 return;
             }
             ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                    .maxBatch(settings.getMaxBatch())
-                    .pollInterval(settings.getPollInterval());
+                    .withMaxBatch(settings.getMaxBatch())
+                    .withPollInterval(settings.getPollInterval());
             if (settings.getNamespace() != null) {
-                options = options.scope(ClaimScope.of(settings.getNamespace(), settings.getTaskQueue()));
+                options = options.withScope(ClaimScope.of(settings.getNamespace(), settings.getTaskQueue()));
             }
             Run run = new Run();
             run.start(options);

@@ -276,10 +276,10 @@ public class DurableStoreAutoConfiguration {
                                 + "who may redrive, release and cancel");
             }
             return DurableConsole.builder(store)
-                    .options(options)
-                    .authorizer(hook)
-                    .meter(meter)
-                    .clock(clock(clock))
+                    .withOptions(options)
+                    .withAuthorizer(hook)
+                    .withMeter(meter)
+                    .withClock(clock(clock))
                     .build();
         }
 
@@ -334,13 +334,13 @@ public class DurableStoreAutoConfiguration {
             ReactiveStore store, DurableStoreProperties properties, ObjectProvider<Clock> clock) {
         DurableStoreProperties.Reaper reaper = properties.getReaper();
         return new LeaseReaperLifecycle(OutboxLeaseReaper.of(store)
-                .lease(reaper.getLease())
-                .interval(reaper.getInterval())
-                .batchSize(reaper.getBatchSize())
-                .clock(clock(clock))
-                .onReaped(rows -> log.warn(
+                .withLease(reaper.getLease())
+                .withInterval(reaper.getInterval())
+                .withBatchSize(reaper.getBatchSize())
+                .withClock(clock(clock))
+                .withOnReaped(rows -> log.warn(
                         "re-armed {} outbox rows whose claim outlived the {} lease", rows.size(), reaper.getLease()))
-                .onError(e -> log.warn("a lease reaper sweep failed", e)));
+                .withOnError(e -> log.warn("a lease reaper sweep failed", e)));
     }
 
     /**

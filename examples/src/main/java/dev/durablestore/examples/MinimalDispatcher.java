@@ -65,12 +65,12 @@ public final class MinimalDispatcher {
 
             // 2. The lease reaper re-arms rows whose dispatcher died holding them.
             Disposable reaper =
-                    OutboxLeaseReaper.of(store).lease(Duration.ofMinutes(1)).start();
+                    OutboxLeaseReaper.of(store).withLease(Duration.ofMinutes(1)).start();
 
             // 3. Dispatch: at most 4 rows in flight (the stream claims only what flatMap requests).
             //    take(n) cancels the stream once n rows completed: claiming stops at once.
             try {
-                store.claimStream(ClaimStreamOptions.defaults().maxBatch(4))
+                store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(4))
                         .flatMap(
                                 row -> greet(row)
                                         .thenReturn(true)

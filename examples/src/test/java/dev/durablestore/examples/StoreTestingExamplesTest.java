@@ -211,7 +211,7 @@ class StoreTestingExamplesTest {
         // given a row claimed by a dispatcher that then died
         startWorkflowWithActivities(1);
         OutboxRow row = store.claim(1).block(TIMEOUT).get(0);
-        OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store).clock(clock).lease(Duration.ofMinutes(5));
+        OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store).withClock(clock).withLease(Duration.ofMinutes(5));
 
         // when one sweep runs before the lease has passed, then nothing is re-armed
         StepVerifier.create(reaper.reapOnce()).expectNext(0L).verifyComplete();

@@ -5,11 +5,13 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Options of {@link OutboxStore#claimStream(ClaimStreamOptions)}. Immutable: each setter returns a
- * copy, validated when called.
+ * Options of {@link OutboxStore#claimStream(ClaimStreamOptions)}. Immutable and validated when
+ * built: each {@code with*} method returns a checked copy and leaves this one unchanged, so its
+ * result must be used (a {@code with*} call as a statement does nothing; Error Prone reports it).
+ * The accessors have the plain names ({@link #maxBatch()}, {@link #scope()}, …).
  *
  * <pre>{@code
- * ClaimStreamOptions.defaults().scope(ClaimScope.of("default", "email")).maxBatch(32)
+ * ClaimStreamOptions.defaults().withScope(ClaimScope.of("default", "email")).withMaxBatch(32)
  * }</pre>
  */
 public final class ClaimStreamOptions {
@@ -48,15 +50,16 @@ public final class ClaimStreamOptions {
      * @param value the route to claim from, or {@code null} for every route
      * @return a copy with the scope set
      */
-    public ClaimStreamOptions scope(ClaimScope value) {
+    public ClaimStreamOptions withScope(ClaimScope value) {
         return new ClaimStreamOptions(value, held, maxBatch, pollInterval, policy);
     }
 
     /**
      * @param value asked before every claim for the workflows whose rows must not be claimed
      * @return a copy with the supplier set
+     * @throws InvalidArgumentException naming {@code heldWorkflows} when null
      */
-    public ClaimStreamOptions heldWorkflows(Supplier<Set<WorkflowId>> value) {
+    public ClaimStreamOptions withHeldWorkflows(Supplier<Set<WorkflowId>> value) {
         InvalidArgumentException.requireNonNull(value, "heldWorkflows");
         return new ClaimStreamOptions(scope, value, maxBatch, pollInterval, policy);
     }
@@ -64,8 +67,9 @@ public final class ClaimStreamOptions {
     /**
      * @param value the most rows one claim takes, 1 to 10,000
      * @return a copy with the batch bound set
+     * @throws InvalidArgumentException naming {@code maxBatch} when out of range
      */
-    public ClaimStreamOptions maxBatch(int value) {
+    public ClaimStreamOptions withMaxBatch(int value) {
         if (value < 1 || value > 10_000) {
             throw new InvalidArgumentException("maxBatch", "must be between 1 and 10000, was " + value);
         }
@@ -76,8 +80,9 @@ public final class ClaimStreamOptions {
      * @param value how long an idle stream waits before looking again for rows staged by other
      *     processes; positive
      * @return a copy with the interval set
+     * @throws InvalidArgumentException naming {@code pollInterval} when null or not positive
      */
-    public ClaimStreamOptions pollInterval(Duration value) {
+    public ClaimStreamOptions withPollInterval(Duration value) {
         InvalidArgumentException.requireNonNull(value, "pollInterval");
         if (value.isNegative() || value.isZero()) {
             throw new InvalidArgumentException("pollInterval", "must be positive, was " + value);
@@ -90,8 +95,9 @@ public final class ClaimStreamOptions {
      *     with a constraining policy also wakes when a settle through this store may have made rows
      *     claimable (a completed row frees its workflow), not only when rows are staged
      * @return a copy with the policy set
+     * @throws InvalidArgumentException naming {@code policy} when null
      */
-    public ClaimStreamOptions policy(DispatchPolicy value) {
+    public ClaimStreamOptions withPolicy(DispatchPolicy value) {
         InvalidArgumentException.requireNonNull(value, "policy");
         return new ClaimStreamOptions(scope, held, maxBatch, pollInterval, value);
     }

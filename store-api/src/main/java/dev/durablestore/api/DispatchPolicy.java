@@ -6,14 +6,16 @@ import java.util.OptionalInt;
 /**
  * How a claim hands rows out beyond scope, held workflows and limit (issue 20): enforced by the
  * database in the claim's own transaction, so it holds across every process and node sharing it,
- * not only within one dispatcher's memory. Immutable: each setter returns a copy, validated when
- * called. Accepted by {@link OutboxStore#claim(ClaimScope, int, java.util.Set, DispatchPolicy)} and
- * by {@link ClaimStreamOptions#policy(DispatchPolicy)}; claims without one are unconstrained.
+ * not only within one dispatcher's memory. Immutable and validated when built: each {@code with*}
+ * method returns a checked copy and leaves this one unchanged, so its result must be used (a
+ * {@code with*} call as a statement does nothing; Error Prone reports it). Accepted by
+ * {@link OutboxStore#claim(ClaimScope, int, java.util.Set, DispatchPolicy)} and by
+ * {@link ClaimStreamOptions#withPolicy(DispatchPolicy)}; claims without one are unconstrained.
  *
  * <pre>{@code
  * ClaimStreamOptions.defaults()
- *         .scope(ClaimScope.of("default", "payments"))
- *         .policy(DispatchPolicy.none().serialPerWorkflow(true))
+ *         .withScope(ClaimScope.of("default", "payments"))
+ *         .withPolicy(DispatchPolicy.none().withSerialPerWorkflow(true))
  * }</pre>
  *
  * <p><b>Serial per workflow</b> (O63). A claim under this policy takes a row only when no row of
@@ -48,7 +50,7 @@ import java.util.OptionalInt;
  */
 public final class DispatchPolicy {
 
-    /** The largest {@link #concurrencyCap(int)}. */
+    /** The largest {@link #withConcurrencyCap(int)}. */
     public static final int MAX_CONCURRENCY_CAP = 1_000_000;
 
     private static final DispatchPolicy NONE = new DispatchPolicy(false, 0);
@@ -71,7 +73,7 @@ public final class DispatchPolicy {
      * @param value true to hand out the rows of one workflow one at a time, in ordinal order (O63)
      * @return a copy with the setting
      */
-    public DispatchPolicy serialPerWorkflow(boolean value) {
+    public DispatchPolicy withSerialPerWorkflow(boolean value) {
         return value == serialPerWorkflow ? this : new DispatchPolicy(value, cap);
     }
 
@@ -81,7 +83,7 @@ public final class DispatchPolicy {
      * @return a copy with the cap set
      * @throws InvalidArgumentException naming {@code concurrencyCap} when out of range
      */
-    public DispatchPolicy concurrencyCap(int value) {
+    public DispatchPolicy withConcurrencyCap(int value) {
         if (value < 1 || value > MAX_CONCURRENCY_CAP) {
             throw new InvalidArgumentException(
                     "concurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP + ", was " + value);

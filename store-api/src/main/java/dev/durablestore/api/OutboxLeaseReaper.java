@@ -19,13 +19,15 @@ import reactor.core.scheduler.Schedulers;
  * longer ago than {@code lease} (O41), so they are claimed again. A dispatcher that works on a row
  * for longer than the lease keeps it by calling {@link OutboxStore#heartbeat} for the keys it holds.
  *
- * <p>Immutable configuration with copy-returning setters; {@link #start()} runs it until the
- * returned {@link Disposable} is disposed.
+ * <p>Immutable configuration, validated when built: each {@code with*} method returns a checked
+ * copy and leaves this one unchanged, so its result must be used (a {@code with*} call as a
+ * statement does nothing; Error Prone reports it). {@link #start()} runs it until the returned
+ * {@link Disposable} is disposed.
  *
  * <pre>{@code
  * Disposable reaper = OutboxLeaseReaper.of(store)
- *         .lease(Duration.ofMinutes(5))
- *         .interval(Duration.ofSeconds(30))
+ *         .withLease(Duration.ofMinutes(5))
+ *         .withInterval(Duration.ofSeconds(30))
  *         .start();
  * }</pre>
  */
@@ -72,24 +74,27 @@ public final class OutboxLeaseReaper {
     /**
      * @param value how long a claim may go without a heartbeat before its row is re-armed; positive
      * @return a copy with the lease set
+     * @throws InvalidArgumentException naming {@code lease} when null or not positive
      */
-    public OutboxLeaseReaper lease(Duration value) {
+    public OutboxLeaseReaper withLease(Duration value) {
         return new OutboxLeaseReaper(store, positive(value, "lease"), interval, batchSize, clock, onReaped, onError);
     }
 
     /**
      * @param value time between sweeps; positive
      * @return a copy with the interval set
+     * @throws InvalidArgumentException naming {@code interval} when null or not positive
      */
-    public OutboxLeaseReaper interval(Duration value) {
+    public OutboxLeaseReaper withInterval(Duration value) {
         return new OutboxLeaseReaper(store, lease, positive(value, "interval"), batchSize, clock, onReaped, onError);
     }
 
     /**
      * @param value most rows re-armed per transaction; a sweep repeats until fewer are found
      * @return a copy with the batch size set
+     * @throws InvalidArgumentException naming {@code batchSize} when below 1
      */
-    public OutboxLeaseReaper batchSize(int value) {
+    public OutboxLeaseReaper withBatchSize(int value) {
         if (value < 1) {
             throw new InvalidArgumentException("batchSize", "must be at least 1, was " + value);
         }
@@ -99,8 +104,9 @@ public final class OutboxLeaseReaper {
     /**
      * @param value the clock the lease is measured against (the store's clock)
      * @return a copy with the clock set
+     * @throws InvalidArgumentException naming {@code clock} when null
      */
-    public OutboxLeaseReaper clock(Clock value) {
+    public OutboxLeaseReaper withClock(Clock value) {
         InvalidArgumentException.requireNonNull(value, "clock");
         return new OutboxLeaseReaper(store, lease, interval, batchSize, value, onReaped, onError);
     }
@@ -108,8 +114,9 @@ public final class OutboxLeaseReaper {
     /**
      * @param value called with each non-empty batch of re-armed rows (for logging or metrics)
      * @return a copy with the callback set
+     * @throws InvalidArgumentException naming {@code onReaped} when null
      */
-    public OutboxLeaseReaper onReaped(Consumer<List<OutboxRow>> value) {
+    public OutboxLeaseReaper withOnReaped(Consumer<List<OutboxRow>> value) {
         InvalidArgumentException.requireNonNull(value, "onReaped");
         return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, value, onError);
     }
@@ -117,8 +124,9 @@ public final class OutboxLeaseReaper {
     /**
      * @param value called when a sweep fails; the reaper keeps running
      * @return a copy with the callback set
+     * @throws InvalidArgumentException naming {@code onError} when null
      */
-    public OutboxLeaseReaper onError(Consumer<Throwable> value) {
+    public OutboxLeaseReaper withOnError(Consumer<Throwable> value) {
         InvalidArgumentException.requireNonNull(value, "onError");
         return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, onReaped, value);
     }
@@ -146,8 +154,9 @@ public final class OutboxLeaseReaper {
 
     /**
      * Sweeps every interval on Reactor's parallel scheduler until disposed. A failed sweep is
-     * reported to {@link #onError} and the next one runs as planned, except once the store is
-     * closed: the {@link StoreClosedException} is reported once and the reaper stops.
+     * reported to the {@link #withOnError(Consumer) onError} callback and the next one runs as
+     * planned, except once the store is closed: the {@link StoreClosedException} is reported once
+     * and the reaper stops.
      *
      * @return disposes the reaper
      */

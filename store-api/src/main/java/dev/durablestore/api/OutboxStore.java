@@ -106,7 +106,7 @@ public interface OutboxStore {
      *
      * <pre>{@code
      * store.claim(ClaimScope.of("default", "payments"), 32, Set.of(),
-     *         DispatchPolicy.none().serialPerWorkflow(true))
+     *         DispatchPolicy.none().withSerialPerWorkflow(true))
      * }</pre>
      *
      * @param scope the route, or {@code null} for every route

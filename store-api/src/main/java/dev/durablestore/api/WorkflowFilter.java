@@ -1,26 +1,71 @@
 package dev.durablestore.api;
 
 import java.time.Instant;
+import java.util.Objects;
 
 /**
  * Selects workflows for {@link EventStore#query(WorkflowFilter)} (M24, R32–R37). Unset
- * ({@code null}) fields match everything; set fields combine by conjunction. Immutable: the
- * {@code with*} methods return copies.
+ * ({@code null}) fields match everything; set fields combine by conjunction. Immutable: start from
+ * {@link #all()}; each {@code with*} method returns a copy and leaves this one unchanged, so its
+ * result must be used (a {@code with*} call as a statement does nothing; Error Prone reports it).
  *
- * @param workflowType exact (case-sensitive) workflow type of the current run, or {@code null}
- * @param status projected status, or {@code null}
- * @param startedAfter inclusive lower bound of the current run's start, or {@code null}
- * @param startedBefore inclusive upper bound of the current run's start, or {@code null}
- * @param parent the parent workflow, or {@code null}
+ * <pre>{@code
+ * WorkflowFilter failedOrders = WorkflowFilter.all()
+ *         .withWorkflowType("order")
+ *         .withStatus(WorkflowStatus.FAILED);
+ * }</pre>
  */
-public record WorkflowFilter(
-        String workflowType, WorkflowStatus status, Instant startedAfter, Instant startedBefore, WorkflowId parent) {
+public final class WorkflowFilter {
 
     private static final WorkflowFilter ALL = new WorkflowFilter(null, null, null, null, null);
+
+    private final String workflowType;
+    private final WorkflowStatus status;
+    private final Instant startedAfter;
+    private final Instant startedBefore;
+    private final WorkflowId parent;
+
+    private WorkflowFilter(
+            String workflowType,
+            WorkflowStatus status,
+            Instant startedAfter,
+            Instant startedBefore,
+            WorkflowId parent) {
+        this.workflowType = workflowType;
+        this.status = status;
+        this.startedAfter = startedAfter;
+        this.startedBefore = startedBefore;
+        this.parent = parent;
+    }
 
     /** @return the filter with every field unset: matches every workflow that has a start event */
     public static WorkflowFilter all() {
         return ALL;
+    }
+
+    /** @return the exact (case-sensitive) workflow type of the current run, or {@code null} */
+    public String workflowType() {
+        return workflowType;
+    }
+
+    /** @return the projected status, or {@code null} */
+    public WorkflowStatus status() {
+        return status;
+    }
+
+    /** @return the inclusive lower bound of the current run's start, or {@code null} */
+    public Instant startedAfter() {
+        return startedAfter;
+    }
+
+    /** @return the inclusive upper bound of the current run's start, or {@code null} */
+    public Instant startedBefore() {
+        return startedBefore;
+    }
+
+    /** @return the parent workflow, or {@code null} */
+    public WorkflowId parent() {
+        return parent;
     }
 
     /**
@@ -75,5 +120,26 @@ public record WorkflowFilter(
                 && (startedAfter == null || !summary.startedAt().isBefore(startedAfter))
                 && (startedBefore == null || !summary.startedAt().isAfter(startedBefore))
                 && (parent == null || parent.equals(summary.parent()));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof WorkflowFilter f
+                && Objects.equals(workflowType, f.workflowType)
+                && status == f.status
+                && Objects.equals(startedAfter, f.startedAfter)
+                && Objects.equals(startedBefore, f.startedBefore)
+                && Objects.equals(parent, f.parent);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(workflowType, status, startedAfter, startedBefore, parent);
+    }
+
+    @Override
+    public String toString() {
+        return "WorkflowFilter[workflowType=" + workflowType + ", status=" + status + ", startedAfter=" + startedAfter
+                + ", startedBefore=" + startedBefore + ", parent=" + parent + "]";
     }
 }

@@ -98,7 +98,8 @@ class MultiNodeTest {
         // when every node runs a claim stream and completes each row it receives
         Map<String, Integer> claimedBy = new ConcurrentHashMap<>();
         List<String> duplicates = new ArrayList<>();
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(100).pollInterval(Duration.ofMillis(200));
+        ClaimStreamOptions options =
+                ClaimStreamOptions.defaults().withMaxBatch(100).withPollInterval(Duration.ofMillis(200));
         List<Flux<String>> streams = new ArrayList<>();
         for (int n = 0; n < NODES; n++) {
             ReactiveStore node = nodes.get(n);
@@ -264,7 +265,7 @@ class MultiNodeTest {
     @Test
     void O52_a_row_staged_on_one_node_wakes_an_idle_stream_on_another_through_notify() {
         // given an idle claim stream on node 3 with demand and a one-hour poll interval
-        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
+        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().withPollInterval(Duration.ofHours(1));
         OutboxRow row = OutboxRow.pending(WorkflowId.random(), 0, "work", Payload.json("{}"), Instant.now());
 
         // when node 0 stages a row
@@ -286,7 +287,7 @@ class MultiNodeTest {
                         .withNotifications(false))
                 .block(HarnessSupport.TIMEOUT);
         nodes.add(quiet);
-        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
+        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().withPollInterval(Duration.ofHours(1));
         OutboxRow row = OutboxRow.pending(WorkflowId.random(), 0, "work", Payload.json("{}"), Instant.now());
 
         // when node 0 stages a row, then the quiet node's stream stays idle (it would find it at its poll)

@@ -244,7 +244,7 @@ class PostgresGroupedSettleTest {
             }
         });
         OutboxRow row = OutboxRow.pending(WorkflowId.random(), 0, "work", Payload.json("{}"), clock.instant());
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
+        ClaimStreamOptions options = ClaimStreamOptions.defaults().withPollInterval(Duration.ofHours(1));
 
         try {
             // when a row is staged on this store after the other stream found nothing, and, once the

@@ -36,7 +36,7 @@ class PostgresSerialClaimIndexTest {
             OutboxRow second = OutboxRow.pending(w, 2, "a", Payload.json("{}"), due);
             store.appendOutboxBatch(List.of(first, second)).block(TIMEOUT);
             List<OutboxRow> claimed = store.claim(
-                            null, 10, Set.of(), DispatchPolicy.none().serialPerWorkflow(true))
+                            null, 10, Set.of(), DispatchPolicy.none().withSerialPerWorkflow(true))
                     .block(TIMEOUT);
             assertThat(claimed).extracting(OutboxRow::dispatchKey).containsExactly(first.dispatchKey());
             assertThat(claimed.get(0).claimToken()).isNegative();

@@ -54,7 +54,7 @@ class PostgresSettleWakeUpTest {
         // given two nodes, three due rows on a route capped at 1, and node A holding one of them
         ReactiveStore a = harness.open();
         ReactiveStore b = harness.open();
-        DispatchPolicy cap = DispatchPolicy.none().concurrencyCap(1);
+        DispatchPolicy cap = DispatchPolicy.none().withConcurrencyCap(1);
         for (int i = 0; i < 3; i++) {
             assertThat(stage(a, WorkflowId.random(), 1)).hasSize(1);
         }
@@ -64,7 +64,7 @@ class PostgresSettleWakeUpTest {
         // when node B's capped stream (hourly poll) waits, and node A completes its row
         // then B receives the next row without waiting for its poll
         StepVerifier.create(b.claimStream(
-                        ClaimStreamOptions.defaults().scope(ROUTE).policy(cap).pollInterval(HOUR)))
+                        ClaimStreamOptions.defaults().withScope(ROUTE).withPolicy(cap).withPollInterval(HOUR)))
                 .expectSubscription()
                 .expectNoEvent(Duration.ofMillis(300))
                 .then(() -> a.complete(held.get(0)).block(TIMEOUT))
@@ -79,7 +79,7 @@ class PostgresSettleWakeUpTest {
         // given two nodes and one workflow with two due rows, node A holding its first serially
         ReactiveStore a = harness.open();
         ReactiveStore b = harness.open();
-        DispatchPolicy serial = DispatchPolicy.none().serialPerWorkflow(true);
+        DispatchPolicy serial = DispatchPolicy.none().withSerialPerWorkflow(true);
         List<OutboxRow> rows = stage(a, WorkflowId.random(), 2);
         List<OutboxRow> held = a.claim(ROUTE, 1, Set.of(), serial).block(TIMEOUT);
         assertThat(held)
@@ -89,9 +89,9 @@ class PostgresSettleWakeUpTest {
         // when node B's serial stream (hourly poll) waits, and node A completes the first row
         // then B receives the workflow's second row without waiting for its poll
         StepVerifier.create(b.claimStream(ClaimStreamOptions.defaults()
-                        .scope(ROUTE)
-                        .policy(serial)
-                        .pollInterval(HOUR)))
+                        .withScope(ROUTE)
+                        .withPolicy(serial)
+                        .withPollInterval(HOUR)))
                 .expectSubscription()
                 .expectNoEvent(Duration.ofMillis(300))
                 .then(() -> a.complete(held.get(0)).block(TIMEOUT))

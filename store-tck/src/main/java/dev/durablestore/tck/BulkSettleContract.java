@@ -160,7 +160,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         // given an idle stream with demand and a one-hour poll interval, the claimed row its only candidate
         store.complete(List.of(pending.dispatchKey(), bystander.dispatchKey())).block(TIMEOUT);
         ClaimStreamProbe probe = ClaimStreamProbe.subscribe(
-                store.claimStream(ClaimStreamOptions.defaults().pollInterval(HOUR)));
+                store.claimStream(ClaimStreamOptions.defaults().withPollInterval(HOUR)));
         probes.add(probe);
         probe.request(1);
         probe.expectNothingFor(QUIET);

@@ -55,7 +55,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         List<OutboxRow> rows = stageDue(workflow(1), 5);
 
         // when a stream is subscribed without any request
-        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL)), 0)
+        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL)), 0)
                 .expectSubscription()
                 .expectNoEvent(QUIET)
                 .thenCancel()
@@ -87,7 +87,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
 
         // when a stream is subscribed and 3 rows are requested
         // then exactly the first 3 rows arrive, claimed at now, and nothing more
-        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL)), 0)
+        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL)), 0)
                 .expectSubscription()
                 .thenRequest(3)
                 .recordWith(ArrayList::new)
@@ -124,7 +124,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         stageAll(scrambled);
 
         // when 2, then 5, then 3 rows are requested from a stream with batches of at most 3
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().maxBatch(3).pollInterval(HOUR));
+        ClaimStreamProbe probe =
+                probe(ClaimStreamOptions.defaults().withMaxBatch(3).withPollInterval(HOUR));
         probe.request(2);
         List<OutboxRow> first = probe.next(2, PROMPTLY);
         probe.expectNothingFor(QUIET);
@@ -156,8 +157,10 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // given ten due rows and a stream with batches of at most 3 whose held-workflow supplier counts its calls
         List<OutboxRow> rows = stageDue(workflow(1), 10);
         AtomicInteger claims = new AtomicInteger();
-        ClaimStreamProbe probe = probe(
-                ClaimStreamOptions.defaults().maxBatch(3).pollInterval(HOUR).heldWorkflows(() -> {
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults()
+                .withMaxBatch(3)
+                .withPollInterval(HOUR)
+                .withHeldWorkflows(() -> {
                     claims.incrementAndGet();
                     return Set.of();
                 }));
@@ -181,8 +184,10 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // given five due rows and a stream with batches of one whose held-workflow supplier counts its calls
         stageDue(workflow(1), 5);
         AtomicInteger claims = new AtomicInteger();
-        ClaimStreamProbe probe = probe(
-                ClaimStreamOptions.defaults().maxBatch(1).pollInterval(HOUR).heldWorkflows(() -> {
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults()
+                .withMaxBatch(1)
+                .withPollInterval(HOUR)
+                .withHeldWorkflows(() -> {
                     claims.incrementAndGet();
                     return Set.of();
                 }));
@@ -200,7 +205,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
     @Test
     void O52_a_row_staged_while_the_stream_is_idle_arrives_without_waiting_for_the_poll() throws Exception {
         // given an idle stream with outstanding demand and a one-hour poll interval
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(HOUR));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(HOUR));
         probe.request(2);
         probe.expectNothingFor(QUIET);
 
@@ -234,7 +239,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         store.fail(redriven.dispatchKey()).block(TIMEOUT);
 
         // and an idle stream with demand and a one-hour poll interval
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(HOUR));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(HOUR));
         probe.request(3);
         probe.expectNothingFor(QUIET);
 
@@ -259,7 +264,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         // given a row visible in one minute and a stream with demand and a short poll interval
         OutboxRow a = row(workflow(1), 0, now().plus(Duration.ofMinutes(1)));
         stage(a);
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL));
         probe.request(1);
 
         // when the clock has not reached its visibility
@@ -282,7 +287,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
     void O52_cancellation_leaves_unrequested_rows_pending() throws Exception {
         // given ten due rows and a stream that asked for four
         List<OutboxRow> rows = stageDue(workflow(1), 10);
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL));
         probe.request(4);
         List<OutboxRow> delivered = probe.next(4, PROMPTLY);
 
@@ -305,7 +310,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
     void O52_rows_claimed_after_cancellation_return_to_pending() throws Exception {
         // given ten due rows and a stream that asks for five and is cancelled at once
         List<OutboxRow> rows = stageDue(workflow(1), 10);
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL));
         probe.request(5);
         probe.cancel();
 
@@ -339,7 +344,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         }
 
         // when two streams claim concurrently and complete every row they receive
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().pollInterval(SHORT_POLL);
+        ClaimStreamOptions options = ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL);
         List<String> received = Flux.merge(completing(options), completing(options))
                 .take(rows.size())
                 .collectList()
@@ -370,9 +375,9 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
 
         // when a stream scoped to (remote, gpu, box-7) holding H asks for ten rows
         ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults()
-                .scope(new ClaimScope("remote", "gpu", "box-7"))
-                .heldWorkflows(heldSet::get)
-                .pollInterval(SHORT_POLL));
+                .withScope(new ClaimScope("remote", "gpu", "box-7"))
+                .withHeldWorkflows(heldSet::get)
+                .withPollInterval(SHORT_POLL));
         probe.request(10);
 
         // then exactly O's two admitted rows arrive; H's rows and the rows of other routes stay pending
@@ -402,8 +407,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
 
         // when a stream scoped to (default, email) asks for two rows
         ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults()
-                .scope(ClaimScope.of("default", "email"))
-                .pollInterval(SHORT_POLL));
+                .withScope(ClaimScope.of("default", "email"))
+                .withPollInterval(SHORT_POLL));
         probe.request(2);
 
         // then only the unpinned row arrives
@@ -425,7 +430,7 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         harness.corruptOutboxInput(corrupt.dispatchKey());
 
         // when a stream asks for ten rows
-        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().pollInterval(SHORT_POLL));
+        ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(SHORT_POLL));
         probe.request(10);
 
         // then the two good rows arrive, the stream keeps running, and the corrupt row ends dead-lettered

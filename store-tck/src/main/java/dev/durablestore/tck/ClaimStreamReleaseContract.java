@@ -40,7 +40,7 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
     private static final int ROWS = 20;
 
     private ClaimStreamOptions options() {
-        return ClaimStreamOptions.defaults().pollInterval(LONG_POLL);
+        return ClaimStreamOptions.defaults().withPollInterval(LONG_POLL);
     }
 
     private List<OutboxRow> stageDue(int count) {
@@ -213,7 +213,7 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
         // when the stream's held-workflows supplier returns null
         // then the stream fails with InvalidArgumentException naming it, instead of retrying forever
-        StepVerifier.create(store.claimStream(options().heldWorkflows(() -> null)))
+        StepVerifier.create(store.claimStream(options().withHeldWorkflows(() -> null)))
                 .expectErrorSatisfies(e -> assertThat(e)
                         .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("heldWorkflows"))
@@ -229,7 +229,7 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
 
         // when the supplier's set holds null
         // then the stream fails with InvalidArgumentException naming it, and the row is untouched
-        StepVerifier.create(store.claimStream(options().heldWorkflows(() -> withNull)))
+        StepVerifier.create(store.claimStream(options().withHeldWorkflows(() -> withNull)))
                 .expectErrorSatisfies(e -> assertThat(e)
                         .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("heldWorkflows"))

@@ -111,7 +111,7 @@ public abstract class CloseContract extends OutboxContractSupport {
                 store.append(w, List.of(started(w, 1, now())), 0).flux(),
                 store.claim(5).flux(),
                 store.complete("k").flux(),
-                store.claimStream(ClaimStreamOptions.defaults().pollInterval(LONG_POLL)));
+                store.claimStream(ClaimStreamOptions.defaults().withPollInterval(LONG_POLL)));
         for (Flux<?> call : calls) {
             StepVerifier.create(call).expectError(StoreClosedException.class).verify(TIMEOUT);
         }
@@ -120,7 +120,7 @@ public abstract class CloseContract extends OutboxContractSupport {
     @Test
     void X9_an_idle_claim_stream_ends_promptly_when_the_store_closes() {
         // given a claim stream with demand, waiting out a 30 s poll on an empty outbox
-        Flux<OutboxRow> stream = store.claimStream(ClaimStreamOptions.defaults().pollInterval(LONG_POLL));
+        Flux<OutboxRow> stream = store.claimStream(ClaimStreamOptions.defaults().withPollInterval(LONG_POLL));
 
         // when the store closes
         // then the stream ends with StoreClosedException long before its next poll
@@ -146,30 +146,31 @@ public abstract class CloseContract extends OutboxContractSupport {
         CountDownLatch done = new CountDownLatch(1);
 
         // when the subscriber closes the store on the first row, while the other four are in hand
-        store.claimStream(ClaimStreamOptions.defaults().pollInterval(LONG_POLL)).subscribe(new BaseSubscriber<>() {
-            @Override
-            protected void hookOnSubscribe(Subscription s) {
-                s.request(5);
-            }
+        store.claimStream(ClaimStreamOptions.defaults().withPollInterval(LONG_POLL))
+                .subscribe(new BaseSubscriber<>() {
+                    @Override
+                    protected void hookOnSubscribe(Subscription s) {
+                        s.request(5);
+                    }
 
-            @Override
-            protected void hookOnNext(OutboxRow row) {
-                delivered.add(row);
-                if (delivered.size() == 1) {
-                    store.closeAsync().subscribe();
-                }
-            }
+                    @Override
+                    protected void hookOnNext(OutboxRow row) {
+                        delivered.add(row);
+                        if (delivered.size() == 1) {
+                            store.closeAsync().subscribe();
+                        }
+                    }
 
-            @Override
-            protected void hookFinally(reactor.core.publisher.SignalType type) {
-                done.countDown();
-            }
+                    @Override
+                    protected void hookFinally(reactor.core.publisher.SignalType type) {
+                        done.countDown();
+                    }
 
-            @Override
-            protected void hookOnError(Throwable e) {
-                ended.set(e);
-            }
-        });
+                    @Override
+                    protected void hookOnError(Throwable e) {
+                        ended.set(e);
+                    }
+                });
         assertThat(awaitQuietly(done)).as("the stream ended").isTrue();
         store.closeAsync().block(TIMEOUT);
 
@@ -234,8 +235,8 @@ public abstract class CloseContract extends OutboxContractSupport {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         Disposable reaper = OutboxLeaseReaper.of(store)
-                .interval(Duration.ofSeconds(1))
-                .onError(errors::add)
+                .withInterval(Duration.ofSeconds(1))
+                .withOnError(errors::add)
                 .start(time);
 
         // when the store closes and many intervals pass

@@ -34,7 +34,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
     private static final ClaimScope ROUTE = ClaimScope.of("ns", "q");
 
     private static DispatchPolicy cap(int n) {
-        return DispatchPolicy.none().concurrencyCap(n);
+        return DispatchPolicy.none().withConcurrencyCap(n);
     }
 
     private List<OutboxRow> claim(ClaimScope scope, int limit, DispatchPolicy policy) {
@@ -103,7 +103,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
             }
         }
         stageAll(rows);
-        DispatchPolicy serialCapped = cap(5).serialPerWorkflow(true);
+        DispatchPolicy serialCapped = cap(5).withSerialPerWorkflow(true);
 
         // when a serial claim capped at 5 runs, then it takes one row per workflow only
         List<OutboxRow> first = claim(ROUTE, 10, serialCapped);
@@ -123,14 +123,15 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
 
         // when a cap is 0, negative or too large, then building the policy fails naming it
         for (int bad : new int[] {0, -1, Integer.MIN_VALUE, DispatchPolicy.MAX_CONCURRENCY_CAP + 1}) {
-            assertThatThrownBy(() -> DispatchPolicy.none().concurrencyCap(bad))
+            assertThatThrownBy(() -> DispatchPolicy.none().withConcurrencyCap(bad))
                     .isInstanceOf(InvalidArgumentException.class)
                     .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
                             .isEqualTo("concurrencyCap"));
         }
         // and a cap without a scope fails naming policy.concurrencyCap, as a claim and as a stream
         assertRejected(() -> store.claim(null, 5, Set.of(), cap(3)), "policy.concurrencyCap");
-        assertRejected(() -> store.claimStream(ClaimStreamOptions.defaults().policy(cap(3))), "policy.concurrencyCap");
+        assertRejected(
+                () -> store.claimStream(ClaimStreamOptions.defaults().withPolicy(cap(3))), "policy.concurrencyCap");
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         // and the cap can be dropped again
         assertThat(cap(3).withoutConcurrencyCap()).isEqualTo(DispatchPolicy.none());
@@ -145,9 +146,9 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         // when a stream capped at 2 with an hour-long poll is asked for everything
         // then two arrive and it waits; each completion (not the poll) lets one more through
         StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults()
-                        .scope(ROUTE)
-                        .policy(cap(2))
-                        .pollInterval(Duration.ofHours(1))))
+                        .withScope(ROUTE)
+                        .withPolicy(cap(2))
+                        .withPollInterval(Duration.ofHours(1))))
                 .recordWith(() -> received)
                 .expectNextCount(2)
                 .expectNoEvent(Duration.ofMillis(300))

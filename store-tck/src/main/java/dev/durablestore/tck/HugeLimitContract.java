@@ -126,7 +126,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         stageAll(due);
 
         // when a stream with the largest batch it accepts is requested Long.MAX_VALUE rows
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(10_000);
+        ClaimStreamOptions options = ClaimStreamOptions.defaults().withMaxBatch(10_000);
 
         // then it delivers the three rows, claimed (StepVerifier requests Long.MAX_VALUE up front)
         StepVerifier.create(store.claimStream(options).map(OutboxRow::dispatchKey))
@@ -185,9 +185,9 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         // Integer.MAX_VALUE
         List<OutboxRow> stale = stageStaleClaims();
         OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store)
-                .lease(Duration.ofMinutes(1))
-                .batchSize(MAX)
-                .clock(clock);
+                .withLease(Duration.ofMinutes(1))
+                .withBatchSize(MAX)
+                .withClock(clock);
 
         // when it sweeps once
         // then it re-arms the three rows

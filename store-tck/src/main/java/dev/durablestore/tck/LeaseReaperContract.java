@@ -83,12 +83,12 @@ public abstract class LeaseReaperContract extends OutboxContractSupport {
 
     private OutboxLeaseReaper reaper(int batchSize) {
         return OutboxLeaseReaper.of(observed())
-                .lease(LEASE)
-                .interval(INTERVAL)
-                .batchSize(batchSize)
-                .clock(clock)
-                .onReaped(reaped::add)
-                .onError(reported::add);
+                .withLease(LEASE)
+                .withInterval(INTERVAL)
+                .withBatchSize(batchSize)
+                .withClock(clock)
+                .withOnReaped(reaped::add)
+                .withOnError(reported::add);
     }
 
     /** @return what the next finished {@code rearmStaleClaimed} call re-armed (-1: it failed) */

@@ -183,7 +183,7 @@ public abstract class PriorityContract extends OutboxContractSupport {
 
         // when a stream is asked for three rows
         // then the prioritized rows come first, then the oldest plain row
-        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(50))), 0)
+        StepVerifier.create(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(50))), 0)
                 .thenRequest(3)
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(urgent.dispatchKey()))
                 .assertNext(r -> assertThat(r.dispatchKey()).isEqualTo(soon.dispatchKey()))

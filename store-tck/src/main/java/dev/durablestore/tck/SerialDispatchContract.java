@@ -39,7 +39,7 @@ import reactor.test.StepVerifier;
  */
 public abstract class SerialDispatchContract extends OutboxContractSupport {
 
-    private static final DispatchPolicy SERIAL = DispatchPolicy.none().serialPerWorkflow(true);
+    private static final DispatchPolicy SERIAL = DispatchPolicy.none().withSerialPerWorkflow(true);
 
     private List<OutboxRow> serial(ClaimScope scope, int limit, Set<WorkflowId> held) {
         return store.claim(scope, limit, held, SERIAL).block(TIMEOUT);
@@ -224,7 +224,7 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         // then it delivers the first row of each workflow and waits; completing a row (not the
         // poll) brings that workflow's next row
         StepVerifier.create(store.claimStream(
-                        ClaimStreamOptions.defaults().policy(SERIAL).pollInterval(Duration.ofHours(1))))
+                        ClaimStreamOptions.defaults().withPolicy(SERIAL).withPollInterval(Duration.ofHours(1))))
                 .recordWith(() -> received)
                 .expectNextCount(2)
                 .then(() -> assertThat(received).extracting(OutboxRow::ordinal).containsOnly(0L))
@@ -250,7 +250,7 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         assertRejected(() -> store.claim(null, -1, Set.of(), SERIAL), "limit");
         assertRejected(() -> store.claim(null, 1, Set.of(), null), "policy");
         assertRejected(() -> store.claim(null, 1, null, SERIAL), "held");
-        assertThatThrownBy(() -> ClaimStreamOptions.defaults().policy(null))
+        assertThatThrownBy(() -> ClaimStreamOptions.defaults().withPolicy(null))
                 .isInstanceOf(InvalidArgumentException.class)
                 .satisfies(e ->
                         assertThat(((InvalidArgumentException) e).argument()).isEqualTo("policy"));

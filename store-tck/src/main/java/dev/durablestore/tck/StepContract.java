@@ -367,7 +367,7 @@ public abstract class StepContract extends StepContractSupport {
         Given g = given(1, 1);
         WorkflowId w = g.workflowId();
         ClaimStreamProbe probe = ClaimStreamProbe.subscribe(
-                store.claimStream(ClaimStreamOptions.defaults().pollInterval(HOUR)));
+                store.claimStream(ClaimStreamOptions.defaults().withPollInterval(HOUR)));
         try {
             probe.request(2);
             probe.expectNothingFor(QUIET);

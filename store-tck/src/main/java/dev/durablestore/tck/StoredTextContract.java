@@ -372,8 +372,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         // when a claim stream for namespace "ns" + a lone surrogate is asked for rows
         StepVerifier.create(
                         store.claimStream(ClaimStreamOptions.defaults()
-                                .scope(ClaimScope.of("ns\uDC00", "q"))
-                                .pollInterval(Duration.ofMillis(20))),
+                                .withScope(ClaimScope.of("ns\uDC00", "q"))
+                                .withPollInterval(Duration.ofMillis(20))),
                         0)
                 .expectSubscription()
                 .thenRequest(1)

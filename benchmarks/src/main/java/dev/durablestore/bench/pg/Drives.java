@@ -128,7 +128,7 @@ final class Drives {
 
     /** @return the claim stream options of {@link #drain}: batches of 100, a 50 ms poll */
     static ClaimStreamOptions options() {
-        return ClaimStreamOptions.defaults().maxBatch(CLAIM_BATCH).pollInterval(Duration.ofMillis(50));
+        return ClaimStreamOptions.defaults().withMaxBatch(CLAIM_BATCH).withPollInterval(Duration.ofMillis(50));
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * {@code POLPG} (issue 20): the dispatch policies on PostgreSQL, four nodes (separate stores and
  * pools) draining one outbox of 5-activity workflows staged at once, each node 64 completes in
- * flight; no policy, {@code serialPerWorkflow(true)} (every serial claim takes the one advisory
+ * flight; no policy, {@code withSerialPerWorkflow(true)} (every serial claim takes the one advisory
  * lock), and a cap of 256 on the route (the four nodes' concurrency together, every capped claim
  * takes the route's advisory lock and counts the claimed rows), taking turns going first.
  */
@@ -58,8 +58,8 @@ public final class PostgresPolicyCost implements Workload {
         ClaimScope route = ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE);
         DispatchPolicy[] policies = {
             DispatchPolicy.none(),
-            DispatchPolicy.none().serialPerWorkflow(true),
-            DispatchPolicy.none().concurrencyCap(NODES * PostgresComparison.CONCURRENCY)
+            DispatchPolicy.none().withSerialPerWorkflow(true),
+            DispatchPolicy.none().withConcurrencyCap(NODES * PostgresComparison.CONCURRENCY)
         };
         try (PgServer server = PgServer.start(ctx.dir(), MAX_CONNECTIONS);
                 PgNodes nodes = PgNodes.open(server, NODES, PostgresComparison.POOL_SIZE, "off", new CommitCounter())) {
@@ -103,7 +103,7 @@ public final class PostgresPolicyCost implements Workload {
                 nodes.stores(),
                 rows,
                 PostgresComparison.CONCURRENCY,
-                Drives.options().scope(route).policy(policy));
+                Drives.options().withScope(route).withPolicy(policy));
         if (d.duplicates() != 0) {
             throw new IllegalStateException(d.duplicates() + " rows handed out twice under " + policy);
         }

@@ -55,7 +55,7 @@ public final class ClaimStreamMemoryProbe {
     }
 
     private static ClaimStreamOptions options() {
-        return ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(100));
+        return ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(100));
     }
 
     private static long usedAfterGc() throws InterruptedException {

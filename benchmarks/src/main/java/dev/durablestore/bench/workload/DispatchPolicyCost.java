@@ -230,10 +230,10 @@ public final class DispatchPolicyCost implements Workload {
                 + "at once, 64 in flight, untimed) on a fresh file (`synchronous=NORMAL`) and times P2's "
                 + "drain (`claimStream(maxBatch 100)` on the default route → `flatMap(complete, 64)`) in "
                 + "turns, a different one going first each run: no policy and no priorities; one row in ten "
-                + "staged with a priority from 1 to 9 (the others 0); `serialPerWorkflow(true)`, so each "
+                + "staged with a priority from 1 to 9 (the others 0); `withSerialPerWorkflow(true)`, so each "
                 + "workflow has one row in flight and its next only after the completion (which wakes the "
-                + "stream); `concurrencyCap(64)`, which equals the dispatcher's concurrency; "
-                + "`concurrencyCap(" + HALF_CAP + ")` with 64 in flight, judged against the same drain with "
+                + "stream); `withConcurrencyCap(64)`, which equals the dispatcher's concurrency; "
+                + "`withConcurrencyCap(" + HALF_CAP + ")` with 64 in flight, judged against the same drain with "
                 + HALF_CAP + " in flight and no cap (the parallelism the cap leaves), so the ratio is what "
                 + "the cap itself costs; and, on " + FEW_WORKFLOWS + " workflows of " + FEW_ROWS + " rows "
                 + "(" + FEW_WORKFLOWS * FEW_ROWS + " rows), serial vs no policy. Serial leaves the main drain "
@@ -311,10 +311,10 @@ public final class DispatchPolicyCost implements Workload {
                     .block(Duration.ofMinutes(10));
             long total = (long) workflows.size() * perWorkflow;
             ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                    .maxBatch(100)
-                    .scope(ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE))
-                    .policy(mode.policy())
-                    .pollInterval(Duration.ofMillis(50));
+                    .withMaxBatch(100)
+                    .withScope(ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE))
+                    .withPolicy(mode.policy())
+                    .withPollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
                     .flatMap(row -> store.complete(row).thenReturn(Boolean.TRUE), mode.concurrency())
@@ -334,15 +334,18 @@ public final class DispatchPolicyCost implements Workload {
         /** One row in ten with a priority. */
         PRIORITIES(DispatchPolicy.none(), OutboxRoundTrip.CONCURRENCY, false),
         /** Serial per workflow. */
-        SERIAL(DispatchPolicy.none().serialPerWorkflow(true), OutboxRoundTrip.CONCURRENCY, false),
+        SERIAL(DispatchPolicy.none().withSerialPerWorkflow(true), OutboxRoundTrip.CONCURRENCY, false),
         /** A cap equal to the dispatcher's concurrency. */
-        CAPPED(DispatchPolicy.none().concurrencyCap(OutboxRoundTrip.CONCURRENCY), OutboxRoundTrip.CONCURRENCY, false),
+        CAPPED(
+                DispatchPolicy.none().withConcurrencyCap(OutboxRoundTrip.CONCURRENCY),
+                OutboxRoundTrip.CONCURRENCY,
+                false),
         /** A cap of half the dispatcher's concurrency. */
-        CAPPED_HALF(DispatchPolicy.none().concurrencyCap(HALF_CAP), OutboxRoundTrip.CONCURRENCY, false),
+        CAPPED_HALF(DispatchPolicy.none().withConcurrencyCap(HALF_CAP), OutboxRoundTrip.CONCURRENCY, false),
         /** No policy, half the concurrency: the parallelism {@link #CAPPED_HALF} leaves. */
         NONE_HALF(DispatchPolicy.none(), HALF_CAP, false),
         /** Serial per workflow on a few long workflows. */
-        SERIAL_FEW(DispatchPolicy.none().serialPerWorkflow(true), OutboxRoundTrip.CONCURRENCY, true),
+        SERIAL_FEW(DispatchPolicy.none().withSerialPerWorkflow(true), OutboxRoundTrip.CONCURRENCY, true),
         /** The same rows without a policy. */
         NONE_FEW(DispatchPolicy.none(), OutboxRoundTrip.CONCURRENCY, true);
 

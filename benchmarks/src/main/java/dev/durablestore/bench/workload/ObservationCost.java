@@ -130,7 +130,7 @@ public final class ObservationCost implements Workload {
                     .block(Duration.ofMinutes(10));
             long total = (long) workflows.size() * fanOut;
             ClaimStreamOptions options =
-                    ClaimStreamOptions.defaults().maxBatch(100).pollInterval(Duration.ofMillis(50));
+                    ClaimStreamOptions.defaults().withMaxBatch(100).withPollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
                     .flatMap(

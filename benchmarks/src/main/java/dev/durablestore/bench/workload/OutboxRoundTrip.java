@@ -248,7 +248,7 @@ public final class OutboxRoundTrip implements Workload {
             commits.reset();
             long total = (long) workflows.size() * fanOut;
             ClaimStreamOptions options =
-                    ClaimStreamOptions.defaults().maxBatch(RAW_BATCH).pollInterval(Duration.ofMillis(50));
+                    ClaimStreamOptions.defaults().withMaxBatch(RAW_BATCH).withPollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
                     .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), CONCURRENCY)

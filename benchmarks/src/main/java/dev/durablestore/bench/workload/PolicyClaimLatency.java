@@ -36,9 +36,9 @@ final class PolicyClaimLatency {
         /** One row in ten with a priority from 1 to 9, no policy. */
         PRIORITIES(DispatchPolicy.none(), true),
         /** Serial per workflow. */
-        SERIAL(DispatchPolicy.none().serialPerWorkflow(true), false),
+        SERIAL(DispatchPolicy.none().withSerialPerWorkflow(true), false),
         /** A cap of 64 on the route, which a claim of 64 on a route with nothing claimed never reaches. */
-        CAPPED(DispatchPolicy.none().concurrencyCap(LIMIT), false);
+        CAPPED(DispatchPolicy.none().withConcurrencyCap(LIMIT), false);
 
         private final DispatchPolicy policy;
         private final boolean prioritized;

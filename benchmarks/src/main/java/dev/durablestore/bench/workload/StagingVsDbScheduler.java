@@ -386,7 +386,7 @@ public final class StagingVsDbScheduler implements Workload {
     /** P2's drain of every staged row: claimStream → complete, 64 in flight; rows/s. */
     private static double drain(SqliteReactiveStore store, int rows) {
         ClaimStreamOptions options =
-                ClaimStreamOptions.defaults().maxBatch(MAX_BATCH).pollInterval(Duration.ofMillis(50));
+                ClaimStreamOptions.defaults().withMaxBatch(MAX_BATCH).withPollInterval(Duration.ofMillis(50));
         long began = System.nanoTime();
         store.claimStream(options)
                 .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), IN_FLIGHT)

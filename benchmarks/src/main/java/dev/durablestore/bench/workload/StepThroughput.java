@@ -273,7 +273,7 @@ public final class StepThroughput implements Workload {
     }
 
     private static ClaimStreamOptions options() {
-        return ClaimStreamOptions.defaults().maxBatch(MAX_BATCH).pollInterval(Duration.ofMillis(50));
+        return ClaimStreamOptions.defaults().withMaxBatch(MAX_BATCH).withPollInterval(Duration.ofMillis(50));
     }
 
     /**

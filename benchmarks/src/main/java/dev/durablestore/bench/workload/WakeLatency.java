@@ -131,7 +131,7 @@ public final class WakeLatency implements Workload {
         BlockingQueue<Long> arrivals = new LinkedBlockingQueue<>();
         OneAtATime subscriber = new OneAtATime(arrivals);
         try (SqliteReactiveStore store = Fixtures.openStore(db, MODE)) {
-            store.claimStream(ClaimStreamOptions.defaults().maxBatch(1).pollInterval(POLL))
+            store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(1).withPollInterval(POLL))
                     .subscribe(subscriber);
             Instant now = Instant.now();
             for (int i = 0; i < samples; i++) {

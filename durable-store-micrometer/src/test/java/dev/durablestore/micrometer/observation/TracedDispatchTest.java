@@ -276,7 +276,7 @@ class TracedDispatchTest {
         // when a claim stream subscribed in a poller's trace takes the three, then polls once more
         Observation poller = Observation.start("poller", registry);
         Flux<OutboxRow> stream = store.claimStream(
-                        ClaimStreamOptions.defaults().scope(ClaimScope.of("orders", "payments")))
+                        ClaimStreamOptions.defaults().withScope(ClaimScope.of("orders", "payments")))
                 .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller));
         StepVerifier.create(stream, 3)
                 .expectNextCount(3)

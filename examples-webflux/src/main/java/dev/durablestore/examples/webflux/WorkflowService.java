@@ -169,7 +169,8 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
      * @return the claimed rows, as views
      */
     public Flux<DispatchView> dispatches(ClaimScope scope) {
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().scope(scope).maxBatch(1);
+        ClaimStreamOptions options =
+                ClaimStreamOptions.defaults().withScope(scope).withMaxBatch(1);
         return store.claimStream(options)
                 .concatMap(
                         row -> Mono.just(dispatchView(row))

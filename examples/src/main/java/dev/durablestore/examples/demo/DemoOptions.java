@@ -25,7 +25,7 @@ import java.util.Set;
  * @param concurrency activities in flight at once, and outcomes being committed at once (the
  *     {@link Dispatcher}'s two stages)
  * @param seed seed of the deterministic failure choice
- * @param serial true to claim with {@code DispatchPolicy.serialPerWorkflow(true)}: one activity
+ * @param serial true to claim with {@code DispatchPolicy.withSerialPerWorkflow(true)}: one activity
  *     of a workflow in flight at a time, in ordinal order ({@code --serial})
  * @param help true when {@code --help} was asked for
  */

@@ -68,16 +68,16 @@ public final class DemoRun {
             // A killed run leaves rows claimed; nobody holds them now, so re-arm them all at once
             // rather than waiting a lease for the reaper.
             long rearmed = OutboxLeaseReaper.of(store)
-                    .lease(Duration.ofNanos(1))
+                    .withLease(Duration.ofNanos(1))
                     .reapOnce()
                     .block();
 
             Duration lease = Duration.ofSeconds(30).plusMillis(2L * options.workMs());
             Disposable reaper = OutboxLeaseReaper.of(store)
-                    .lease(lease)
-                    .interval(REAP_INTERVAL)
-                    .onReaped(rows -> stats.onReaped(rows.size()))
-                    .onError(e -> log.warn("lease reaper sweep failed", e))
+                    .withLease(lease)
+                    .withInterval(REAP_INTERVAL)
+                    .withOnReaped(rows -> stats.onReaped(rows.size()))
+                    .withOnError(e -> log.warn("lease reaper sweep failed", e))
                     .start();
             ProgressReporter progress =
                     new ProgressReporter(store, stats, options.workflows(), out, terminal, Duration.ofSeconds(1));

@@ -68,7 +68,7 @@ public final class Dispatcher {
         this.stats = stats;
         this.work = Duration.ofMillis(options.workMs());
         this.concurrency = options.concurrency();
-        this.policy = options.serial() ? DispatchPolicy.none().serialPerWorkflow(true) : DispatchPolicy.none();
+        this.policy = options.serial() ? DispatchPolicy.none().withSerialPerWorkflow(true) : DispatchPolicy.none();
     }
 
     /**
@@ -78,9 +78,9 @@ public final class Dispatcher {
      */
     public Disposable start() {
         ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                .maxBatch(concurrency)
-                .policy(policy)
-                .pollInterval(Duration.ofMillis(250));
+                .withMaxBatch(concurrency)
+                .withPolicy(policy)
+                .withPollInterval(Duration.ofMillis(250));
         return store.claimStream(options)
                 .flatMap(this::work, concurrency)
                 .flatMap(this::record, concurrency)

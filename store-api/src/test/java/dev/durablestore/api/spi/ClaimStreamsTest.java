@@ -110,7 +110,7 @@ class ClaimStreamsTest {
                         source,
                         wakeups,
                         clock,
-                        ClaimStreamOptions.defaults().maxBatch(maxBatch).pollInterval(POLL),
+                        ClaimStreamOptions.defaults().withMaxBatch(maxBatch).withPollInterval(POLL),
                         timer),
                 0);
     }
@@ -217,7 +217,7 @@ class ClaimStreamsTest {
                         source,
                         wakeups,
                         clock,
-                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        ClaimStreamOptions.defaults().withMaxBatch(10).withPollInterval(POLL),
                         timer)
                 .subscribe(new BaseSubscriber<>() {
                     @Override
@@ -291,7 +291,7 @@ class ClaimStreamsTest {
                         source,
                         wakeups,
                         clock,
-                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        ClaimStreamOptions.defaults().withMaxBatch(10).withPollInterval(POLL),
                         timer)
                 .subscribe(null, ended::set);
         assertThat(source.limits).as("claims").hasSize(1);
@@ -327,7 +327,7 @@ class ClaimStreamsTest {
                         source,
                         wakeups,
                         clock,
-                        ClaimStreamOptions.defaults().maxBatch(10).pollInterval(POLL),
+                        ClaimStreamOptions.defaults().withMaxBatch(10).withPollInterval(POLL),
                         timer)
                 .subscribe();
         assertThat(source.limits).as("claims").hasSize(1);

@@ -184,7 +184,7 @@ class PostgresFaultTest {
         WorkflowId w = WorkflowId.random();
         Flux.range(0, 8).flatMap(i -> s.readHead(w)).blockLast(BOUND);
         awaitTrue("the store listens", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
-        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().pollInterval(Duration.ofHours(1));
+        ClaimStreamOptions hourly = ClaimStreamOptions.defaults().withPollInterval(Duration.ofHours(1));
         OutboxRow row = OutboxRow.pending(w, 0, "work", Payload.json("{}"), Instant.now());
 
         CompletableFuture<OutboxRow> claimed = s.claimStream(hourly).next().toFuture();

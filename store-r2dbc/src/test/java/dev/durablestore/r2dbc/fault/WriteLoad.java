@@ -91,7 +91,8 @@ final class WriteLoad implements AutoCloseable {
                 .cache();
         writersDone = all;
         writers = all.subscribe();
-        ClaimStreamOptions options = ClaimStreamOptions.defaults().maxBatch(16).pollInterval(Duration.ofMillis(100));
+        ClaimStreamOptions options =
+                ClaimStreamOptions.defaults().withMaxBatch(16).withPollInterval(Duration.ofMillis(100));
         claimer = store.claimStream(options)
                 .doOnNext(r -> claimedRows.incrementAndGet())
                 .flatMap(this::settle, 8)

@@ -25,7 +25,7 @@ public final class ClaimWorker {
             System.out.println("READY");
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
-            store.claimStream(ClaimStreamOptions.defaults().maxBatch(32).pollInterval(Duration.ofMillis(10)))
+            store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(32).withPollInterval(Duration.ofMillis(10)))
                     .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 16)
                     .doOnNext(key -> System.out.println("DONE " + key))
                     .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained

@@ -33,9 +33,9 @@ public final class PolicyClaimWorker {
         DispatchPolicy policy = DispatchPolicy.none();
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("serial")) {
-                policy = policy.serialPerWorkflow(true);
+                policy = policy.withSerialPerWorkflow(true);
             } else if (args[i].startsWith("cap=")) {
-                policy = policy.concurrencyCap(Integer.parseInt(args[i].substring(4)));
+                policy = policy.withConcurrencyCap(Integer.parseInt(args[i].substring(4)));
             }
         }
         try (SqliteReactiveStore store =
@@ -44,10 +44,10 @@ public final class PolicyClaimWorker {
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
             store.claimStream(ClaimStreamOptions.defaults()
-                            .scope(ClaimScope.of("ns", "q"))
-                            .policy(policy)
-                            .maxBatch(8)
-                            .pollInterval(Duration.ofMillis(10)))
+                            .withScope(ClaimScope.of("ns", "q"))
+                            .withPolicy(policy)
+                            .withMaxBatch(8)
+                            .withPollInterval(Duration.ofMillis(10)))
                     .flatMap(
                             row -> observe(store, row)
                                     .delayElement(Duration.ofMillis(1)) // the work: other claims overlap it

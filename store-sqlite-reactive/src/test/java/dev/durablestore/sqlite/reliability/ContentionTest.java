@@ -331,7 +331,9 @@ class ContentionTest {
                 // when a claim stream asks for one row while its claims time out (each after 200 ms)
                 // then it neither fails nor claims, and once the lock is released it delivers the row
                 StepVerifier.create(
-                                store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(50))), 1)
+                                store.claimStream(
+                                        ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(50))),
+                                1)
                         .expectSubscription()
                         .expectNoEvent(Duration.ofMillis(700)) // several claims hit the busy timeout
                         .then(() -> {

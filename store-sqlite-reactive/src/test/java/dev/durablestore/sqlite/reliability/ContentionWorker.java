@@ -86,7 +86,7 @@ public final class ContentionWorker {
             // large claim batches and many completions in flight: fewer, bigger transactions, so
             // fewer hand-overs of the file's write lock between the two processes
             Disposable claims = store.claimStream(
-                            ClaimStreamOptions.defaults().maxBatch(512).pollInterval(Duration.ofMillis(10)))
+                            ClaimStreamOptions.defaults().withMaxBatch(512).withPollInterval(Duration.ofMillis(10)))
                     .doOnNext(row -> {
                         unreported.incrementAndGet();
                         print("CLAIM " + row.dispatchKey());

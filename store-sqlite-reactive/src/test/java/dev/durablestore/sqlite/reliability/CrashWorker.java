@@ -75,7 +75,7 @@ public final class CrashWorker {
         }
 
         // a claim stream, completing about 70% of what it claims (the rest stays claimed)
-        store.claimStream(ClaimStreamOptions.defaults().maxBatch(16).pollInterval(Duration.ofMillis(20)))
+        store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(16).withPollInterval(Duration.ofMillis(20)))
                 .doOnNext(row -> print("CLAIM " + row.dispatchKey()))
                 .flatMap(row -> completeSometimes(store, row), 16)
                 .subscribe(

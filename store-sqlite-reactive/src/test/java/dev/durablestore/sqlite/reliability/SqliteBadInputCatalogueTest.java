@@ -101,25 +101,25 @@ class SqliteBadInputCatalogueTest {
         // given the builders' defaults
         ClaimStreamOptions options = ClaimStreamOptions.defaults();
         Map<String, Supplier<Object>> calls = new LinkedHashMap<>();
-        calls.put("maxBatch|0", () -> options.maxBatch(0));
-        calls.put("maxBatch|-1", () -> options.maxBatch(-1));
-        calls.put("maxBatch|10001", () -> options.maxBatch(10_001));
-        calls.put("pollInterval|null", () -> options.pollInterval(null));
-        calls.put("pollInterval|0", () -> options.pollInterval(Duration.ZERO));
-        calls.put("pollInterval|-1s", () -> options.pollInterval(Duration.ofSeconds(-1)));
-        calls.put("heldWorkflows|null", () -> options.heldWorkflows(null));
+        calls.put("maxBatch|0", () -> options.withMaxBatch(0));
+        calls.put("maxBatch|-1", () -> options.withMaxBatch(-1));
+        calls.put("maxBatch|10001", () -> options.withMaxBatch(10_001));
+        calls.put("pollInterval|null", () -> options.withPollInterval(null));
+        calls.put("pollInterval|0", () -> options.withPollInterval(Duration.ZERO));
+        calls.put("pollInterval|-1s", () -> options.withPollInterval(Duration.ofSeconds(-1)));
+        calls.put("heldWorkflows|null", () -> options.withHeldWorkflows(null));
         calls.put("store|null", () -> OutboxLeaseReaper.of(null));
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("reaper.db")))) {
             OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store);
-            calls.put("lease|null", () -> reaper.lease(null));
-            calls.put("lease|0", () -> reaper.lease(Duration.ZERO));
-            calls.put("lease|-1s", () -> reaper.lease(Duration.ofSeconds(-1)));
-            calls.put("interval|null", () -> reaper.interval(null));
-            calls.put("interval|0", () -> reaper.interval(Duration.ZERO));
-            calls.put("batchSize|0", () -> reaper.batchSize(0));
-            calls.put("clock|null", () -> reaper.clock(null));
-            calls.put("onReaped|null", () -> reaper.onReaped(null));
-            calls.put("onError|null", () -> reaper.onError(null));
+            calls.put("lease|null", () -> reaper.withLease(null));
+            calls.put("lease|0", () -> reaper.withLease(Duration.ZERO));
+            calls.put("lease|-1s", () -> reaper.withLease(Duration.ofSeconds(-1)));
+            calls.put("interval|null", () -> reaper.withInterval(null));
+            calls.put("interval|0", () -> reaper.withInterval(Duration.ZERO));
+            calls.put("batchSize|0", () -> reaper.withBatchSize(0));
+            calls.put("clock|null", () -> reaper.withClock(null));
+            calls.put("onReaped|null", () -> reaper.withOnReaped(null));
+            calls.put("onError|null", () -> reaper.withOnError(null));
             // when / then
             assertRejectedNaming(calls);
         }

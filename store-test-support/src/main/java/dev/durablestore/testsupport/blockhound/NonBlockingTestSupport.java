@@ -115,7 +115,7 @@ public abstract class NonBlockingTestSupport {
                         store.readRunChain(w),
                         store.validateStoredEvents(),
                         store.expiredTimers(now).then()))
-                .then(store.claimStream(ClaimStreamOptions.defaults().pollInterval(Duration.ofMillis(20)))
+                .then(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(20)))
                         .take(1)
                         .next())
                 .flatMap(row -> store.complete(row.dispatchKey()))
