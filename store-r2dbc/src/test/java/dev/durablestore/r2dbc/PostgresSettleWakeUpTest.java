@@ -63,8 +63,10 @@ class PostgresSettleWakeUpTest {
 
         // when node B's capped stream (hourly poll) waits, and node A completes its row
         // then B receives the next row without waiting for its poll
-        StepVerifier.create(b.claimStream(
-                        ClaimStreamOptions.defaults().withScope(ROUTE).withPolicy(cap).withPollInterval(HOUR)))
+        StepVerifier.create(b.claimStream(ClaimStreamOptions.defaults()
+                        .withScope(ROUTE)
+                        .withPolicy(cap)
+                        .withPollInterval(HOUR)))
                 .expectSubscription()
                 .expectNoEvent(Duration.ofMillis(300))
                 .then(() -> a.complete(held.get(0)).block(TIMEOUT))
