@@ -159,15 +159,7 @@ public final class Backend implements ReactiveStore {
 
     private Mono<Void> listen(ConnectionFactory factory, String channel) {
         PgNotifications notifications = new PgNotifications(
-                factory,
-                channel,
-                () -> Schedulers.parallel().schedule(wakeups),
-                () -> {
-                    if (wakeups.waitsForSettles()) {
-                        Schedulers.parallel().schedule(wakeups::settled);
-                    }
-                },
-                name);
+                factory, channel, () -> Schedulers.parallel().schedule(wakeups), this::wakeSettleStreams, name);
         listener = notifications;
         return notifications.start();
     }
@@ -443,6 +435,17 @@ public final class Backend implements ReactiveStore {
         return reads.rowState(dispatchKey);
     }
 
+    /**
+     * Wakes this instance's claim streams that wait for settles, on another thread: after a settle
+     * of its own, or another node's {@link PgNotifications#SETTLED} notification. Without such
+     * streams it costs one read.
+     */
+    private void wakeSettleStreams() {
+        if (wakeups.waitsForSettles()) {
+            Schedulers.parallel().schedule(wakeups::settled);
+        }
+    }
+
     /** Remembers that this store claims under a policy a settle can unblock (see {@link #freeing}). */
     private void claimingUnder(DispatchPolicy policy) {
         if (policy != null && policy.constrained() && !claimsUnderPolicy) {
@@ -462,9 +465,7 @@ public final class Backend implements ReactiveStore {
      */
     private <T> Mono<T> freeing(Mono<T> settle) {
         return settle.doOnSuccess(v -> {
-            if (wakeups.waitsForSettles()) {
-                Schedulers.parallel().schedule(wakeups::settled);
-            }
+            wakeSettleStreams();
             if (claimsUnderPolicy) {
                 settleNotify.run();
             }

@@ -26,8 +26,6 @@ final class PgNotifications implements Disposable {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
-    private final ConnectionFactory factory;
-    private final String channel;
     /** The payload of a notification that rows were staged or made claimable again: wakes every stream. */
     static final String STAGED = "";
 
@@ -38,6 +36,8 @@ final class PgNotifications implements Disposable {
      */
     static final String SETTLED = "settled";
 
+    private final ConnectionFactory factory;
+    private final String channel;
     private final Runnable wake;
     private final Runnable settled;
     private final String storeName;
