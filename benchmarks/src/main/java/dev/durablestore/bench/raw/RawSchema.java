@@ -52,8 +52,8 @@ public final class RawSchema {
 
     /** The indexes, in the store's order. */
     public static final List<String> INDEXES = List.of(
-            "CREATE INDEX IF NOT EXISTS events_projection ON events "
-                    + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)",
+            "CREATE INDEX IF NOT EXISTS events_queryable ON events "
+                    + "(workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id) WHERE queryable = 1",
             "CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)",
             "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (status, visible_after, dispatch_key) "
                     + "WHERE status = 'pending'",

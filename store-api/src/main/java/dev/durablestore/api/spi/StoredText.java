@@ -19,7 +19,7 @@ import java.util.List;
  *       (a character outside the Basic Multilingual Plane, such as an emoji) is kept exactly;</li>
  *   <li>is at most {@link #MAX_UTF8_BYTES} bytes long in UTF-8: PostgreSQL refuses a b-tree index
  *       entry over about 2,700 bytes (SQLSTATE 54000), and the widest index holding such a text
- *       ({@code events_projection}: the workflow type beside two ids, the kind, a sequence number
+ *       ({@code events_queryable}: the workflow type beside two ids, the kind, a sequence number
  *       and an instant) then stays well below that.</li>
  * </ul>
  *

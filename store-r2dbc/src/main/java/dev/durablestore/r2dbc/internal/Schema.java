@@ -73,8 +73,6 @@ final class Schema {
         // S9: legacy rows get real routes, so every predicate can compare the columns directly.
         all.add("UPDATE outbox SET namespace = 'default' WHERE namespace IS NULL");
         all.add("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
-        all.add("CREATE INDEX IF NOT EXISTS events_projection ON events "
-                + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)");
         all.add("CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)");
         all.add("CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)");
         all.addAll(dialect.indexes());

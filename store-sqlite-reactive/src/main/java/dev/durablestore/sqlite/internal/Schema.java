@@ -59,8 +59,11 @@ public final class Schema {
             new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"});
 
     private static final List<String> INDEXES = List.of(
-            "CREATE INDEX IF NOT EXISTS events_projection ON events "
-                    + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)",
+            // Only the queryable events (lifecycle, child starts): every read of it asks for
+            // queryable = 1, and the activity events (most of a history) then cost no index write.
+            // Files made before it had the full index; it is dropped below (SUPERSEDED_EVENT_INDEX).
+            "CREATE INDEX IF NOT EXISTS events_queryable ON events "
+                    + "(workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id) WHERE queryable = 1",
             "CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)",
             "CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (status, visible_after, dispatch_key) "
                     + "WHERE status = 'pending'",
@@ -81,6 +84,9 @@ public final class Schema {
 
     /** The composite (workflow_id, status) index of earlier files, replaced by {@code outbox_by_workflow}. */
     static final String SUPERSEDED_WORKFLOW_INDEX = "outbox_workflow";
+
+    /** The index of every event of earlier files, replaced by the partial {@code events_queryable}. */
+    static final String SUPERSEDED_EVENT_INDEX = "events_projection";
 
     private Schema() {}
 
@@ -112,6 +118,7 @@ public final class Schema {
                 c.execute("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
             }
             c.execute("DROP INDEX IF EXISTS " + SUPERSEDED_WORKFLOW_INDEX);
+            c.execute("DROP INDEX IF EXISTS " + SUPERSEDED_EVENT_INDEX);
             for (String ddl : INDEXES) {
                 c.execute(ddl);
             }

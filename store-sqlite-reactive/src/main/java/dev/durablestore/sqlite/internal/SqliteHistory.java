@@ -46,7 +46,9 @@ public final class SqliteHistory {
     private static final String QUERYABLE =
             "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 ORDER BY workflow_id, seq";
     private static final String QUERYABLE_OF =
-            "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 AND workflow_id = ? ORDER BY seq";
+            // named: without statistics SQLite would read the whole history by its primary key
+            "SELECT workflow_id, seq, event FROM events INDEXED BY events_queryable "
+                    + "WHERE queryable = 1 AND workflow_id = ? ORDER BY seq";
     /** The events that name a workflow as a child (R30), from the projection index (S3). */
     private static final String CHILD_STARTS_OF = "SELECT workflow_id, seq, event FROM events WHERE queryable = 1 "
             + "AND kind = 'ChildWorkflowStarted' AND child_workflow_id = ? ORDER BY workflow_id, seq";
