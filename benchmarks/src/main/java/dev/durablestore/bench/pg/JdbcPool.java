@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A HikariCP pool of plain JDBC connections to one schema with {@code synchronous_commit=on}, for the
- * raw baselines and db-scheduler; every connection is opened before {@link #open} returns, so no
- * timing includes a connect.
+ * A HikariCP pool of plain JDBC connections to one schema with {@code synchronous_commit=on} (or
+ * {@code off}, as POLPG's nodes), for the raw baselines and db-scheduler; every connection is opened
+ * before {@link #open} returns, so no timing includes a connect.
  */
 final class JdbcPool {
 
@@ -23,13 +23,24 @@ final class JdbcPool {
      * @return the pool
      */
     static HikariDataSource open(PgServer server, String schema, int size) {
-        PgServer.JdbcTarget target = server.jdbc(schema, "on");
+        return open(server, schema, size, "on");
+    }
+
+    /**
+     * @param server the server
+     * @param schema the schema of every connection
+     * @param size connections, all opened now
+     * @param synchronousCommit the sessions' {@code synchronous_commit}: {@code on} or {@code off}
+     * @return the pool
+     */
+    static HikariDataSource open(PgServer server, String schema, int size, String synchronousCommit) {
+        PgServer.JdbcTarget target = server.jdbc(schema, synchronousCommit);
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(target.url());
         config.setDataSourceProperties(target.properties());
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(size);
-        config.setPoolName("bench-" + schema + "-" + size);
+        config.setPoolName("bench-" + schema + "-" + size + "-" + synchronousCommit);
         HikariDataSource pool = new HikariDataSource(config);
         List<Connection> all = new ArrayList<>(size);
         try {

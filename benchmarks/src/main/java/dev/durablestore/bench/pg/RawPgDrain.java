@@ -29,7 +29,8 @@ final class RawPgDrain {
             + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND visible_after <= ? "
             + "ORDER BY visible_after, dispatch_key LIMIT ? FOR UPDATE SKIP LOCKED) "
             + "RETURNING " + RawSql.COLUMNS;
-    private static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
+    /** The grouped complete: settled_at, the keys. */
+    static final String COMPLETE = "UPDATE outbox SET status = 'done', claimed_at = NULL, settled_at = ? "
             + "WHERE dispatch_key = ANY(?) AND status IN ('pending', 'claimed')";
 
     private final RawRows rows;
