@@ -1,5 +1,6 @@
 package dev.durablestore.console;
 
+import dev.durablestore.api.InvalidArgumentException;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -7,7 +8,7 @@ import java.util.Objects;
  * How the console behaves; {@link #defaults()} is read-only with previews on. Immutable and
  * validated when built: each {@code with*} method returns a checked copy and leaves this one
  * unchanged, so its result must be used (a {@code with*} call as a statement does nothing; Error
- * Prone reports it). A value out of range fails with {@link IllegalArgumentException} naming the
+ * Prone reports it). A value out of range fails with {@link InvalidArgumentException} naming the
  * option.
  *
  * <pre>{@code
@@ -36,19 +37,19 @@ public final class ConsoleOptions {
             Duration countTtl,
             int maxBulk) {
         if (previewBytes < 16 || previewBytes > 65_536) {
-            throw new IllegalArgumentException("previewBytes must be between 16 and 65536, was " + previewBytes);
+            throw new InvalidArgumentException("previewBytes", "must be between 16 and 65536, was " + previewBytes);
         }
         if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new IllegalArgumentException("lease must be positive, was " + lease);
+            throw new InvalidArgumentException("lease", "must be positive, was " + lease);
         }
         if (countCap < 1 || countCap > 10_000_000) {
-            throw new IllegalArgumentException("countCap must be between 1 and 10000000, was " + countCap);
+            throw new InvalidArgumentException("countCap", "must be between 1 and 10000000, was " + countCap);
         }
         if (countTtl == null || countTtl.isNegative()) {
-            throw new IllegalArgumentException("countTtl must be zero or positive, was " + countTtl);
+            throw new InvalidArgumentException("countTtl", "must be zero or positive, was " + countTtl);
         }
         if (maxBulk < 1 || maxBulk > 10_000) {
-            throw new IllegalArgumentException("maxBulk must be between 1 and 10000, was " + maxBulk);
+            throw new InvalidArgumentException("maxBulk", "must be between 1 and 10000, was " + maxBulk);
         }
         this.readOnly = readOnly;
         this.previews = previews;
@@ -118,7 +119,7 @@ public final class ConsoleOptions {
     /**
      * @param value the most bytes of one payload shown, 16 to 65,536
      * @return a copy with the preview size set
-     * @throws IllegalArgumentException naming {@code previewBytes} when out of range
+     * @throws InvalidArgumentException naming {@code previewBytes} when out of range
      */
     public ConsoleOptions withPreviewBytes(int value) {
         return new ConsoleOptions(readOnly, previews, value, lease, countCap, countTtl, maxBulk);
@@ -127,7 +128,7 @@ public final class ConsoleOptions {
     /**
      * @param value claims older than this count as stuck; positive
      * @return a copy with the lease set
-     * @throws IllegalArgumentException naming {@code lease} when null or not positive
+     * @throws InvalidArgumentException naming {@code lease} when null or not positive
      */
     public ConsoleOptions withLease(Duration value) {
         return new ConsoleOptions(readOnly, previews, previewBytes, value, countCap, countTtl, maxBulk);
@@ -136,7 +137,7 @@ public final class ConsoleOptions {
     /**
      * @param value the most rows counted per status by one overview refresh, 1 to 10,000,000
      * @return a copy with the count cap set
-     * @throws IllegalArgumentException naming {@code countCap} when out of range
+     * @throws InvalidArgumentException naming {@code countCap} when out of range
      */
     public ConsoleOptions withCountCap(int value) {
         return new ConsoleOptions(readOnly, previews, previewBytes, lease, value, countTtl, maxBulk);
@@ -145,7 +146,7 @@ public final class ConsoleOptions {
     /**
      * @param value how long overview counts are reused; zero or positive
      * @return a copy with the count cache time set
-     * @throws IllegalArgumentException naming {@code countTtl} when null or negative
+     * @throws InvalidArgumentException naming {@code countTtl} when null or negative
      */
     public ConsoleOptions withCountTtl(Duration value) {
         return new ConsoleOptions(readOnly, previews, previewBytes, lease, countCap, value, maxBulk);
@@ -154,7 +155,7 @@ public final class ConsoleOptions {
     /**
      * @param value the most rows one bulk action or bulk count touches, 1 to 10,000
      * @return a copy with the bulk limit set
-     * @throws IllegalArgumentException naming {@code maxBulk} when out of range
+     * @throws InvalidArgumentException naming {@code maxBulk} when out of range
      */
     public ConsoleOptions withMaxBulk(int value) {
         return new ConsoleOptions(readOnly, previews, previewBytes, lease, countCap, countTtl, value);

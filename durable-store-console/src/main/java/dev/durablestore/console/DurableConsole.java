@@ -1,9 +1,9 @@
 package dev.durablestore.console;
 
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.ReactiveStore;
 import java.time.Clock;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -56,7 +56,11 @@ public final class DurableConsole implements AutoCloseable {
      */
     public static Builder builder(ReactiveStore store) {
         return new Builder(
-                Objects.requireNonNull(store, "store"), ConsoleOptions.defaults(), null, null, Clock.systemUTC());
+                InvalidArgumentException.requireNonNull(store, "store"),
+                ConsoleOptions.defaults(),
+                null,
+                null,
+                Clock.systemUTC());
     }
 
     /** @return the options the console runs with */
@@ -70,10 +74,10 @@ public final class DurableConsole implements AutoCloseable {
      * @return the routes: the pages under {@code path/}, the API under {@code path/api}
      */
     public RouterFunction<ServerResponse> router(String path) {
-        Objects.requireNonNull(path, "path");
+        InvalidArgumentException.requireNonNull(path, "path");
         if (!path.matches("(/[A-Za-z0-9._-]+)+")) {
-            throw new IllegalArgumentException(
-                    "path must look like /ops/console (no trailing slash), was '" + path + "'");
+            throw new InvalidArgumentException(
+                    "path", "must look like /ops/console (no trailing slash), was '" + path + "'");
         }
         ConsoleHandlers handlers = new ConsoleHandlers(store, options, authorizer, meter, clock, path);
         mounted.add(handlers);
@@ -131,10 +135,11 @@ public final class DurableConsole implements AutoCloseable {
         /**
          * @param value the options
          * @return a copy with the options set
-         * @throws NullPointerException when {@code value} is null
+         * @throws InvalidArgumentException when {@code value} is null
          */
         public Builder withOptions(ConsoleOptions value) {
-            return new Builder(store, Objects.requireNonNull(value, "options"), authorizer, meter, clock);
+            return new Builder(
+                    store, InvalidArgumentException.requireNonNull(value, "options"), authorizer, meter, clock);
         }
 
         /**
@@ -156,10 +161,11 @@ public final class DurableConsole implements AutoCloseable {
         /**
          * @param value the clock ages and due times are measured with
          * @return a copy with the clock set
-         * @throws NullPointerException when {@code value} is null
+         * @throws InvalidArgumentException when {@code value} is null
          */
         public Builder withClock(Clock value) {
-            return new Builder(store, options, authorizer, meter, Objects.requireNonNull(value, "clock"));
+            return new Builder(
+                    store, options, authorizer, meter, InvalidArgumentException.requireNonNull(value, "clock"));
         }
 
         /**

@@ -1,0 +1,45 @@
+package dev.durablestore.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.durablestore.api.InvalidArgumentException;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Console options are checked when built: a value out of range fails with the store's
+ * {@link InvalidArgumentException} naming the option, and the options it was copied from stay as
+ * they were.
+ */
+class ConsoleOptionsTest {
+
+    @Test
+    void every_option_out_of_range_is_refused_naming_it() {
+        ConsoleOptions defaults = ConsoleOptions.defaults();
+
+        assertRefused(() -> defaults.withPreviewBytes(15), "previewBytes");
+        assertRefused(() -> defaults.withPreviewBytes(65_537), "previewBytes");
+        assertRefused(() -> defaults.withLease(Duration.ZERO), "lease");
+        assertRefused(() -> defaults.withLease(null), "lease");
+        assertRefused(() -> defaults.withCountCap(0), "countCap");
+        assertRefused(() -> defaults.withCountTtl(Duration.ofSeconds(-1)), "countTtl");
+        assertRefused(() -> defaults.withMaxBulk(10_001), "maxBulk");
+
+        // the defaults are unchanged by the refused copies
+        assertThat(defaults).isEqualTo(ConsoleOptions.defaults());
+    }
+
+    @Test
+    void the_builder_refuses_a_null_store_naming_it() {
+        assertRefused(() -> DurableConsole.builder(null), "store");
+    }
+
+    private static void assertRefused(Supplier<?> build, String option) {
+        assertThatThrownBy(build::get)
+                .isInstanceOf(InvalidArgumentException.class)
+                .satisfies(e ->
+                        assertThat(((InvalidArgumentException) e).argument()).isEqualTo(option));
+    }
+}
