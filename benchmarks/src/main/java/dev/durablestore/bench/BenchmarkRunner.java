@@ -6,6 +6,7 @@ import dev.durablestore.bench.pg.PostgresPolicyCost;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
+import dev.durablestore.bench.workload.DemoThroughput;
 import dev.durablestore.bench.workload.DispatchPolicyCost;
 import dev.durablestore.bench.workload.ObservationCost;
 import dev.durablestore.bench.workload.OutboxRoundTrip;
@@ -69,6 +70,7 @@ public final class BenchmarkRunner {
                 new ClaimStreamMemory(),
                 new StepThroughput(),
                 new StagingVsDbScheduler(),
+                new DemoThroughput(),
                 new ObservationCost(),
                 new DispatchPolicyCost(),
                 new PostgresComparison(),

@@ -47,13 +47,28 @@ public final class DemoRun {
      * @return the exit code: 0 verified, 1 otherwise
      */
     public static int run(DemoOptions options, PrintStream out, boolean terminal) {
+        Report report = execute(options, out, terminal);
+        return report != null && report.verified() ? 0 : 1;
+    }
+
+    /**
+     * Runs the demo as {@link #run} does and hands back its report, for callers that measure it
+     * (the benchmark runner's {@code DEMO} group).
+     *
+     * @param options the options
+     * @param out where progress and the report go
+     * @param terminal true when {@code out} is a terminal
+     * @return the report, printed already; {@code null} when the file could not be opened or the run
+     *     broke (said on {@code out})
+     */
+    public static Report execute(DemoOptions options, PrintStream out, boolean terminal) {
         long t0 = System.nanoTime();
         SqliteReactiveStore store;
         try {
             store = SqliteReactiveStore.open(SqliteStoreConfig.of(options.db()));
         } catch (RuntimeException e) {
             out.println("cannot open " + options.db() + ": " + e.getMessage());
-            return 1;
+            return null;
         }
         try (store) {
             out.println(String.format(
@@ -116,12 +131,12 @@ public final class DemoRun {
                     verification);
             report.print(out);
             out.flush();
-            return verification.verified() && drained ? 0 : 1;
+            return report;
         } catch (RuntimeException e) {
             out.println();
             out.println("VERIFICATION FAILED: the run broke: " + e);
             log.error("the demo run failed", e);
-            return 1;
+            return null;
         }
     }
 

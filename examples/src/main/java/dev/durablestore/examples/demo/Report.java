@@ -33,9 +33,19 @@ public record Report(
 
     private static final int PROBLEMS_SHOWN = 5;
 
+    /** @return true when every row was settled and every history and row verified */
+    public boolean verified() {
+        return verification.verified() && drained;
+    }
+
+    /** @return rows settled per second, from the start of dispatch until the last row settled */
+    public double settledPerSecond() {
+        return dispatchSeconds > 0 ? stats.settled() / dispatchSeconds : 0;
+    }
+
     /** @return the verdict line: {@code VERIFIED} or {@code VERIFICATION FAILED: <first problem>} */
     public String verdict() {
-        if (verification.verified() && drained) {
+        if (verified()) {
             return "VERIFIED";
         }
         String first = verification.firstProblem().orElse("the run stopped before every row was settled");
@@ -66,7 +76,7 @@ public record Report(
                 f(
                         "%.2f s total: staging %.2f s, dispatch until the last row settled %.2f s",
                         totalSeconds, stagingSeconds, dispatchSeconds));
-        double perSecond = dispatchSeconds > 0 ? stats.settled() / dispatchSeconds : 0;
+        double perSecond = settledPerSecond();
         line(
                 out,
                 "throughput",
