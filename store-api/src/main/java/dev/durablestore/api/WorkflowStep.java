@@ -46,7 +46,17 @@ public final class WorkflowStep {
         /** Dead-lettered: {@code FAILED} (O31). */
         FAIL,
         /** {@code CANCELLED} (O32). */
-        CANCEL
+        CANCEL;
+
+        /** @return the status a row settled this way has: {@code DONE}, {@code PENDING}, {@code FAILED} or {@code CANCELLED} */
+        public OutboxStatus status() {
+            return switch (this) {
+                case COMPLETE -> OutboxStatus.DONE;
+                case RETRY -> OutboxStatus.PENDING;
+                case FAIL -> OutboxStatus.FAILED;
+                case CANCEL -> OutboxStatus.CANCELLED;
+            };
+        }
     }
 
     /**

@@ -1,33 +1,12 @@
 package dev.durablestore.r2dbc;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.ClaimStreamOptions;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.OutboxCounts;
-import dev.durablestore.api.OutboxQuery;
-import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
-import dev.durablestore.api.RunSummary;
-import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
-import dev.durablestore.api.UndecodableEvent;
-import dev.durablestore.api.WorkflowFilter;
-import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.WorkflowSummary;
-import dev.durablestore.api.event.Event;
+import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.core.AbstractReactiveStore;
 import dev.durablestore.r2dbc.internal.Backend;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -68,13 +47,14 @@ import reactor.core.publisher.Mono;
  * pool.dispose();
  * }</pre>
  */
-public final class R2dbcReactiveStore implements ReactiveStore {
+public final class R2dbcReactiveStore extends AbstractReactiveStore {
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Backend backend;
 
     private R2dbcReactiveStore(Backend backend) {
+        super(backend.storage(), backend.wakeups(), backend.clock());
         this.backend = backend;
     }
 
@@ -106,285 +86,25 @@ public final class R2dbcReactiveStore implements ReactiveStore {
         });
     }
 
-    @Override
-    public Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
-        return backend.append(workflowId, events, expectedSeq);
-    }
-
-    @Override
-    public Mono<Void> appendWithOutbox(
-            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
-        return backend.appendWithOutbox(workflowId, events, expectedSeq, rows);
-    }
-
-    @Override
-    public Flux<Event> readHistory(WorkflowId workflowId) {
-        return backend.readHistory(workflowId);
-    }
-
-    @Override
-    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
-        return backend.readHistoryFrom(workflowId, fromSeq);
-    }
-
-    @Override
-    public Mono<Long> readHead(WorkflowId workflowId) {
-        return backend.readHead(workflowId);
-    }
-
-    @Override
-    public Flux<WorkflowId> listWorkflowIds() {
-        return backend.listWorkflowIds();
-    }
-
-    @Override
-    public Flux<WorkflowId> listActive() {
-        return backend.listActive();
-    }
-
-    @Override
-    public Flux<WorkflowId> listPaused() {
-        return backend.listPaused();
-    }
-
-    @Override
-    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
-        return backend.query(filter);
-    }
-
-    @Override
-    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return backend.readSummary(workflowId);
-    }
-
-    @Override
-    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
-        return backend.readRunChain(workflowId);
-    }
-
-    @Override
-    public Mono<Void> validateStoredEvents() {
-        return backend.validateStoredEvents();
-    }
-
-    @Override
-    public Flux<UndecodableEvent> findUndecodableEvents() {
-        return backend.findUndecodableEvents();
-    }
-
-    @Override
-    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        return backend.scheduleTimer(workflowId, timerId, fireAt);
-    }
-
-    @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return backend.expiredTimers(asOf);
-    }
-
-    @Override
-    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
-        return backend.appendOutboxBatch(rows);
-    }
-
-    @Override
-    public Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return backend.rearmPending(rows);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claim(int limit) {
-        return backend.claim(limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return backend.claimExcluding(limit, held);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return backend.claimScoped(scope, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return backend.claimScopedExcluding(scope, limit, held);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
-        return backend.claim(scope, limit, held, policy);
-    }
-
-    @Override
-    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return backend.claimStream(options);
-    }
-
-    @Override
-    public Mono<Void> complete(String dispatchKey) {
-        return backend.complete(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> complete(Collection<String> dispatchKeys) {
-        return backend.complete(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
-        return backend.retry(dispatchKey, nextAttempt, visibleAfter);
-    }
-
-    @Override
-    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return backend.retry(dispatchKeys, nextAttempt, visibleAfter);
-    }
-
-    @Override
-    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
-        return backend.retryAfter(dispatchKey, nextAttempt, delay);
-    }
-
-    @Override
-    public Mono<Void> fail(String dispatchKey) {
-        return backend.fail(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> fail(Collection<String> dispatchKeys) {
-        return backend.fail(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(String dispatchKey) {
-        return backend.settleCancelled(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return backend.settleCancelled(dispatchKeys);
-    }
-
-    @Override
-    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return backend.cancelWorkflowRows(workflowId);
-    }
-
-    @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return backend.listStaleClaimed(olderThan, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return backend.rearmStaleClaimed(olderThan, visibleAfter, limit);
-    }
-
-    @Override
-    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return backend.heartbeat(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
-        return backend.redrive(dispatchKey, resetAttempt);
-    }
-
-    @Override
-    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return backend.redriveWorkflow(workflowId, resetAttempt);
-    }
-
-    @Override
-    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
-        return backend.pruneSettled(settledBefore, batchSize);
-    }
-
-    @Override
-    public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return backend.listUnsettledWorkflowIds();
-    }
-
-    @Override
-    public Mono<Long> countInflight(String namespace) {
-        return backend.countInflight(namespace);
-    }
-
-    @Override
-    public Mono<Long> countClaimed(String namespace) {
-        return backend.countClaimed(namespace);
-    }
-
-    @Override
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return backend.countClaimedByNamespace(namespaces);
-    }
-
-    @Override
-    public Flux<ClaimScope> pendingRoutes() {
-        return backend.pendingRoutes();
-    }
-
-    @Override
-    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
-        return backend.listOutbox(query);
-    }
-
-    @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
-        return backend.countByRoute(dueBy, claimedBefore, cap);
-    }
-
-    @Override
-    public Mono<OutboxRowState> rowState(String dispatchKey) {
-        return backend.rowState(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> commitStep(WorkflowStep step) {
-        return backend.commitStep(step);
-    }
-
-    @Override
-    public Mono<Void> complete(OutboxRow claimed) {
-        return backend.complete(claimed);
-    }
-
-    @Override
-    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-        return backend.retry(claimed, nextAttempt, visibleAfter);
-    }
-
-    @Override
-    public Mono<Void> fail(OutboxRow claimed) {
-        return backend.fail(claimed);
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(OutboxRow claimed) {
-        return backend.settleCancelled(claimed);
-    }
-
     /**
-     * Ends every claim stream with {@link dev.durablestore.api.StoreClosedException} (each first
-     * releasing the rows it claimed and had not delivered), refuses new operations, waits up to
-     * 30 s for those in flight to finish, stops listening and releases the store's threads, without
-     * blocking. The connection factory is not closed. Idempotent.
+     * Once the claim streams have ended: refuses new operations, waits (up to 30 s) for those in
+     * flight, stops listening and releases the store's threads. The connection factory is left
+     * open: close it after the store.
      */
     @Override
-    public Mono<Void> closeAsync() {
-        return backend.closeAsync();
+    protected Mono<Void> closeStorage() {
+        return backend.closeStorage();
     }
 
-    /**
-     * Closes as {@link #closeAsync()} does and waits for it; on a non-blocking thread it starts the
-     * close and returns at once. Idempotent.
-     */
     @Override
-    public void close() {
-        backend.close();
+    protected StoreClosedException streamsClosedError() {
+        return backend.streamsClosedError();
+    }
+
+    /** On PostgreSQL with notifications, a {@code settled} notification to the other nodes. */
+    @Override
+    protected void announceSettled() {
+        backend.announceSettled();
     }
 
     @Override

@@ -84,6 +84,17 @@ public final class Wakeups implements Runnable {
     }
 
     /**
+     * {@link #settled()} on Reactor's parallel scheduler, so the caller (a commit's signal, a
+     * notification listener) does not run the streams' claims; nothing when no stream waits for
+     * settles (one read).
+     */
+    public void settledLater() {
+        if (waitsForSettles()) {
+            Schedulers.parallel().schedule(this::settled);
+        }
+    }
+
+    /**
      * Registers a stream; once the store is closing, the stream is ended at once instead. A stream
      * registers before it sends its first claim and unregisters only once it has settled (ended,
      * no claim in flight, releases done), even when its subscriber cancelled it long before:

@@ -1,6 +1,5 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
 import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
 import static dev.durablestore.api.spi.Claims.heldKeys;
 import static dev.durablestore.api.spi.Claims.newClaimToken;
@@ -10,9 +9,8 @@ import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.ClaimBatch;
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.ClaimStorage;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -39,7 +37,7 @@ import reactor.core.publisher.Mono;
  * in the claim's transaction; on PostgreSQL in statements right after the claim's (rare: a crash in
  * between leaves the rows claimed, and the stale-claim re-arm returns them).
  */
-final class Claims {
+final class Claims implements ClaimStorage {
 
     /** Only a row this claim still holds (on PostgreSQL the claim has committed before this runs). */
     private static final String DEAD_LETTER = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
@@ -91,47 +89,25 @@ final class Claims {
         this.metrics = metrics;
     }
 
-    /** Every claim variant; an undecodable row fails the claim (after it was dead-lettered). */
-    Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return claim(scope, limit, held, DispatchPolicy.none());
-    }
-
-    /** Every claim variant with a dispatch policy (O63). */
-    Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
-        return Mono.defer(() -> {
-            requireNonNegative(limit, "limit");
-            Set<String> keys = heldKeys(held);
-            dev.durablestore.api.spi.Claims.policy(scope, policy);
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            return run(scope, () -> limit, keys, policy, false)
-                    .flatMap(r -> r.corrupt() != null ? Mono.error(r.corrupt()) : Mono.just(r.rows()));
-        });
-    }
-
     /**
-     * A claim for the claim stream: corrupt rows are reported in the result, with the next due time.
-     * On PostgreSQL the limit is read once the connection is in hand, right before the statement is
-     * sent, so demand the subscriber returns meanwhile (a settle group completing its callers one
-     * after another) still counts.
+     * Every claim (O16–O27, O62–O64), checked by the caller. On PostgreSQL the limit is read once
+     * the connection is in hand, right before the statement is sent, so demand a stream's subscriber
+     * returns meanwhile (a settle group completing its callers one after another) still counts.
      */
-    Mono<ClaimBatch> claimForStream(ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
+    @Override
+    public Mono<ClaimBatch> claim(
+            ClaimScope scope, IntSupplier limit, Set<String> heldKeys, DispatchPolicy policy, boolean withNextDue) {
         return Mono.defer(() -> {
             if (db.dialect().postgres()) {
-                return run(scope, limit, heldKeys(held), policy, true);
+                return run(scope, limit, heldKeys, policy, withNextDue);
             }
             int now = limit.getAsInt();
-            return run(scope, () -> now, heldKeys(held), policy, true);
+            return run(scope, () -> now, heldKeys, policy, withNextDue);
         });
     }
 
     private Mono<ClaimBatch> run(
-            ClaimScope scope, IntSupplier limit, Set<String> held, DispatchPolicy policy, boolean wantNext) {
-        if (StoredText.admitsNoStoredRow(scope)) {
-            return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on that route
-        }
-        ClaimScope matchable = StoredText.matchable(scope);
+            ClaimScope matchable, IntSupplier limit, Set<String> held, DispatchPolicy policy, boolean wantNext) {
         Function<Connection, Mono<ClaimBatch>> capped = c -> capped(c, matchable, policy, limit.getAsInt())
                 .flatMap(n -> n == 0
                         // at the cap (O64): no next due time, so a stream waits for a settle or its poll

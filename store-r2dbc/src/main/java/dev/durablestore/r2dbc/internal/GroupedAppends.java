@@ -525,7 +525,7 @@ final class GroupedAppends {
                         i,
                         s.dispatchKey(),
                         s.claimToken(),
-                        status(s.settlement()),
+                        s.settlement().status().token(),
                         retry ? s.nextAttempt() : 0,
                         retry ? s.retryVisibleAfter(nowNanos) : 0L
                     });
@@ -542,15 +542,6 @@ final class GroupedAppends {
             args[38] = nowNanos;
             columns(timers, new Class<?>[] {Integer.class, String.class, Long.class}, args, 39);
             return args;
-        }
-
-        private static String status(WorkflowStep.Settlement settlement) {
-            return switch (settlement) {
-                case COMPLETE -> "done";
-                case FAIL -> "failed";
-                case CANCEL -> "cancelled";
-                case RETRY -> "pending";
-            };
         }
 
         /** Turns rows of values into one typed array per column, at {@code args[from…]}. */

@@ -15,6 +15,7 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.OutboxListingSql;
 import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.OutboxReadStorage;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The read-only outbox operations (O39, O40, O43–O50); none takes a lock. */
-final class OutboxReads {
+final class OutboxReads implements OutboxReadStorage {
 
     private static final String LIVE = "status IN ('pending', 'claimed')";
     private static final String UNSETTLED =
@@ -59,7 +60,8 @@ final class OutboxReads {
     }
 
     /** O39, O40. */
-    Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+    @Override
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
         return Mono.defer(() -> {
                     long bound = Times.toNanos(olderThan, "olderThan");
                     requireNonNegative(limit, "limit");
@@ -76,18 +78,21 @@ final class OutboxReads {
     }
 
     /** O43. */
-    Flux<WorkflowId> listUnsettledWorkflowIds() {
+    @Override
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
         return db.stream("listUnsettledWorkflowIds", c -> Sql.query(c, UNSETTLED, row -> Sql.textAt(row, 0)))
                 .map(EventRows::workflowId);
     }
 
     /** O44. */
-    Mono<Long> countInflight(String namespace) {
+    @Override
+    public Mono<Long> countInflight(String namespace) {
         return count("countInflight", COUNT_INFLIGHT, namespace);
     }
 
     /** O45. */
-    Mono<Long> countClaimed(String namespace) {
+    @Override
+    public Mono<Long> countClaimed(String namespace) {
         return count("countClaimed", COUNT_CLAIMED, namespace);
     }
 
@@ -106,7 +111,8 @@ final class OutboxReads {
     }
 
     /** O47. */
-    Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+    @Override
+    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return Mono.defer(() -> {
             List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
             if (list.isEmpty()) {
@@ -136,7 +142,8 @@ final class OutboxReads {
     }
 
     /** O48, O49. */
-    Flux<ClaimScope> pendingRoutes() {
+    @Override
+    public Flux<ClaimScope> pendingRoutes() {
         return Mono.defer(() -> {
                     long now = Times.nowNanos(clock.instant());
                     return db.read(
@@ -162,7 +169,8 @@ final class OutboxReads {
     }
 
     /** O60. */
-    Flux<OutboxRow> listOutbox(OutboxQuery query) {
+    @Override
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
                     requireNonNull(query, "query");
                     if (query.limit() == 0 || query.matchesNothing()) {
@@ -187,7 +195,8 @@ final class OutboxReads {
     }
 
     /** O61. */
-    Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+    @Override
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
         return Mono.defer(() -> {
             long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
             return db.read(
@@ -222,7 +231,8 @@ final class OutboxReads {
     }
 
     /** O50. */
-    Mono<OutboxRowState> rowState(String key) {
+    @Override
+    public Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
             if (!StoredText.storable(key)) {

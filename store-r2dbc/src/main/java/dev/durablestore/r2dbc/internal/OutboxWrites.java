@@ -1,30 +1,21 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.SettleArguments;
 import dev.durablestore.api.spi.StepEncoder;
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.OutboxWriteStorage;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -41,7 +32,7 @@ import reactor.util.retry.Retry;
  * commit: it wakes this instance's claim streams and, on PostgreSQL, asks for the coalesced
  * {@code NOTIFY} of the other nodes ({@link ClaimNotifier}); no {@code NOTIFY} runs inside a write.
  */
-final class OutboxWrites {
+final class OutboxWrites implements OutboxWriteStorage {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
 
@@ -120,23 +111,17 @@ final class OutboxWrites {
      * commits on its own; an update count of 0 means the claim is no longer current, and nothing
      * was written.
      */
-    Mono<Void> fenced(
-            OutboxRow claimed,
-            WorkflowStep.Settlement settlement,
-            int nextAttempt,
-            Instant visibleAfter,
-            String operation) {
-        return Mono.defer(() -> {
-            StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
-            Mono<Void> write = db.dialect().postgres()
-                    ? db.autocommit(operation, 1, c -> FencedSettles.apply(c, s, now(), operation))
-                    : db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
-            return settlement == WorkflowStep.Settlement.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
-        });
+    @Override
+    public Mono<Void> fenced(StepEncoder.Settle s, String operation) {
+        Mono<Void> write = db.dialect().postgres()
+                ? db.autocommit(operation, 1, c -> FencedSettles.apply(c, s, now(), operation))
+                : db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
+        return s.settlement() == WorkflowStep.Settlement.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
     }
 
     /** O8–O11. */
-    Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
+    @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
         return Mono.defer(() -> {
             List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
             if (encoded.isEmpty()) {
@@ -148,7 +133,8 @@ final class OutboxWrites {
     }
 
     /** O12–O15: keys are visited in key order, so two nodes re-arming overlapping sets never deadlock. */
-    Mono<Void> rearmPending(List<OutboxRow> batch) {
+    @Override
+    public Mono<Void> rearmPending(List<OutboxRow> batch) {
         return Mono.defer(() -> {
             List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
             if (encoded.isEmpty()) {
@@ -172,93 +158,67 @@ final class OutboxWrites {
         });
     }
 
-    /** O29. */
-    Mono<Void> complete(String key) {
-        return settle("complete", COMPLETE, "done", key);
-    }
-
-    /** O29, bulk. */
-    Mono<Void> complete(Collection<String> keys) {
-        return settleAll("complete", COMPLETE_KEYS, keys);
-    }
-
-    /** O31. */
-    Mono<Void> fail(String key) {
-        return settle("fail", FAIL, "failed", key);
-    }
-
-    /** O31, bulk. */
-    Mono<Void> fail(Collection<String> keys) {
-        return settleAll("fail", FAIL_KEYS, keys);
-    }
-
-    /** O32. */
-    Mono<Void> settleCancelled(String key) {
-        return settle("settleCancelled", SETTLE_CANCELLED, "cancelled", key);
-    }
-
-    /** O32, bulk. */
-    Mono<Void> settleCancelled(Collection<String> keys) {
-        return settleAll("settleCancelled", SETTLE_CANCELLED_KEYS, keys);
-    }
-
-    private Mono<Void> settle(String name, String sql, String status, String key) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
-            }
-            if (settles != null) {
-                return settles.submit(name, new GroupedSettles.Settle(key, status, 0, 0));
-            }
-            return db.write(name, c -> Sql.update(c, sql, now(), key)).then();
-        });
+    /** O29, O31, O32: on PostgreSQL grouped with concurrent settles into one statement. */
+    @Override
+    public Mono<Void> settle(WorkflowStep.Settlement settlement, String key) {
+        String name = operation(settlement);
+        if (settles != null) {
+            return settles.submit(
+                    name, new GroupedSettles.Settle(key, settlement.status().token(), 0, 0));
+        }
+        return db.write(name, c -> Sql.update(c, settleSql(settlement), now(), key))
+                .then();
     }
 
     /**
-     * A bulk settle: one transaction (one statement up to {@value #BULK_CHUNK} keys) over the
-     * storable keys in code-point order, the order PostgreSQL's {@code "C"} index locks them in.
+     * O29, O31, O32 in bulk: one transaction (one statement up to {@value #BULK_CHUNK} keys) over the
+     * keys in code-point order, the order PostgreSQL's {@code "C"} index locks them in.
      */
-    private Mono<Void> settleAll(String name, String sql, Collection<String> keys) {
-        return Mono.defer(() -> {
-            List<String> sorted = SettleArguments.sortedKeys(keys);
-            if (sorted.isEmpty()) {
-                return Mono.empty();
-            }
-            return deadlockRetried(db.write(name, c -> updateKeys(c, sql, sorted, now())))
-                    .then();
-        });
+    @Override
+    public Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> keys) {
+        String sql = switch (settlement) {
+            case COMPLETE -> COMPLETE_KEYS;
+            case FAIL -> FAIL_KEYS;
+            case CANCEL -> SETTLE_CANCELLED_KEYS;
+            case RETRY -> throw new IllegalArgumentException("a retry is not a settle of this kind");
+        };
+        return deadlockRetried(db.write(operation(settlement), c -> updateKeys(c, sql, keys, now())))
+                .then();
     }
 
-    /** O30. */
-    Mono<Void> retry(String key, int nextAttempt, Instant visibleAfter) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O33)
-            }
-            if (settles != null) {
-                return settles.submit("retry", new GroupedSettles.Settle(key, "pending", nextAttempt, visible));
-            }
-            return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key))
-                    .then();
-        });
+    private static String operation(WorkflowStep.Settlement settlement) {
+        return switch (settlement) {
+            case COMPLETE -> "complete";
+            case FAIL -> "fail";
+            case CANCEL -> "settleCancelled";
+            case RETRY -> "retry";
+        };
+    }
+
+    private static String settleSql(WorkflowStep.Settlement settlement) {
+        return switch (settlement) {
+            case COMPLETE -> COMPLETE;
+            case FAIL -> FAIL;
+            case CANCEL -> SETTLE_CANCELLED;
+            case RETRY -> throw new IllegalArgumentException("a retry is not a settle of this kind");
+        };
+    }
+
+    /** O30: on PostgreSQL grouped with concurrent settles into one statement. */
+    @Override
+    public Mono<Void> retry(String key, int nextAttempt, long visible) {
+        if (settles != null) {
+            return settles.submit("retry", new GroupedSettles.Settle(key, "pending", nextAttempt, visible));
+        }
+        return waking("retry", c -> Sql.update(c, RETRY, (long) nextAttempt, visible, key))
+                .then();
     }
 
     /** O30, bulk: like {@link #settleAll}, waking the claim streams after the commit. */
-    Mono<Void> retry(Collection<String> keys, int nextAttempt, Instant visibleAfter) {
-        return Mono.defer(() -> {
-            List<String> sorted = SettleArguments.sortedKeys(keys);
-            requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            if (sorted.isEmpty()) {
-                return Mono.empty();
-            }
-            return deadlockRetried(waking("retry", c -> updateKeys(c, RETRY_KEYS, sorted, (long) nextAttempt, visible)))
-                    .then();
-        });
+    @Override
+    public Mono<Void> retryAll(List<String> keys, int nextAttempt, long visible) {
+        return deadlockRetried(waking("retry", c -> updateKeys(c, RETRY_KEYS, keys, (long) nextAttempt, visible)))
+                .then();
     }
 
     /**
@@ -266,47 +226,33 @@ final class OutboxWrites {
      * transaction. Written alone rather than through {@link GroupedSettles}, whose requests carry
      * their visibility from submission.
      */
-    Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            requireNonNegative(nextAttempt, "nextAttempt");
-            SettleArguments.requireDelay(delay);
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O33)
-            }
-            return waking(
-                            "retryAfter",
-                            c -> Sql.update(
-                                    c,
-                                    RETRY,
-                                    (long) nextAttempt,
-                                    SettleArguments.visibleAfterNanos(clock.instant(), delay),
-                                    key))
-                    .then();
-        });
+    @Override
+    public Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
+        return waking(
+                        "retryAfter",
+                        c -> Sql.update(
+                                c,
+                                RETRY,
+                                (long) nextAttempt,
+                                SettleArguments.visibleAfterNanos(clock.instant(), delay),
+                                key))
+                .then();
     }
 
     /** O35–O37. */
-    Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            String sql = db.dialect().returning(CANCEL_WORKFLOW, "dispatch_key");
-            return db.write("cancelWorkflowRows", c -> sortedKeys(c, sql, now(), workflowId.toString()));
-        });
+    @Override
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        String sql = db.dialect().returning(CANCEL_WORKFLOW, "dispatch_key");
+        return db.write("cancelWorkflowRows", c -> keys(c, sql, now(), workflowId.toString()));
     }
 
     /**
      * O41, O42: the stale rows are read and locked ({@code SKIP LOCKED} on PostgreSQL, so two
      * reapers on two nodes split the rows instead of both returning them), then re-armed.
      */
-    Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(long bound, long visible, int limit) {
         return Mono.defer(() -> {
-            long bound = Times.toNanos(olderThan, "olderThan");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            requireNonNegative(limit, "limit");
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
             String select = STALE + db.dialect().lockSkipLocked();
             return waking(
                     "rearmStaleClaimed",
@@ -344,25 +290,20 @@ final class OutboxWrites {
         });
     }
 
-    /** Refreshes claims; returns the keys still claimed, ascending. */
-    Mono<List<String>> heartbeat(Collection<String> keys) {
+    /** Refreshes claims; returns the keys still claimed. */
+    @Override
+    public Mono<List<String>> heartbeat(List<String> keys) {
         return Mono.defer(() -> {
-            List<String> list = StoredText.storableOnly(KeyArguments.checked(keys, "dispatchKeys", true));
-            if (list.isEmpty()) {
-                return Mono.just(List.<String>of());
-            }
             Sql.Params p = new Sql.Params();
             p.add(now());
-            String sql = db.dialect().returning(HEARTBEAT + p.list(new TreeSet<>(list)), "dispatch_key");
-            return db.write("heartbeat", c -> sortedKeys(c, sql, p.values()));
+            String sql = db.dialect().returning(HEARTBEAT + p.list(keys), "dispatch_key");
+            return db.write("heartbeat", c -> keys(c, sql, p.values()));
         });
     }
 
     /** Returns rows a cancelled claim stream could not deliver to pending, exactly as they were. */
-    Mono<Void> release(List<OutboxRow> claimed) {
-        if (claimed.isEmpty()) {
-            return Mono.empty();
-        }
+    @Override
+    public Mono<Void> release(List<OutboxRow> claimed) {
         List<String> keys = new ArrayList<>(claimed.size());
         for (OutboxRow r : claimed) {
             keys.add(r.dispatchKey());
@@ -374,34 +315,23 @@ final class OutboxWrites {
     }
 
     /** Redrives one dead letter; true when a failed row was redriven. */
-    Mono<Boolean> redrive(String key, boolean resetAttempt) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.just(false); // no row holds it
-            }
-            String sql = resetAttempt ? REDRIVE_RESET : REDRIVE;
-            return waking("redrive", c -> Sql.update(c, sql, now(), key).map(n -> n > 0));
-        });
+    @Override
+    public Mono<Boolean> redrive(String key, boolean resetAttempt) {
+        String sql = resetAttempt ? REDRIVE_RESET : REDRIVE;
+        return waking("redrive", c -> Sql.update(c, sql, now(), key).map(n -> n > 0));
     }
 
-    /** Redrives a workflow's dead letters; returns the keys, ascending. */
-    Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            String sql =
-                    db.dialect().returning(resetAttempt ? REDRIVE_WORKFLOW_RESET : REDRIVE_WORKFLOW, "dispatch_key");
-            return waking("redriveWorkflow", c -> sortedKeys(c, sql, now(), workflowId.toString()));
-        });
+    /** Redrives a workflow's dead letters; returns the keys. */
+    @Override
+    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        String sql = db.dialect().returning(resetAttempt ? REDRIVE_WORKFLOW_RESET : REDRIVE_WORKFLOW, "dispatch_key");
+        return waking("redriveWorkflow", c -> keys(c, sql, now(), workflowId.toString()));
     }
 
     /** Deletes settled rows in transactions of at most {@code batchSize} rows. */
-    Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+    @Override
+    public Mono<Long> pruneSettled(long cutoff, int batchSize) {
         return Mono.defer(() -> {
-            long cutoff = Times.toNanos(settledBefore, "settledBefore");
-            if (batchSize < 1) {
-                throw new InvalidArgumentException("batchSize", "must be at least 1, was " + batchSize);
-            }
             // The keys first, then exactly those keys, until a batch deletes none. (H2 evaluates a
             // LIMIT inside DELETE unreliably, and its index scan can return a just-deleted key twice,
             // so neither a short batch nor the number of keys selected is trusted.)
@@ -461,11 +391,7 @@ final class OutboxWrites {
                 Retry.max(3).filter(Failures::isDeadlock).onRetryExhaustedThrow((spec, signal) -> signal.failure()));
     }
 
-    private static Mono<List<String>> sortedKeys(Connection c, String sql, Object... args) {
-        return Sql.query(c, sql, row -> Sql.textAt(row, 0), args).collectList().map(keys -> {
-            List<String> sorted = new ArrayList<>(keys);
-            sorted.sort(Times.CODE_POINT_ORDER);
-            return sorted;
-        });
+    private static Mono<List<String>> keys(Connection c, String sql, Object... args) {
+        return Sql.query(c, sql, row -> Sql.textAt(row, 0), args).collectList();
     }
 }

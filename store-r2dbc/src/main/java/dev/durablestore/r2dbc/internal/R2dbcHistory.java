@@ -23,6 +23,7 @@ import dev.durablestore.api.projection.ParentIndex;
 import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.storage.HistoryStorage;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The event history over R2DBC (contract groups E and R). */
-final class R2dbcHistory {
+final class R2dbcHistory implements HistoryStorage {
 
     private static final String READ_HISTORY =
             "SELECT workflow_id, seq, event FROM events WHERE workflow_id = $1 ORDER BY seq";
@@ -93,7 +94,8 @@ final class R2dbcHistory {
      * violation from a racing writer becomes a sequence conflict once the head is re-read (E15).
      * The claim streams are woken after a commit that staged rows.
      */
-    Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
+    @Override
+    public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
         return Mono.defer(() -> {
             List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
             List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
@@ -165,7 +167,8 @@ final class R2dbcHistory {
      * claim, then the timers. A stale claim fails the statement that finds it, which rolls the
      * whole step back. The claim streams are woken after a commit that staged or retried rows.
      */
-    Mono<Void> commitStep(WorkflowStep step) {
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
             StepEncoder.Encoded e =
                     new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP, clock.instant());
@@ -227,7 +230,8 @@ final class R2dbcHistory {
     }
 
     /** R1, R2. */
-    Flux<Event> readHistory(WorkflowId workflowId) {
+    @Override
+    public Flux<Event> readHistory(WorkflowId workflowId) {
         return Flux.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
             return db.stream("readHistory", c -> Sql.query(c, READ_HISTORY, EventRows::stored, w))
@@ -236,7 +240,8 @@ final class R2dbcHistory {
     }
 
     /** R3–R8: a range scan of the primary key (S28). */
-    Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+    @Override
+    public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
         return Flux.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
             requireNonNegative(fromSeq, "fromSeq");
@@ -246,7 +251,8 @@ final class R2dbcHistory {
     }
 
     /** E2. */
-    Mono<Long> readHead(WorkflowId workflowId) {
+    @Override
+    public Mono<Long> readHead(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
             return db.read("readHead", c -> EventRows.head(c, w));
@@ -254,18 +260,21 @@ final class R2dbcHistory {
     }
 
     /** R9. */
-    Flux<WorkflowId> listWorkflowIds() {
+    @Override
+    public Flux<WorkflowId> listWorkflowIds() {
         return db.stream("listWorkflowIds", c -> Sql.query(c, WORKFLOW_IDS, row -> Sql.textAt(row, 0)))
                 .map(EventRows::workflowId);
     }
 
     /** R19, R21–R23. */
-    Flux<WorkflowId> listActive() {
+    @Override
+    public Flux<WorkflowId> listActive() {
         return withStatus("listActive", WorkflowStatus.RUNNING);
     }
 
     /** R20–R23. */
-    Flux<WorkflowId> listPaused() {
+    @Override
+    public Flux<WorkflowId> listPaused() {
         return withStatus("listPaused", WorkflowStatus.PAUSED);
     }
 
@@ -299,7 +308,8 @@ final class R2dbcHistory {
      * only workflows whose current lease ended in {@code WorkflowFailed} need their full history,
      * for the failed step (R28). Both reads share one snapshot.
      */
-    Flux<WorkflowSummary> query(WorkflowFilter filter) {
+    @Override
+    public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
                     requireNonNull(filter, "filter");
                     return db.readConsistent(
@@ -316,7 +326,8 @@ final class R2dbcHistory {
      * events, the {@code ChildWorkflowStarted} events naming it (its parent, R30) and, when its
      * current lease ended in {@code WorkflowFailed}, its full history (R28), in one snapshot.
      */
-    Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+    @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
             return db.readConsistent(
@@ -387,7 +398,8 @@ final class R2dbcHistory {
     }
 
     /** R40–R45. */
-    Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+    @Override
+    public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
             return db.read(
@@ -399,7 +411,8 @@ final class R2dbcHistory {
     }
 
     /** S25: decodes every event in (workflow id, seq) order and fails at the first that does not. */
-    Flux<UndecodableEvent> findUndecodableEvents() {
+    @Override
+    public Flux<UndecodableEvent> findUndecodableEvents() {
         return db.stream("findUndecodableEvents", c -> Sql.query(c, ALL_EVENTS, EventRows::stored))
                 .handle((stored, sink) -> {
                     try {
@@ -413,7 +426,8 @@ final class R2dbcHistory {
                 });
     }
 
-    Mono<Void> validateStoredEvents() {
+    @Override
+    public Mono<Void> validateStoredEvents() {
         return db.stream("validateStoredEvents", c -> Sql.query(c, ALL_EVENTS, EventRows::stored))
                 .doOnNext(events::decode)
                 .then();

@@ -7,6 +7,7 @@ import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.TimerStorage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,7 +16,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Timers over R2DBC (contract group T), keyed by canonical id text (S27). */
-final class R2dbcTimers {
+final class R2dbcTimers implements TimerStorage {
 
     /** W9: a step cancelling a timer. */
     static final String DELETE = "DELETE FROM timers WHERE workflow_id = $1 AND timer_id = $2";
@@ -34,7 +35,8 @@ final class R2dbcTimers {
     }
 
     /** T1, T2: an upsert keyed by (workflow, timer). */
-    Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
         return Mono.defer(() -> {
             requireNonNull(w, "workflowId");
             String timer = StoredText.timerIdText(t, "timerId");
@@ -49,7 +51,8 @@ final class R2dbcTimers {
      * T3–T5: ordered by fire time, workflow id, then canonical timer-id text in code-point order
      * (sorted again in Java, because H2 compares text by UTF-16 unit).
      */
-    Flux<TimerEntry> expiredTimers(Instant asOf) {
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
         return Mono.defer(() -> {
                     long bound = Times.toNanos(asOf, "asOf");
                     return db.read(

@@ -250,11 +250,6 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
     }
 
     @Override
-    public boolean freesClaims() {
-        return false; // a claim frees nothing; waking on it would have policy streams claim in a loop
-    }
-
-    @Override
     public String name() {
         return "claim";
     }

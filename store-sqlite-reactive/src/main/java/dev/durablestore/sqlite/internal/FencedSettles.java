@@ -55,7 +55,7 @@ final class FencedSettles {
             }
             case COMPLETE, FAIL, CANCEL -> {
                 ps = c.prepare(SETTLE);
-                ps.setString(i++, status(s));
+                ps.setString(i++, s.settlement().status().token());
                 ps.setLong(i++, nowNanos);
             }
             default -> throw new IllegalStateException("unknown settlement " + s.settlement());
@@ -63,14 +63,5 @@ final class FencedSettles {
         ps.setString(i++, s.dispatchKey());
         ps.setLong(i, s.claimToken());
         return ps.executeUpdate() == 1;
-    }
-
-    private static String status(StepEncoder.Settle s) {
-        return switch (s.settlement()) {
-            case COMPLETE -> "done";
-            case FAIL -> "failed";
-            case CANCEL -> "cancelled";
-            case RETRY -> "pending";
-        };
     }
 }

@@ -16,6 +16,7 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.OutboxListingSql;
 import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.OutboxReadStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,7 +36,7 @@ import reactor.core.publisher.Mono;
  * connection of the {@link ReaderPool}, never through the writer. The R2DBC backend's counterpart
  * has the same name and the same operations.
  */
-public final class OutboxReads {
+public final class OutboxReads implements OutboxReadStorage {
 
     private static final String LIVE = OutboxRows.LIVE;
     /** Claimed rows older than a bound, oldest claim first; {@link OutboxWrites} re-arms what it lists. */
@@ -75,6 +76,7 @@ public final class OutboxReads {
      * @param limit most rows
      * @return stale rows
      */
+    @Override
     public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
         return Mono.defer(() -> {
                     long bound = Times.toNanos(olderThan, "olderThan");
@@ -97,6 +99,7 @@ public final class OutboxReads {
     }
 
     /** O43. @return unsettled workflow ids */
+    @Override
     public Flux<WorkflowId> listUnsettledWorkflowIds() {
         return readers.read("listUnsettledWorkflowIds", c -> {
                     List<WorkflowId> ids = new ArrayList<>();
@@ -111,11 +114,13 @@ public final class OutboxReads {
     }
 
     /** O44. @param namespace ns @return count */
+    @Override
     public Mono<Long> countInflight(String namespace) {
         return count("countInflight", COUNT_INFLIGHT, namespace);
     }
 
     /** O45. @param namespace ns @return count */
+    @Override
     public Mono<Long> countClaimed(String namespace) {
         return count("countClaimed", COUNT_CLAIMED, namespace);
     }
@@ -137,6 +142,7 @@ public final class OutboxReads {
     }
 
     /** O47. @param namespaces namespaces @return counts */
+    @Override
     public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
         return Mono.defer(() -> {
             List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
@@ -165,6 +171,7 @@ public final class OutboxReads {
     }
 
     /** O48, O49. @return due routes */
+    @Override
     public Flux<ClaimScope> pendingRoutes() {
         return readers.read("pendingRoutes", c -> {
                     PreparedStatement ps = c.prepare(ROUTES);
@@ -181,6 +188,7 @@ public final class OutboxReads {
     }
 
     /** O50. @param key row @return state or empty */
+    @Override
     public Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
             requireNonEmpty(key, "dispatchKey");
@@ -209,6 +217,7 @@ public final class OutboxReads {
     }
 
     /** O60. @param query filter and page @return the rows */
+    @Override
     public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
                     requireNonNull(query, "query");
@@ -228,6 +237,7 @@ public final class OutboxReads {
     }
 
     /** O61. @param dueBy due bound @param claimedBefore stale bound @param cap cap @return counts */
+    @Override
     public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
         return Mono.defer(() -> {
             long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);

@@ -1,30 +1,21 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-import static dev.durablestore.api.spi.Claims.CODE_POINT_ORDER;
-
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.KeyArguments;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.SettleArguments;
 import dev.durablestore.api.spi.StepEncoder;
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.OutboxWriteStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +28,7 @@ import reactor.core.publisher.Mono;
  * claimable (staging, re-arm, retry, redrive, release) wake the claim streams after their commit.
  * The R2DBC backend's counterpart has the same name and the same operations.
  */
-public final class OutboxWrites {
+public final class OutboxWrites implements OutboxWriteStorage {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
 
@@ -86,6 +77,7 @@ public final class OutboxWrites {
      * @param batch rows to stage
      * @return completion
      */
+    @Override
     public Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
         return Mono.defer(() -> {
             List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
@@ -105,6 +97,7 @@ public final class OutboxWrites {
      * @param batch rows to re-arm
      * @return completion
      */
+    @Override
     public Mono<Void> rearmPending(List<OutboxRow> batch) {
         return Mono.defer(() -> {
             List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
@@ -128,139 +121,97 @@ public final class OutboxWrites {
         });
     }
 
-    /** O29. @param key row @return completion */
-    public Mono<Void> complete(String key) {
-        return settle(SettleCommand.Kind.COMPLETE, key);
+    /**
+     * O29, O31, O32.
+     *
+     * @param settlement complete, fail or cancel
+     * @param key a storable key
+     * @return completion
+     */
+    @Override
+    public Mono<Void> settle(WorkflowStep.Settlement settlement, String key) {
+        return writer.submit(new SettleCommand(kind(settlement), key, clock));
     }
 
-    /** O29, bulk. @param keys rows @return completion */
-    public Mono<Void> complete(Collection<String> keys) {
-        return settleAll(SettleCommand.Kind.COMPLETE, keys);
+    /**
+     * O29, O31, O32 in bulk: one command, one statement over the keys.
+     *
+     * @param settlement complete, fail or cancel
+     * @param keys storable keys, distinct, sorted
+     * @return completion
+     */
+    @Override
+    public Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> keys) {
+        return writer.submit(SettleCommand.bulk(kind(settlement), keys, clock));
     }
 
-    /** O31. @param key row @return completion */
-    public Mono<Void> fail(String key) {
-        return settle(SettleCommand.Kind.FAIL, key);
-    }
-
-    /** O31, bulk. @param keys rows @return completion */
-    public Mono<Void> fail(Collection<String> keys) {
-        return settleAll(SettleCommand.Kind.FAIL, keys);
-    }
-
-    /** O32. @param key row @return completion */
-    public Mono<Void> settleCancelled(String key) {
-        return settle(SettleCommand.Kind.CANCEL, key);
-    }
-
-    /** O32, bulk. @param keys rows @return completion */
-    public Mono<Void> settleCancelled(Collection<String> keys) {
-        return settleAll(SettleCommand.Kind.CANCEL, keys);
-    }
-
-    private Mono<Void> settle(SettleCommand.Kind kind, String key) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
-            }
-            return writer.submit(new SettleCommand(kind, key, clock));
-        });
-    }
-
-    /** One command, one statement over every storable key; unstorable ones match no row (O33). */
-    private Mono<Void> settleAll(SettleCommand.Kind kind, Collection<String> keys) {
-        return Mono.defer(() -> {
-            List<String> list = SettleArguments.sortedKeys(keys);
-            if (list.isEmpty()) {
-                return Mono.empty();
-            }
-            return writer.submit(SettleCommand.bulk(kind, list, clock));
-        });
+    private static SettleCommand.Kind kind(WorkflowStep.Settlement settlement) {
+        return switch (settlement) {
+            case COMPLETE -> SettleCommand.Kind.COMPLETE;
+            case FAIL -> SettleCommand.Kind.FAIL;
+            case CANCEL -> SettleCommand.Kind.CANCEL;
+            case RETRY -> throw new IllegalArgumentException("a retry is not a settle of this kind");
+        };
     }
 
     /**
      * W6: a settle fenced by the claim that returned the row; nothing changes when the claim is no
      * longer current.
      *
-     * @param claimed the row as its claim returned it
-     * @param settlement how to settle it
-     * @param nextAttempt a retry's attempt
-     * @param visibleAfter a retry's visibility, else {@code null}
+     * @param s the encoded settle
      * @param operation the operation name
      * @return completion, or {@link dev.durablestore.api.StaleClaimException}
      */
-    public Mono<Void> fenced(
-            OutboxRow claimed,
-            WorkflowStep.Settlement settlement,
-            int nextAttempt,
-            Instant visibleAfter,
-            String operation) {
-        return Mono.defer(() -> {
-            StepEncoder.Settle s = StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation);
-            return writer.submit(Commands.of(operation, settlement == WorkflowStep.Settlement.RETRY, c -> {
-                if (!FencedSettles.apply(c, s, now())) {
-                    // the update changed nothing: the command is refused, its transaction goes on
-                    throw new StaleClaimException(operation, s.dispatchKey(), s.claimToken());
-                }
-                return null;
-            }));
-        });
+    @Override
+    public Mono<Void> fenced(StepEncoder.Settle s, String operation) {
+        return writer.submit(Commands.of(operation, s.settlement() == WorkflowStep.Settlement.RETRY, c -> {
+            if (!FencedSettles.apply(c, s, now())) {
+                // the update changed nothing: the command is refused, its transaction goes on
+                throw new StaleClaimException(operation, s.dispatchKey(), s.claimToken());
+            }
+            return null;
+        }));
     }
 
     /**
      * O30.
      *
-     * @param key row
+     * @param key a storable key
      * @param nextAttempt attempt count
-     * @param visibleAfter next visibility
+     * @param visible next visibility, epoch nanoseconds
      * @return completion
      */
-    public Mono<Void> retry(String key, int nextAttempt, Instant visibleAfter) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O33)
-            }
-            return writer.submit(Commands.of("retry", true, c -> {
-                PreparedStatement ps = c.prepare(RETRY);
-                ps.setLong(1, nextAttempt);
-                ps.setLong(2, visible);
-                ps.setString(3, key);
-                ps.executeUpdate();
-                return null;
-            }));
-        });
+    @Override
+    public Mono<Void> retry(String key, int nextAttempt, long visible) {
+        return writer.submit(Commands.of("retry", true, c -> {
+            PreparedStatement ps = c.prepare(RETRY);
+            ps.setLong(1, nextAttempt);
+            ps.setLong(2, visible);
+            ps.setString(3, key);
+            ps.executeUpdate();
+            return null;
+        }));
     }
 
     /**
-     * O30, bulk: one statement over every storable key.
+     * O30, bulk: one statement over the keys.
      *
-     * @param keys rows
+     * @param keys storable keys, distinct, sorted
      * @param nextAttempt attempt count
-     * @param visibleAfter next visibility
+     * @param visible next visibility, epoch nanoseconds
      * @return completion
      */
-    public Mono<Void> retry(Collection<String> keys, int nextAttempt, Instant visibleAfter) {
-        return Mono.defer(() -> {
-            List<String> list = SettleArguments.sortedKeys(keys);
-            requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            if (list.isEmpty()) {
-                return Mono.empty();
-            }
-            String json = JsonArrays.of(list);
-            return writer.submit(Commands.of("retry", true, c -> {
-                PreparedStatement ps = c.prepare(RETRY_MANY);
-                ps.setLong(1, nextAttempt);
-                ps.setLong(2, visible);
-                ps.setString(3, json);
-                ps.executeUpdate();
-                return null;
-            }));
-        });
+    @Override
+    public Mono<Void> retryAll(List<String> keys, int nextAttempt, long visible) {
+        String json = JsonArrays.of(keys);
+        return writer.submit(Commands.of("retry", true, c -> {
+            PreparedStatement ps = c.prepare(RETRY_MANY);
+            ps.setLong(1, nextAttempt);
+            ps.setLong(2, visible);
+            ps.setString(3, json);
+            ps.executeUpdate();
+            return null;
+        }));
     }
 
     /**
@@ -271,116 +222,95 @@ public final class OutboxWrites {
      * @param delay from the write to the next visibility
      * @return completion
      */
+    @Override
     public Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            requireNonNegative(nextAttempt, "nextAttempt");
-            SettleArguments.requireDelay(delay);
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O33)
-            }
-            return writer.submit(Commands.of("retryAfter", true, c -> {
-                PreparedStatement ps = c.prepare(RETRY);
-                ps.setLong(1, nextAttempt);
-                ps.setLong(2, SettleArguments.visibleAfterNanos(clock.instant(), delay));
-                ps.setString(3, key);
-                ps.executeUpdate();
-                return null;
-            }));
-        });
+        return writer.submit(Commands.of("retryAfter", true, c -> {
+            PreparedStatement ps = c.prepare(RETRY);
+            ps.setLong(1, nextAttempt);
+            ps.setLong(2, SettleArguments.visibleAfterNanos(clock.instant(), delay));
+            ps.setString(3, key);
+            ps.executeUpdate();
+            return null;
+        }));
     }
 
     /**
-     * O35–O37.
+     * O35.
      *
      * @param workflowId workflow
-     * @return changed keys, ascending
+     * @return the keys of the rows it cancelled
      */
+    @Override
     public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            return writer.submit(Commands.of("cancelWorkflowRows", false, c -> {
-                PreparedStatement ps = c.prepare(CANCEL_WORKFLOW);
-                ps.setLong(1, now());
-                ps.setString(2, workflowId.toString());
-                return sortedKeys(ps);
-            }));
-        });
+        return writer.submit(Commands.of("cancelWorkflowRows", false, c -> {
+            PreparedStatement ps = c.prepare(CANCEL_WORKFLOW);
+            ps.setLong(1, now());
+            ps.setString(2, workflowId.toString());
+            return keys(ps);
+        }));
     }
 
     /**
      * O41, O42.
      *
-     * @param olderThan bound
-     * @param visibleAfter new visibility
-     * @param limit most rows
+     * @param bound claimed before, epoch nanoseconds
+     * @param visible new visibility, epoch nanoseconds
+     * @param limit most rows, at least one
      * @return re-armed rows
      */
-    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return Mono.defer(() -> {
-            long bound = Times.toNanos(olderThan, "olderThan");
-            long visible = Times.toNanos(visibleAfter, "visibleAfter");
-            requireNonNegative(limit, "limit");
-            if (limit == 0) {
-                return Mono.just(List.<OutboxRow>of());
-            }
-            return writer.submit(Commands.of("rearmStaleClaimed", true, c -> {
-                List<OutboxRow> stale = new ArrayList<>();
-                List<String> corrupt = new ArrayList<>();
-                PreparedStatement select = c.prepare(OutboxReads.STALE);
-                select.setLong(1, bound);
-                select.setInt(2, limit);
-                try (ResultSet rs = select.executeQuery()) {
-                    while (rs.next()) {
-                        try {
-                            stale.add(rows.decode(rs));
-                        } catch (SerializationException e) {
-                            // a corrupt claimed row must not block recovery of the others: dead-letter it
-                            log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
-                            corrupt.add(rs.getString(1));
-                        }
+    @Override
+    public Mono<List<OutboxRow>> rearmStaleClaimed(long bound, long visible, int limit) {
+        return writer.submit(Commands.of("rearmStaleClaimed", true, c -> {
+            List<OutboxRow> stale = new ArrayList<>();
+            List<String> corrupt = new ArrayList<>();
+            PreparedStatement select = c.prepare(OutboxReads.STALE);
+            select.setLong(1, bound);
+            select.setInt(2, limit);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    try {
+                        stale.add(rows.decode(rs));
+                    } catch (SerializationException e) {
+                        // a corrupt claimed row must not block recovery of the others: dead-letter it
+                        log.warn("rearmStaleClaimed dead-lettered an undecodable outbox row", e);
+                        corrupt.add(rs.getString(1));
                     }
                 }
-                for (String key : corrupt) {
-                    new SettleCommand(SettleCommand.Kind.FAIL, key, clock).execute(c); // dead-letter it
-                }
-                if (stale.isEmpty()) {
-                    return List.<OutboxRow>of();
-                }
-                List<String> keys = new ArrayList<>(stale.size());
-                List<OutboxRow> rearmed = new ArrayList<>(stale.size());
-                for (OutboxRow r : stale) {
-                    keys.add(r.dispatchKey());
-                    rearmed.add(r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(Times.fromNanos(visible)));
-                }
-                PreparedStatement ps = c.prepare(REARM_KEYS);
-                ps.setLong(1, visible);
-                ps.setString(2, JsonArrays.of(keys));
-                ps.executeUpdate();
-                return rearmed;
-            }));
-        });
+            }
+            for (String key : corrupt) {
+                new SettleCommand(SettleCommand.Kind.FAIL, key, clock).execute(c); // dead-letter it
+            }
+            if (stale.isEmpty()) {
+                return List.<OutboxRow>of();
+            }
+            List<String> keys = new ArrayList<>(stale.size());
+            List<OutboxRow> rearmed = new ArrayList<>(stale.size());
+            for (OutboxRow r : stale) {
+                keys.add(r.dispatchKey());
+                rearmed.add(r.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(Times.fromNanos(visible)));
+            }
+            PreparedStatement ps = c.prepare(REARM_KEYS);
+            ps.setLong(1, visible);
+            ps.setString(2, JsonArrays.of(keys));
+            ps.executeUpdate();
+            return rearmed;
+        }));
     }
 
     /**
      * Refreshes claims.
      *
-     * @param keys held keys
-     * @return still-claimed keys, ascending
+     * @param keys storable keys
+     * @return the keys still claimed
      */
-    public Mono<List<String>> heartbeat(Collection<String> keys) {
-        return Mono.defer(() -> {
-            List<String> list = StoredText.storableOnly(KeyArguments.checked(keys, "dispatchKeys", true));
-            if (list.isEmpty()) {
-                return Mono.just(List.<String>of());
-            }
-            return writer.submit(Commands.of("heartbeat", false, c -> {
-                PreparedStatement ps = c.prepare(HEARTBEAT);
-                ps.setLong(1, now());
-                ps.setString(2, JsonArrays.of(list));
-                return sortedKeys(ps);
-            }));
-        });
+    @Override
+    public Mono<List<String>> heartbeat(List<String> keys) {
+        return writer.submit(Commands.of("heartbeat", false, c -> {
+            PreparedStatement ps = c.prepare(HEARTBEAT);
+            ps.setLong(1, now());
+            ps.setString(2, JsonArrays.of(keys));
+            return keys(ps);
+        }));
     }
 
     /**
@@ -389,10 +319,8 @@ public final class OutboxWrites {
      * @param claimed rows claimed in one claim
      * @return completion
      */
+    @Override
     public Mono<Void> release(List<OutboxRow> claimed) {
-        if (claimed.isEmpty()) {
-            return Mono.empty();
-        }
         List<String> keys = new ArrayList<>(claimed.size());
         for (OutboxRow r : claimed) {
             keys.add(r.dispatchKey());
@@ -410,24 +338,19 @@ public final class OutboxWrites {
     /**
      * Redrives one dead letter.
      *
-     * @param key row
+     * @param key a storable key
      * @param resetAttempt reset the attempt
      * @return whether a failed row was redriven
      */
+    @Override
     public Mono<Boolean> redrive(String key, boolean resetAttempt) {
-        return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.just(false); // no row holds it
-            }
-            return writer.submit(Commands.of("redrive", true, c -> {
-                PreparedStatement ps = c.prepare(REDRIVE);
-                ps.setLong(1, now());
-                ps.setBoolean(2, resetAttempt);
-                ps.setString(3, key);
-                return ps.executeUpdate() > 0;
-            }));
-        });
+        return writer.submit(Commands.of("redrive", true, c -> {
+            PreparedStatement ps = c.prepare(REDRIVE);
+            ps.setLong(1, now());
+            ps.setBoolean(2, resetAttempt);
+            ps.setString(3, key);
+            return ps.executeUpdate() > 0;
+        }));
     }
 
     /**
@@ -435,34 +358,29 @@ public final class OutboxWrites {
      *
      * @param workflowId workflow
      * @param resetAttempt reset attempts
-     * @return redriven keys, ascending
+     * @return the keys of the rows redriven
      */
+    @Override
     public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return Mono.defer(() -> {
-            requireNonNull(workflowId, "workflowId");
-            return writer.submit(Commands.of("redriveWorkflow", true, c -> {
-                PreparedStatement ps = c.prepare(REDRIVE_WORKFLOW);
-                ps.setLong(1, now());
-                ps.setBoolean(2, resetAttempt);
-                ps.setString(3, workflowId.toString());
-                return sortedKeys(ps);
-            }));
-        });
+        return writer.submit(Commands.of("redriveWorkflow", true, c -> {
+            PreparedStatement ps = c.prepare(REDRIVE_WORKFLOW);
+            ps.setLong(1, now());
+            ps.setBoolean(2, resetAttempt);
+            ps.setString(3, workflowId.toString());
+            return keys(ps);
+        }));
     }
 
     /**
      * Deletes settled rows in bounded transactions.
      *
-     * @param settledBefore cutoff
-     * @param batchSize rows per transaction
+     * @param cutoff settled before, epoch nanoseconds
+     * @param batchSize rows per transaction, at least one
      * @return rows deleted
      */
-    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+    @Override
+    public Mono<Long> pruneSettled(long cutoff, int batchSize) {
         return Mono.defer(() -> {
-            long cutoff = Times.toNanos(settledBefore, "settledBefore");
-            if (batchSize < 1) {
-                throw new InvalidArgumentException("batchSize", "must be at least 1, was " + batchSize);
-            }
             Mono<Integer> oneBatch = writer.submit(Commands.of("pruneSettled", false, c -> {
                 PreparedStatement ps = c.prepare(PRUNE);
                 ps.setLong(1, cutoff);
@@ -479,14 +397,13 @@ public final class OutboxWrites {
         return Times.nowNanos(clock.instant());
     }
 
-    private static List<String> sortedKeys(PreparedStatement ps) throws SQLException {
+    private static List<String> keys(PreparedStatement ps) throws SQLException {
         List<String> keys = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 keys.add(rs.getString(1));
             }
         }
-        keys.sort(CODE_POINT_ORDER);
         return keys;
     }
 }

@@ -19,6 +19,7 @@ import dev.durablestore.api.projection.ParentIndex;
 import dev.durablestore.api.spi.EventEncoder;
 import dev.durablestore.api.spi.OutboxRowEncoder;
 import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.storage.HistoryStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,7 +33,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The event history of the SQLite store (contract groups E and R). */
-public final class SqliteHistory {
+public final class SqliteHistory implements HistoryStorage {
 
     private static final String READ_HISTORY =
             "SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? ORDER BY seq";
@@ -90,6 +91,7 @@ public final class SqliteHistory {
      * @param rows outbox rows (empty for a plain append)
      * @return completion
      */
+    @Override
     public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
         return Mono.defer(() -> {
             List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
@@ -105,6 +107,7 @@ public final class SqliteHistory {
      * @param step the step
      * @return completion
      */
+    @Override
     public Mono<Void> commitStep(WorkflowStep step) {
         return Mono.defer(() -> {
             StepEncoder.Encoded encoded = new StepEncoder(events.encoder(), outboxRows.encoder())
@@ -114,6 +117,7 @@ public final class SqliteHistory {
     }
 
     /** R1, R2. @param workflowId workflow @return events */
+    @Override
     public Flux<Event> readHistory(WorkflowId workflowId) {
         return Mono.defer(() -> {
                     String w = requireNonNull(workflowId, "workflowId").toString();
@@ -129,6 +133,7 @@ public final class SqliteHistory {
     }
 
     /** R3–R8: a range scan of the primary key (S28). @param workflowId w @param fromSeq from @return events */
+    @Override
     public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
         return Mono.defer(() -> {
                     String w = requireNonNull(workflowId, "workflowId").toString();
@@ -146,6 +151,7 @@ public final class SqliteHistory {
     }
 
     /** E2. @param workflowId w @return head */
+    @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
@@ -154,6 +160,7 @@ public final class SqliteHistory {
     }
 
     /** R9. @return ids */
+    @Override
     public Flux<WorkflowId> listWorkflowIds() {
         return readers.read("listWorkflowIds", SqliteHistory::workflowIds).flatMapMany(Flux::fromIterable);
     }
@@ -169,11 +176,13 @@ public final class SqliteHistory {
     }
 
     /** R19, R21–R23. @return running workflows */
+    @Override
     public Flux<WorkflowId> listActive() {
         return withStatus("listActive", WorkflowStatus.RUNNING);
     }
 
     /** R20–R23. @return paused workflows */
+    @Override
     public Flux<WorkflowId> listPaused() {
         return withStatus("listPaused", WorkflowStatus.PAUSED);
     }
@@ -217,6 +226,7 @@ public final class SqliteHistory {
      * @param filter the filter
      * @return matching summaries ordered by start time then id
      */
+    @Override
     public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
                     requireNonNull(filter, "filter");
@@ -259,6 +269,7 @@ public final class SqliteHistory {
      * @param workflowId the workflow
      * @return its summary, or empty when it has no {@code WorkflowStarted}
      */
+    @Override
     public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
@@ -299,6 +310,7 @@ public final class SqliteHistory {
     }
 
     /** R40–R45. @param workflowId w @return the chain */
+    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return Mono.defer(() -> {
             String w = requireNonNull(workflowId, "workflowId").toString();
@@ -313,6 +325,7 @@ public final class SqliteHistory {
     }
 
     /** @return every undecodable stored event, in (workflow id, seq) order */
+    @Override
     public Flux<UndecodableEvent> findUndecodableEvents() {
         return readers.readConsistent("findUndecodableEvents", c -> {
                     List<UndecodableEvent> problems = new ArrayList<>();
@@ -332,6 +345,7 @@ public final class SqliteHistory {
     }
 
     /** S25. @return completion or the first decoding error */
+    @Override
     public Mono<Void> validateStoredEvents() {
         return readers.readConsistent("validateStoredEvents", c -> {
                     try (ResultSet rs = c.prepare(ALL_EVENTS).executeQuery()) {

@@ -7,6 +7,7 @@ import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.core.storage.TimerStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
@@ -16,7 +17,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Timers of the SQLite store (contract group T), keyed by canonical id text (S27). */
-public final class SqliteTimers {
+public final class SqliteTimers implements TimerStorage {
 
     /** T1: create or replace a timer. */
     static final String UPSERT = "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES (?, ?, ?) "
@@ -40,6 +41,7 @@ public final class SqliteTimers {
     }
 
     /** T1, T2. @param w workflow @param t timer @param fireAt due time @return completion */
+    @Override
     public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
         return Mono.defer(() -> {
             requireNonNull(w, "workflowId");
@@ -57,6 +59,7 @@ public final class SqliteTimers {
     }
 
     /** T3–T5. @param asOf bound @return due timers */
+    @Override
     public Flux<TimerEntry> expiredTimers(Instant asOf) {
         return Mono.defer(() -> {
                     long bound = Times.toNanos(asOf, "asOf");

@@ -25,7 +25,6 @@ final class TransactionRunner {
     private final DbConnection connection;
     private final CommandQueue queue;
     private final Runnable onWake;
-    private final Runnable onSettle;
     private final StoreMetrics metrics;
     private final List<Writer.TransactionListener> listeners = new CopyOnWriteArrayList<>();
     /** How long the last {@code COMMIT} took (its sync), read and written by the leader only. */
@@ -35,15 +34,12 @@ final class TransactionRunner {
      * @param connection the write connection
      * @param queue where arrivals come from, and told whether the writer is busy
      * @param onWake called after a commit that may have made outbox rows claimable
-     * @param onSettle called after a commit that may have taken rows out of {@code claimed}
      * @param metrics receives commit batch sizes
      */
-    TransactionRunner(
-            DbConnection connection, CommandQueue queue, Runnable onWake, Runnable onSettle, StoreMetrics metrics) {
+    TransactionRunner(DbConnection connection, CommandQueue queue, Runnable onWake, StoreMetrics metrics) {
         this.connection = connection;
         this.queue = queue;
         this.onWake = onWake;
-        this.onSettle = onSettle;
         this.metrics = metrics;
     }
 
@@ -125,18 +121,14 @@ final class TransactionRunner {
                 l.afterCommit();
             }
             boolean wake = false;
-            boolean freed = false;
             for (Pending<?> p : todo) {
                 wake |= p.rejection == null && p.command.wakesClaimers();
-                freed |= p.rejection == null && p.command.freesClaims();
             }
             queue.busy = todo.size() > 1;
             done.addAll(todo);
             metrics.batchCommitted(todo.size(), System.nanoTime() - began);
             if (wake) {
                 onWake.run(); // every stream, the policy streams among them
-            } else if (freed) {
-                onSettle.run();
             }
             return;
         }

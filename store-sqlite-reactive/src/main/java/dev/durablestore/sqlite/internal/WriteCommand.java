@@ -45,16 +45,6 @@ public interface WriteCommand<T> {
         return false;
     }
 
-    /**
-     * @return true when a successful commit may have taken rows out of {@code claimed} (a settle,
-     *     a step, a cancel): wakes the claim streams that claim under a dispatch policy (O63),
-     *     for which such a commit can make rows claimable. Every write but a claim, to be safe: a
-     *     needless wake costs a sleeping policy stream one claim.
-     */
-    default boolean freesClaims() {
-        return true;
-    }
-
     /** @return the operation name, for errors, logs and metrics */
     String name();
 

@@ -88,32 +88,11 @@ public final class Writer {
             Runnable onWake,
             StoreMetrics metrics,
             String storeName) {
-        this(connection, maxBatch, emit, onWake, () -> {}, metrics, storeName);
-    }
-
-    /**
-     * @param connection the write connection, owned from now on
-     * @param maxBatch most commands per transaction
-     * @param emit where the subscribers of commands refused while the writer stops are signalled
-     * @param onWake called after a commit that may have made outbox rows claimable
-     * @param onSettle called after a commit that may have taken rows out of {@code claimed}, which
-     *     can make rows claimable for streams under a dispatch policy (O63)
-     * @param metrics receives operation timings and commit batch sizes
-     * @param storeName used in the thread name and in errors
-     */
-    public Writer(
-            DbConnection connection,
-            int maxBatch,
-            Scheduler emit,
-            Runnable onWake,
-            Runnable onSettle,
-            StoreMetrics metrics,
-            String storeName) {
         this.queue = new CommandQueue(maxBatch);
         this.metrics = metrics;
         this.storeName = storeName;
         this.threads = new LeaderHandOff(queue, this::serve, storeName);
-        this.runner = new TransactionRunner(connection, queue, onWake, onSettle, metrics);
+        this.runner = new TransactionRunner(connection, queue, onWake, metrics);
         this.shutdown = new WriterShutdown(queue, threads, connection, emit, storeName);
         metrics.registerQueueDepth(queue.queue::size);
         threads.start();

@@ -1,0 +1,564 @@
+package dev.durablestore.core;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.DispatchPolicy;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.StoreClosedException;
+import dev.durablestore.api.TimerEntry;
+import dev.durablestore.api.TimerId;
+import dev.durablestore.api.UndecodableEvent;
+import dev.durablestore.api.WorkflowFilter;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.WorkflowSummary;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.api.spi.ClaimStreams;
+import dev.durablestore.api.spi.Claims;
+import dev.durablestore.api.spi.EpochNanos;
+import dev.durablestore.api.spi.SettleArguments;
+import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.api.spi.Wakeups;
+import dev.durablestore.core.storage.ClaimStorage;
+import dev.durablestore.core.storage.HistoryStorage;
+import dev.durablestore.core.storage.OutboxReadStorage;
+import dev.durablestore.core.storage.OutboxWriteStorage;
+import dev.durablestore.core.storage.Storage;
+import dev.durablestore.core.storage.TimerStorage;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The behaviour every backend's store has, written once over the storage a backend supplies
+ * ({@link Storage}): the {@link ReactiveStore} operations, the claim stream wired to the backend's
+ * claims and releases (O52), the wake-ups after settles that free a workflow or a capped route's
+ * slot (O63, O64), and the order of closing (claim streams first, then the storage). A backend's
+ * public store extends this class and adds only how it opens, how its storage closes and what it
+ * tells other processes sharing its database; every operation here is final, so two backends
+ * cannot drift apart in it.
+ *
+ * <p>Applications use {@link ReactiveStore}; this class is for backends.
+ */
+public abstract class AbstractReactiveStore implements ReactiveStore {
+
+    /** How long closing waits for claim streams to settle (their claims in flight, their releases). */
+    private static final Duration STREAMS_WAIT = Duration.ofSeconds(10);
+
+    private final HistoryStorage history;
+    private final TimerStorage timers;
+    private final OutboxWriteStorage writes;
+    private final OutboxReadStorage reads;
+    private final ClaimStorage claims;
+    private final Wakeups wakeups;
+    private final Clock clock;
+    private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
+    /** Set once this store claims under a dispatch policy that a settle can unblock. */
+    private volatile boolean claimsUnderPolicy;
+
+    /**
+     * @param storage the backend's storage
+     * @param wakeups the wake-ups the backend signals after commits that may have made rows
+     *     claimable; the claim streams of this store register there
+     * @param clock the store clock
+     */
+    protected AbstractReactiveStore(Storage storage, Wakeups wakeups, Clock clock) {
+        InvalidArgumentException.requireNonNull(storage, "storage");
+        this.history = storage.history();
+        this.timers = storage.timers();
+        this.writes = storage.outboxWrites();
+        this.reads = storage.outboxReads();
+        this.claims = storage.claims();
+        this.wakeups = InvalidArgumentException.requireNonNull(wakeups, "wakeups");
+        this.clock = InvalidArgumentException.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Closes the backend's storage, once the claim streams have ended: refuses new operations, lets
+     * those in flight finish (or fail) and releases connections and threads.
+     *
+     * @return completes when the storage is closed
+     */
+    protected abstract Mono<Void> closeStorage();
+
+    /**
+     * The error the claim streams end with when the store closes.
+     *
+     * @return the error
+     */
+    protected abstract StoreClosedException streamsClosedError();
+
+    /**
+     * Tells the other processes sharing this store's database that this one settled rows, so their
+     * claim streams waiting for settles claim again (O63, O64). Called after a settle, and only once
+     * this store has itself claimed under a dispatch policy a settle can unblock: rows are usually
+     * settled by the process that claimed them. Nothing by default (a database no other process
+     * writes to, or one without notifications: their streams poll).
+     */
+    protected void announceSettled() {}
+
+    // ------------------------------------------------------------------ history
+
+    @Override
+    public final Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
+        return history.append(workflowId, events, expectedSeq, List.of());
+    }
+
+    @Override
+    public final Mono<Void> appendWithOutbox(
+            WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
+        return history.append(workflowId, events, expectedSeq, rows);
+    }
+
+    @Override
+    public final Mono<Void> commitStep(WorkflowStep step) {
+        return freeing(history.commitStep(step));
+    }
+
+    @Override
+    public final Flux<Event> readHistory(WorkflowId workflowId) {
+        return history.readHistory(workflowId);
+    }
+
+    @Override
+    public final Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
+        return history.readHistoryFrom(workflowId, fromSeq);
+    }
+
+    @Override
+    public final Mono<Long> readHead(WorkflowId workflowId) {
+        return history.readHead(workflowId);
+    }
+
+    @Override
+    public final Flux<WorkflowId> listWorkflowIds() {
+        return history.listWorkflowIds();
+    }
+
+    @Override
+    public final Flux<WorkflowId> listActive() {
+        return history.listActive();
+    }
+
+    @Override
+    public final Flux<WorkflowId> listPaused() {
+        return history.listPaused();
+    }
+
+    @Override
+    public final Flux<WorkflowSummary> query(WorkflowFilter filter) {
+        return history.query(filter);
+    }
+
+    @Override
+    public final Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return history.readSummary(workflowId);
+    }
+
+    @Override
+    public final Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
+        return history.readRunChain(workflowId);
+    }
+
+    @Override
+    public final Mono<Void> validateStoredEvents() {
+        return history.validateStoredEvents();
+    }
+
+    @Override
+    public final Flux<UndecodableEvent> findUndecodableEvents() {
+        return history.findUndecodableEvents();
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    @Override
+    public final Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+        return timers.scheduleTimer(workflowId, timerId, fireAt);
+    }
+
+    @Override
+    public final Flux<TimerEntry> expiredTimers(Instant asOf) {
+        return timers.expiredTimers(asOf);
+    }
+
+    // ------------------------------------------------------------------ staging
+
+    @Override
+    public final Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+        return writes.appendOutboxBatch(rows);
+    }
+
+    @Override
+    public final Mono<Void> rearmPending(List<OutboxRow> rows) {
+        return writes.rearmPending(rows);
+    }
+
+    // ------------------------------------------------------------------ claims
+
+    @Override
+    public final Mono<List<OutboxRow>> claim(int limit) {
+        return claim(null, limit, Set.of(), DispatchPolicy.none());
+    }
+
+    @Override
+    public final Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
+        return claim(null, limit, held, DispatchPolicy.none());
+    }
+
+    @Override
+    public final Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
+        return Mono.defer(() -> claim(requireScope(scope), limit, Set.of(), DispatchPolicy.none()));
+    }
+
+    @Override
+    public final Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
+        return Mono.defer(() -> claim(requireScope(scope), limit, held, DispatchPolicy.none()));
+    }
+
+    /**
+     * Every claim (O16–O27, O62–O64): the checks, the shortcuts that need no storage (none asked
+     * for, or a route no stored row can be on), then the backend's claim; a corrupt row it met fails
+     * the claim after it was dead-lettered.
+     */
+    @Override
+    public final Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonNegative(limit, "limit");
+            Set<String> heldKeys = Claims.heldKeys(held);
+            Claims.policy(scope, policy);
+            if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
+                return Mono.just(List.<OutboxRow>of());
+            }
+            claimingUnder(policy);
+            return claims.claim(StoredText.matchable(scope), () -> limit, heldKeys, policy, false)
+                    .flatMap(batch -> batch.corrupt() != null ? Mono.error(batch.corrupt()) : Mono.just(batch.rows()));
+        });
+    }
+
+    /** O52: the backend's claims and releases, driven by the shared claim-stream engine. */
+    @Override
+    public final Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return Flux.defer(() -> {
+            InvalidArgumentException.requireNonNull(options, "options");
+            ClaimStreams.Source source = new ClaimStreams.Source() {
+                @Override
+                public Mono<ClaimBatch> claimForStream(
+                        ClaimScope scope, IntSupplier limit, Set<WorkflowId> held, DispatchPolicy policy) {
+                    return Mono.defer(() -> {
+                        Set<String> heldKeys = Claims.heldKeys(held);
+                        if (StoredText.admitsNoStoredRow(scope)) {
+                            return Mono.just(new ClaimBatch(List.of(), null, null)); // no stored row is on it
+                        }
+                        claimingUnder(policy);
+                        return claims.claim(StoredText.matchable(scope), limit, heldKeys, policy, true);
+                    });
+                }
+
+                @Override
+                public Mono<Void> release(List<OutboxRow> claimed) {
+                    return claimed.isEmpty() ? Mono.empty() : writes.release(claimed);
+                }
+            };
+            return ClaimStreams.create(source, wakeups, clock, options);
+        });
+    }
+
+    private static ClaimScope requireScope(ClaimScope scope) {
+        return InvalidArgumentException.requireNonNull(scope, "scope");
+    }
+
+    // ------------------------------------------------------------------ settles
+
+    @Override
+    public final Mono<Void> complete(String dispatchKey) {
+        return freeing(settle(WorkflowStep.Settlement.COMPLETE, dispatchKey));
+    }
+
+    @Override
+    public final Mono<Void> complete(Collection<String> dispatchKeys) {
+        return freeing(settleAll(WorkflowStep.Settlement.COMPLETE, dispatchKeys));
+    }
+
+    @Override
+    public final Mono<Void> complete(OutboxRow claimed) {
+        return freeing(fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete"));
+    }
+
+    @Override
+    public final Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
+            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
+            long visible = EpochNanos.of(visibleAfter, "visibleAfter");
+            if (!StoredText.storable(dispatchKey)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
+            return writes.retry(dispatchKey, nextAttempt, visible);
+        });
+    }
+
+    @Override
+    public final Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
+        return Mono.defer(() -> {
+            List<String> sorted = SettleArguments.sortedKeys(dispatchKeys);
+            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
+            long visible = EpochNanos.of(visibleAfter, "visibleAfter");
+            return sorted.isEmpty() ? Mono.empty() : writes.retryAll(sorted, nextAttempt, visible);
+        });
+    }
+
+    @Override
+    public final Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
+        return fenced(claimed, WorkflowStep.Settlement.RETRY, nextAttempt, visibleAfter, "retry");
+    }
+
+    @Override
+    public final Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
+            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
+            SettleArguments.requireDelay(delay);
+            if (!StoredText.storable(dispatchKey)) {
+                return Mono.empty(); // no row holds it (O33)
+            }
+            return writes.retryAfter(dispatchKey, nextAttempt, delay);
+        });
+    }
+
+    @Override
+    public final Mono<Void> fail(String dispatchKey) {
+        return freeing(settle(WorkflowStep.Settlement.FAIL, dispatchKey));
+    }
+
+    @Override
+    public final Mono<Void> fail(Collection<String> dispatchKeys) {
+        return freeing(settleAll(WorkflowStep.Settlement.FAIL, dispatchKeys));
+    }
+
+    @Override
+    public final Mono<Void> fail(OutboxRow claimed) {
+        return freeing(fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail"));
+    }
+
+    @Override
+    public final Mono<Void> settleCancelled(String dispatchKey) {
+        return freeing(settle(WorkflowStep.Settlement.CANCEL, dispatchKey));
+    }
+
+    @Override
+    public final Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
+        return freeing(settleAll(WorkflowStep.Settlement.CANCEL, dispatchKeys));
+    }
+
+    @Override
+    public final Mono<Void> settleCancelled(OutboxRow claimed) {
+        return freeing(fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled"));
+    }
+
+    @Override
+    public final Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return freeing(Mono.defer(() -> {
+            InvalidArgumentException.requireNonNull(workflowId, "workflowId");
+            return writes.cancelWorkflowRows(workflowId).map(AbstractReactiveStore::inKeyOrder);
+        }));
+    }
+
+    /** O29, O31, O32 of one key: a key no row can hold settles nothing, without a round trip (O33). */
+    private Mono<Void> settle(WorkflowStep.Settlement settlement, String dispatchKey) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
+            if (!StoredText.storable(dispatchKey)) {
+                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
+            }
+            return writes.settle(settlement, dispatchKey);
+        });
+    }
+
+    /** The bulk form: the storable keys, each once, in the order rows are visited and locked in. */
+    private Mono<Void> settleAll(WorkflowStep.Settlement settlement, Collection<String> dispatchKeys) {
+        return Mono.defer(() -> {
+            List<String> sorted = SettleArguments.sortedKeys(dispatchKeys);
+            return sorted.isEmpty() ? Mono.empty() : writes.settleAll(settlement, sorted);
+        });
+    }
+
+    /** W6: a settle fenced by the claim that returned {@code claimed}, checked and encoded here. */
+    private Mono<Void> fenced(
+            OutboxRow claimed,
+            WorkflowStep.Settlement settlement,
+            int nextAttempt,
+            Instant visibleAfter,
+            String operation) {
+        return Mono.defer(() -> writes.fenced(
+                StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation), operation));
+    }
+
+    /** Keys a write returns, in code-point order on every backend. */
+    private static List<String> inKeyOrder(List<String> keys) {
+        List<String> sorted = new ArrayList<>(keys);
+        sorted.sort(Claims.CODE_POINT_ORDER);
+        return sorted;
+    }
+
+    // ------------------------------------------------------------------ leases, redrive, pruning
+
+    @Override
+    public final Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return reads.listStaleClaimed(olderThan, limit);
+    }
+
+    @Override
+    public final Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return Mono.defer(() -> {
+            long bound = EpochNanos.of(olderThan, "olderThan");
+            long visible = EpochNanos.of(visibleAfter, "visibleAfter");
+            InvalidArgumentException.requireNonNegative(limit, "limit");
+            return limit == 0 ? Mono.just(List.<OutboxRow>of()) : writes.rearmStaleClaimed(bound, visible, limit);
+        });
+    }
+
+    /** The storable keys, each once; the keys still claimed come back in code-point order. */
+    @Override
+    public final Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+        return Mono.defer(() -> {
+            List<String> keys = SettleArguments.sortedKeys(dispatchKeys);
+            return keys.isEmpty()
+                    ? Mono.just(List.<String>of())
+                    : writes.heartbeat(keys).map(AbstractReactiveStore::inKeyOrder);
+        });
+    }
+
+    @Override
+    public final Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
+            return StoredText.storable(dispatchKey)
+                    ? writes.redrive(dispatchKey, resetAttempt)
+                    : Mono.just(false); // no row holds it
+        });
+    }
+
+    @Override
+    public final Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonNull(workflowId, "workflowId");
+            return writes.redriveWorkflow(workflowId, resetAttempt).map(AbstractReactiveStore::inKeyOrder);
+        });
+    }
+
+    @Override
+    public final Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return Mono.defer(() -> {
+            long cutoff = EpochNanos.of(settledBefore, "settledBefore");
+            if (batchSize < 1) {
+                throw new InvalidArgumentException("batchSize", "must be at least 1, was " + batchSize);
+            }
+            return writes.pruneSettled(cutoff, batchSize);
+        });
+    }
+
+    // ------------------------------------------------------------------ outbox reads
+
+    @Override
+    public final Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return reads.listUnsettledWorkflowIds();
+    }
+
+    @Override
+    public final Mono<Long> countInflight(String namespace) {
+        return reads.countInflight(namespace);
+    }
+
+    @Override
+    public final Mono<Long> countClaimed(String namespace) {
+        return reads.countClaimed(namespace);
+    }
+
+    @Override
+    public final Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
+        return reads.countClaimedByNamespace(namespaces);
+    }
+
+    @Override
+    public final Flux<ClaimScope> pendingRoutes() {
+        return reads.pendingRoutes();
+    }
+
+    @Override
+    public final Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return reads.listOutbox(query);
+    }
+
+    @Override
+    public final Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return reads.countByRoute(dueBy, claimedBefore, cap);
+    }
+
+    @Override
+    public final Mono<OutboxRowState> rowState(String dispatchKey) {
+        return reads.rowState(dispatchKey);
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /**
+     * Ends the claim streams (waiting up to 10 s for their claims in flight and their releases),
+     * then closes the storage as the backend describes. Idempotent: every call shares one close.
+     */
+    @Override
+    public final Mono<Void> closeAsync() {
+        return closing;
+    }
+
+    /** Closes as {@link #closeAsync()} does and waits; on a non-blocking thread it starts the close and returns. */
+    @Override
+    public final void close() {
+        Wakeups.closeOrStart(closing, this);
+    }
+
+    private Mono<Void> shutdown() {
+        return wakeups.close(streamsClosedError(), STREAMS_WAIT).then(Mono.defer(this::closeStorage));
+    }
+
+    // ------------------------------------------------------------------ wake-ups after settles
+
+    /** Remembers that this store claims under a policy a settle can unblock (see {@link #freeing}). */
+    private void claimingUnder(DispatchPolicy policy) {
+        if (policy != null && policy.constrained() && !claimsUnderPolicy) {
+            claimsUnderPolicy = true;
+        }
+    }
+
+    /**
+     * Once {@code settle} succeeded it may have freed a workflow (O63) or a slot of a capped route
+     * (O64): wakes this store's claim streams that wait for settles (on another thread) and, once
+     * this store has itself claimed under such a policy, tells the other processes
+     * ({@link #announceSettled()}). Streams without a policy are not woken: a settle makes nothing
+     * claimable for them. With no such stream and no such claim this costs two reads.
+     */
+    private <T> Mono<T> freeing(Mono<T> settle) {
+        return settle.doOnSuccess(v -> {
+            wakeups.settledLater();
+            if (claimsUnderPolicy) {
+                announceSettled();
+            }
+        });
+    }
+}

@@ -1,0 +1,149 @@
+package dev.durablestore.core.storage;
+
+import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.spi.StepEncoder;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/**
+ * The outbox writes of a backend: staging, settles, re-arms, heartbeats, redrives and pruning.
+ * Arguments arrive checked: keys are storable texts, key lists distinct, non-empty and in code-point
+ * order (the order rows are visited and locked in), instants converted to epoch nanoseconds, limits
+ * positive. Keys returned need no order: the caller sorts them.
+ */
+public interface OutboxWriteStorage {
+
+    /**
+     * @param rows rows to stage (O8–O11)
+     * @return completes once committed
+     */
+    Mono<Void> appendOutboxBatch(List<OutboxRow> rows);
+
+    /**
+     * @param rows rows to make pending (O12–O15)
+     * @return completes once committed
+     */
+    Mono<Void> rearmPending(List<OutboxRow> rows);
+
+    /**
+     * O29, O31, O32: the live row settled; nothing when no live row has the key (O33).
+     *
+     * @param settlement {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
+     * @param dispatchKey a storable key
+     * @return completes once committed
+     */
+    Mono<Void> settle(WorkflowStep.Settlement settlement, String dispatchKey);
+
+    /**
+     * O29, O31, O32 for several rows, in one transaction.
+     *
+     * @param settlement {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
+     * @param dispatchKeys storable keys, distinct, in code-point order, at least one
+     * @return completes once committed
+     */
+    Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> dispatchKeys);
+
+    /**
+     * O30: the live row pending again.
+     *
+     * @param dispatchKey a storable key
+     * @param nextAttempt its next attempt, not negative
+     * @param visibleAfterNanos when it is claimable again
+     * @return completes once committed
+     */
+    Mono<Void> retry(String dispatchKey, int nextAttempt, long visibleAfterNanos);
+
+    /**
+     * O30 for several rows, in one transaction.
+     *
+     * @param dispatchKeys storable keys, distinct, in code-point order, at least one
+     * @param nextAttempt their next attempt, not negative
+     * @param visibleAfterNanos when they are claimable again
+     * @return completes once committed
+     */
+    Mono<Void> retryAll(List<String> dispatchKeys, int nextAttempt, long visibleAfterNanos);
+
+    /**
+     * O30, X10: visible again {@code delay} after the store clock's instant as the write runs.
+     *
+     * @param dispatchKey a storable key
+     * @param nextAttempt its next attempt, not negative
+     * @param delay not negative
+     * @return completes once committed
+     */
+    Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay);
+
+    /**
+     * W6: a settle fenced by the claim that returned the row.
+     *
+     * @param settle the encoded settle
+     * @param operation the operation's name, for errors
+     * @return completes once committed; fails with {@code StaleClaimException} and changes nothing
+     *     when the claim is no longer current
+     */
+    Mono<Void> fenced(StepEncoder.Settle settle, String operation);
+
+    /**
+     * O35: every live row of the workflow cancelled, in one transaction.
+     *
+     * @param workflowId the workflow
+     * @return the keys of the rows it cancelled
+     */
+    Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId);
+
+    /**
+     * O41, O42: rows claimed before the bound pending again, at most {@code limit}.
+     *
+     * @param olderThanNanos the bound
+     * @param visibleAfterNanos when the re-armed rows are claimable
+     * @param limit the most rows, at least one
+     * @return the rows re-armed, as they now are
+     */
+    Mono<List<OutboxRow>> rearmStaleClaimed(long olderThanNanos, long visibleAfterNanos, int limit);
+
+    /**
+     * The claim time of the rows still claimed set to now.
+     *
+     * @param dispatchKeys storable keys, at least one
+     * @return the keys of the rows whose claim was renewed
+     */
+    Mono<List<String>> heartbeat(List<String> dispatchKeys);
+
+    /**
+     * O52: rows a claim stream claimed and could not deliver, pending again at the same attempt.
+     *
+     * @param claimed rows of one claim, at least one
+     * @return completes once committed
+     */
+    Mono<Void> release(List<OutboxRow> claimed);
+
+    /**
+     * A dead-lettered row pending again.
+     *
+     * @param dispatchKey a storable key
+     * @param resetAttempt whether its attempt starts again at 0
+     * @return whether a row was redriven
+     */
+    Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt);
+
+    /**
+     * Every dead-lettered row of the workflow pending again.
+     *
+     * @param workflowId the workflow
+     * @param resetAttempt whether their attempts start again at 0
+     * @return the keys of the rows redriven
+     */
+    Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt);
+
+    /**
+     * Settled rows deleted, in transactions of at most {@code batchSize} rows.
+     *
+     * @param settledBeforeNanos the bound
+     * @param batchSize rows per transaction, at least one
+     * @return how many rows were deleted
+     */
+    Mono<Long> pruneSettled(long settledBeforeNanos, int batchSize);
+}
