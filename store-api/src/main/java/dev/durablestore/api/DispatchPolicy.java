@@ -45,23 +45,38 @@ import java.util.OptionalInt;
  * advisory lock keyed by the route; a settle through the store wakes its capped streams at once,
  * settles on other nodes reach them at their poll interval.
  *
- * <p>The two compose: a serial, capped claim takes at most one row per workflow and no more than
- * the cap leaves room for.
+ * <p><b>Concurrency cap per node</b> (O65). A claim with a node cap of {@code n} on a scope with
+ * a {@linkplain ClaimScope#node() node} takes at most {@code n} minus the rows of the scope's route
+ * that are {@code CLAIMED} at that moment by claims whose scope had that same node, counted in the
+ * claim's own transaction: so the claimers of every process sharing the database that claim as
+ * that node never hold more than {@code n} rows of the route at once, whatever the other nodes
+ * hold. Who claimed a row is recorded by every claim (its scope's node, or none); it is not the
+ * row's pin ({@link OutboxRow#node()}): unpinned rows and rows pinned to the node count alike. Rows
+ * claimed without a node, or before the store recorded claimers, count for no node. A node cap needs
+ * a scope with a node: a claim without one fails with {@link InvalidArgumentException} naming
+ * {@code policy.nodeConcurrencyCap}. On PostgreSQL node-capped claims of one route and node are
+ * serialized by an advisory lock keyed by both.
+ *
+ * <p>They all compose: a serial claim with both caps takes at most one row per workflow and no
+ * more than the smaller room the two caps leave.
  */
 public final class DispatchPolicy {
 
-    /** The largest {@link #withConcurrencyCap(int)}. */
+    /** The largest {@link #withConcurrencyCap(int)} and {@link #withNodeConcurrencyCap(int)}. */
     public static final int MAX_CONCURRENCY_CAP = 1_000_000;
 
-    private static final DispatchPolicy NONE = new DispatchPolicy(false, 0);
+    private static final DispatchPolicy NONE = new DispatchPolicy(false, 0, 0);
 
     private final boolean serialPerWorkflow;
     /** 0 for none. */
     private final int cap;
+    /** 0 for none. */
+    private final int nodeCap;
 
-    private DispatchPolicy(boolean serialPerWorkflow, int cap) {
+    private DispatchPolicy(boolean serialPerWorkflow, int cap, int nodeCap) {
         this.serialPerWorkflow = serialPerWorkflow;
         this.cap = cap;
+        this.nodeCap = nodeCap;
     }
 
     /** @return no constraint: every due row the scope admits and the hold allows may be claimed */
@@ -74,7 +89,7 @@ public final class DispatchPolicy {
      * @return a copy with the setting
      */
     public DispatchPolicy withSerialPerWorkflow(boolean value) {
-        return value == serialPerWorkflow ? this : new DispatchPolicy(value, cap);
+        return value == serialPerWorkflow ? this : new DispatchPolicy(value, cap, nodeCap);
     }
 
     /**
@@ -88,17 +103,41 @@ public final class DispatchPolicy {
             throw new InvalidArgumentException(
                     "concurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP + ", was " + value);
         }
-        return new DispatchPolicy(serialPerWorkflow, value);
+        return new DispatchPolicy(serialPerWorkflow, value, nodeCap);
     }
 
     /** @return a copy without a concurrency cap */
     public DispatchPolicy withoutConcurrencyCap() {
-        return cap == 0 ? this : new DispatchPolicy(serialPerWorkflow, 0);
+        return cap == 0 ? this : new DispatchPolicy(serialPerWorkflow, 0, nodeCap);
+    }
+
+    /**
+     * @param value the most rows of the claim's route that may be {@code CLAIMED} at once by claims
+     *     whose scope has the claim's node, 1 to {@value #MAX_CONCURRENCY_CAP} (O65)
+     * @return a copy with the node cap set
+     * @throws InvalidArgumentException naming {@code nodeConcurrencyCap} when out of range
+     */
+    public DispatchPolicy withNodeConcurrencyCap(int value) {
+        if (value < 1 || value > MAX_CONCURRENCY_CAP) {
+            throw new InvalidArgumentException(
+                    "nodeConcurrencyCap", "must be between 1 and " + MAX_CONCURRENCY_CAP + ", was " + value);
+        }
+        return new DispatchPolicy(serialPerWorkflow, cap, value);
+    }
+
+    /** @return a copy without a concurrency cap per node */
+    public DispatchPolicy withoutNodeConcurrencyCap() {
+        return nodeCap == 0 ? this : new DispatchPolicy(serialPerWorkflow, cap, 0);
     }
 
     /** @return the concurrency cap, or empty for none */
     public OptionalInt concurrencyCap() {
         return cap == 0 ? OptionalInt.empty() : OptionalInt.of(cap);
+    }
+
+    /** @return the concurrency cap per node, or empty for none */
+    public OptionalInt nodeConcurrencyCap() {
+        return nodeCap == 0 ? OptionalInt.empty() : OptionalInt.of(nodeCap);
     }
 
     /** @return true when rows of one workflow are handed out one at a time, in ordinal order */
@@ -108,22 +147,25 @@ public final class DispatchPolicy {
 
     /** @return true when the policy constrains anything (a settle may then make rows claimable) */
     public boolean constrained() {
-        return serialPerWorkflow || cap != 0;
+        return serialPerWorkflow || cap != 0 || nodeCap != 0;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DispatchPolicy p && p.serialPerWorkflow == serialPerWorkflow && p.cap == cap;
+        return o instanceof DispatchPolicy p
+                && p.serialPerWorkflow == serialPerWorkflow
+                && p.cap == cap
+                && p.nodeCap == nodeCap;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(serialPerWorkflow, cap);
+        return Objects.hash(serialPerWorkflow, cap, nodeCap);
     }
 
     @Override
     public String toString() {
         return "DispatchPolicy[serialPerWorkflow=" + serialPerWorkflow + (cap == 0 ? "" : ", concurrencyCap=" + cap)
-                + "]";
+                + (nodeCap == 0 ? "" : ", nodeConcurrencyCap=" + nodeCap) + "]";
     }
 }

@@ -101,7 +101,7 @@ public interface OutboxStore {
 
     /**
      * Every claim in one method: the scope (or every route), the hold and a dispatch policy
-     * applied together (O27, O63, O64). With {@link DispatchPolicy#none()} it is exactly
+     * applied together (O27, O63, O64, O65). With {@link DispatchPolicy#none()} it is exactly
      * {@link #claimScopedExcluding} (or {@link #claimExcluding} when {@code scope} is null).
      *
      * <pre>{@code
@@ -115,8 +115,9 @@ public interface OutboxStore {
      * @param policy how rows are handed out
      * @return the claimed rows, in claim order; fails with {@link InvalidArgumentException} naming
      *     {@code limit}, {@code held} or {@code policy} for a bad argument (and
-     *     {@code policy.concurrencyCap} for a cap without a scope, O64), before anything is
-     *     written
+     *     {@code policy.concurrencyCap} for a cap without a scope, O64, and
+     *     {@code policy.nodeConcurrencyCap} for a node cap without a scope with a node, O65), before
+     *     anything is written
      */
     Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy);
 

@@ -70,7 +70,9 @@ public final class Claims {
     private Claims() {}
 
     /**
-     * The dispatch policy of a claim, checked against its scope (O63, O64): a cap needs a scope.
+     * The dispatch policy of a claim, checked against its scope (O63, O64, O65): a cap needs a
+     * scope, a node cap a scope with a node the store can keep (the claim records it as the
+     * claimer of every row it takes).
      *
      * @param scope the claim's route, or {@code null} for every route
      * @param policy the policy
@@ -82,6 +84,15 @@ public final class Claims {
         if (scope == null && policy.concurrencyCap().isPresent()) {
             throw new InvalidArgumentException(
                     "policy.concurrencyCap", "needs a scope: a cap bounds the claimed rows of one route (O64)");
+        }
+        if (policy.nodeConcurrencyCap().isPresent()) {
+            if (scope == null || scope.node() == null) {
+                throw new InvalidArgumentException(
+                        "policy.nodeConcurrencyCap",
+                        "needs a scope with a node: a node cap bounds the rows of one route claimed as one node"
+                                + " (O65)");
+            }
+            StoredText.require(scope.node(), "scope.node");
         }
         return policy;
     }
@@ -99,6 +110,23 @@ public final class Claims {
             return limit;
         }
         long room = policy.concurrencyCap().getAsInt() - claimedOnRoute;
+        return (int) Math.max(0, Math.min(limit, room));
+    }
+
+    /**
+     * How many rows a node-capped claim may take (O65).
+     *
+     * @param limit the claim's limit, already lowered by {@link #capped} when the route is capped
+     * @param policy its policy
+     * @param claimedByNode the rows of the route claimed now by claims as the scope's node, counted
+     *     in the claim's transaction
+     * @return {@code limit}, lowered to what the node cap leaves room for (0 when full)
+     */
+    public static int nodeCapped(int limit, DispatchPolicy policy, long claimedByNode) {
+        if (policy.nodeConcurrencyCap().isEmpty()) {
+            return limit;
+        }
+        long room = policy.nodeConcurrencyCap().getAsInt() - claimedByNode;
         return (int) Math.max(0, Math.min(limit, room));
     }
 

@@ -3,6 +3,8 @@ package dev.durablestore.api.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -53,6 +55,67 @@ class ClaimsTest {
                 .hasMessageContaining("held[]");
         WorkflowId w = WorkflowId.random();
         assertThat(Claims.heldKeys(Set.of(w))).containsExactly(w.toString());
+    }
+
+    @Test
+    void O65_X10_a_node_cap_needs_a_scope_with_a_storable_node() {
+        DispatchPolicy nodeCapped = DispatchPolicy.none().withNodeConcurrencyCap(2);
+        for (ClaimScope scope : new ClaimScope[] {null, ClaimScope.of("ns", "q")}) {
+            assertThatThrownBy(() -> Claims.policy(scope, nodeCapped))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
+                            .isEqualTo("policy.nodeConcurrencyCap"));
+        }
+        assertThatThrownBy(() -> Claims.policy(new ClaimScope("ns", "q", "n\u0000"), nodeCapped))
+                .isInstanceOf(InvalidArgumentException.class)
+                .satisfies(e ->
+                        assertThat(((InvalidArgumentException) e).argument()).isEqualTo("scope.node"));
+        assertThat(Claims.policy(new ClaimScope("ns", "q", "n1"), nodeCapped)).isSameAs(nodeCapped);
+        // a node's scope without a node cap needs nothing more
+        assertThat(Claims.policy(null, DispatchPolicy.none().withSerialPerWorkflow(true)))
+                .isEqualTo(DispatchPolicy.none().withSerialPerWorkflow(true));
+    }
+
+    @Test
+    void O64_O65_a_claim_takes_the_smaller_room_its_caps_leave() {
+        DispatchPolicy both = DispatchPolicy.none().withConcurrencyCap(5).withNodeConcurrencyCap(3);
+        // route: 5 - 1 = 4 left, node: 3 - 1 = 2 left
+        assertThat(Claims.nodeCapped(Claims.capped(10, both, 1), both, 1)).isEqualTo(2);
+        // route: 5 - 4 = 1 left, node: 3 left
+        assertThat(Claims.nodeCapped(Claims.capped(10, both, 4), both, 0)).isEqualTo(1);
+        // over the cap (rows claimed plainly count too): no room, never negative
+        assertThat(Claims.nodeCapped(10, both, 7)).isZero();
+        // no node cap: the limit as it was
+        assertThat(Claims.nodeCapped(10, DispatchPolicy.none(), 100)).isEqualTo(10);
+    }
+
+    @Test
+    void O65_X10_node_caps_are_checked_when_built_and_take_part_in_equality() {
+        for (int bad : new int[] {0, -1, Integer.MIN_VALUE, DispatchPolicy.MAX_CONCURRENCY_CAP + 1}) {
+            assertThatThrownBy(() -> DispatchPolicy.none().withNodeConcurrencyCap(bad))
+                    .isInstanceOf(InvalidArgumentException.class)
+                    .satisfies(e -> assertThat(((InvalidArgumentException) e).argument())
+                            .isEqualTo("nodeConcurrencyCap"));
+        }
+        DispatchPolicy a = DispatchPolicy.none().withNodeConcurrencyCap(DispatchPolicy.MAX_CONCURRENCY_CAP);
+        assertThat(a.nodeConcurrencyCap()).hasValue(DispatchPolicy.MAX_CONCURRENCY_CAP);
+        assertThat(a.concurrencyCap()).isEmpty();
+        assertThat(a.constrained()).isTrue();
+        assertThat(a).isNotEqualTo(DispatchPolicy.none().withConcurrencyCap(DispatchPolicy.MAX_CONCURRENCY_CAP));
+        assertThat(DispatchPolicy.none().withNodeConcurrencyCap(4))
+                .isEqualTo(DispatchPolicy.none().withNodeConcurrencyCap(4))
+                .hasSameHashCodeAs(DispatchPolicy.none().withNodeConcurrencyCap(4))
+                .hasToString("DispatchPolicy[serialPerWorkflow=false, nodeConcurrencyCap=4]");
+        assertThat(a.withoutNodeConcurrencyCap()).isEqualTo(DispatchPolicy.none());
+        assertThat(DispatchPolicy.none().withoutNodeConcurrencyCap()).isSameAs(DispatchPolicy.none());
+        // the other settings keep the node cap, and it keeps them
+        DispatchPolicy all = DispatchPolicy.none()
+                .withNodeConcurrencyCap(2)
+                .withConcurrencyCap(7)
+                .withSerialPerWorkflow(true)
+                .withoutConcurrencyCap();
+        assertThat(all.nodeConcurrencyCap()).hasValue(2);
+        assertThat(all.withNodeConcurrencyCap(3).serialPerWorkflow()).isTrue();
     }
 
     private static OutboxRow row(String key, WorkflowId w, Instant visibleAfter) {

@@ -24,7 +24,8 @@ import reactor.core.publisher.Mono;
 /**
  * Every claim (O16–O27): one statement per batch that takes the first {@code limit} due rows of the
  * route, not held, oldest {@code visible_after} then dispatch key, and flips them to
- * {@code claimed} with {@code claimed_at = now}. On PostgreSQL the due rows are locked
+ * {@code claimed} with {@code claimed_at = now} and {@code claimed_by} the scope's node (O65; NULL
+ * without one). On PostgreSQL the due rows are locked
  * {@code FOR UPDATE SKIP LOCKED}, so claimers on any number of nodes never take a row twice (O21)
  * and never queue behind each other; see {@link SqlDialect#claim}. There the claim is one statement
  * that commits by itself (no {@code BEGIN}/{@code COMMIT}: one round trip), and a claim of the
@@ -73,9 +74,27 @@ final class Claims implements ClaimStorage {
     private static final String ROUTE_LOCK =
             "SELECT pg_advisory_xact_lock(72800126, " + "hashtext($1 || chr(31) || $2))";
 
-    /** O64: the claimed rows of a route, on any node, read through {@code outbox_claimed}. */
-    private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
-            + "AND claimed_at IS NOT NULL AND namespace = $1 AND task_queue = $2";
+    /**
+     * Serializes the node-capped claims (O65) of one route and node on every node, like
+     * {@link #ROUTE_LOCK}: keyed by the route and the node. A claim with both caps takes both, the
+     * route's first and in one statement, so every claimer takes them in the same order: a claim
+     * with only the route cap holds no node lock, one with only the node cap no route lock, and
+     * claims of one node with and without a route cap still count that node one after another.
+     */
+    private static final String NODE_LOCK =
+            "SELECT pg_advisory_xact_lock(72800127, hashtext($1 || chr(31) || $2 || chr(31) || $3))";
+
+    /** {@link #ROUTE_LOCK}, then {@link #NODE_LOCK}, in one round trip. */
+    private static final String ROUTE_AND_NODE_LOCK = "SELECT pg_advisory_xact_lock(72800126, "
+            + "hashtext($1 || chr(31) || $2)), pg_advisory_xact_lock(72800127, "
+            + "hashtext($1 || chr(31) || $2 || chr(31) || $3))";
+
+    /**
+     * O64 and O65: the claimed rows of a route, on any node, and those of them claimed as the
+     * scope's node ($1; 0 when it is NULL), read through {@code outbox_claimed}.
+     */
+    private static final String CLAIMED_ON_ROUTE = "SELECT count(*), count(CASE WHEN claimed_by = $1 THEN 1 END) "
+            + "FROM outbox WHERE status = 'claimed' AND claimed_at IS NOT NULL AND namespace = $2 AND task_queue = $3";
 
     private final Db db;
     private final OutboxRows codec;
@@ -110,17 +129,31 @@ final class Claims implements ClaimStorage {
             ClaimScope matchable, IntSupplier limit, Set<String> held, DispatchPolicy policy, boolean wantNext) {
         Function<Connection, Mono<ClaimBatch>> capped = c -> capped(c, matchable, policy, limit.getAsInt())
                 .flatMap(n -> n == 0
-                        // at the cap (O64): no next due time, so a stream waits for a settle or its poll
+                        // at a cap (O64, O65): no next due time, so a stream waits for a settle or its poll
                         ? Mono.just(new ClaimBatch(List.of(), null, null))
                         : claimIn(c, matchable, n, held, policy, wantNext));
         Mono<ClaimBatch> claim;
+        boolean routeCap = policy.concurrencyCap().isPresent();
+        boolean nodeCap = policy.nodeConcurrencyCap().isPresent();
         if (!db.dialect().postgres()) {
             claim = db.write("claim", capped);
-        } else if (policy.concurrencyCap().isPresent()) {
+        } else if (routeCap && !nodeCap) {
             // O64 across nodes: see ROUTE_LOCK
             claim = db.write(
                     "claim",
                     c -> Sql.query(c, ROUTE_LOCK, row -> 1, matchable.namespace(), matchable.taskQueue())
+                            .then(Mono.defer(() -> capped.apply(c))));
+        } else if (nodeCap) {
+            // O65 across nodes and processes: see NODE_LOCK (a node cap has a node, Claims.policy)
+            claim = db.write(
+                    "claim",
+                    c -> Sql.query(
+                                    c,
+                                    routeCap ? ROUTE_AND_NODE_LOCK : NODE_LOCK,
+                                    row -> 1,
+                                    matchable.namespace(),
+                                    matchable.taskQueue(),
+                                    matchable.node())
                             .then(Mono.defer(() -> capped.apply(c))));
         } else {
             // the claim is one statement, so it commits by itself (one round trip)
@@ -142,14 +175,30 @@ final class Claims implements ClaimStorage {
         return false;
     }
 
-    /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
+    /**
+     * The limit, lowered to what the policy's caps leave room for on the route (O64) and for the
+     * scope's node on it (O65): the smaller room of the two.
+     */
     private static Mono<Integer> capped(Connection c, ClaimScope scope, DispatchPolicy policy, int limit) {
-        if (policy.concurrencyCap().isEmpty()) {
+        if (policy.concurrencyCap().isEmpty() && policy.nodeConcurrencyCap().isEmpty()) {
             return Mono.just(limit);
         }
-        return Sql.query(c, CLAIMED_ON_ROUTE, row -> Sql.longAt(row, 0), scope.namespace(), scope.taskQueue())
-                .next()
-                .map(claimed -> dev.durablestore.api.spi.Claims.capped(limit, policy, claimed));
+        return Sql.query(
+                        c,
+                        CLAIMED_ON_ROUTE,
+                        row -> dev.durablestore.api.spi.Claims.nodeCapped(
+                                dev.durablestore.api.spi.Claims.capped(limit, policy, Sql.longAt(row, 0)),
+                                policy,
+                                Sql.longAt(row, 1)),
+                        Sql.text(claimer(scope)),
+                        scope.namespace(),
+                        scope.taskQueue())
+                .next();
+    }
+
+    /** @return the node a claim on {@code scope} records as the claimer of its rows (O65), or {@code null} */
+    private static String claimer(ClaimScope scope) {
+        return scope == null ? null : scope.node();
     }
 
     /** The rows one claim statement took, and the next due time when the statement read it. */
@@ -212,8 +261,8 @@ final class Claims implements ClaimStorage {
             int limit,
             boolean wantNext) {
         Sql.Params p = new Sql.Params();
-        String set =
-                "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = " + p.add(newClaimToken(policy));
+        String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
+                + p.add(newClaimToken(policy)) + ", claimed_by = " + p.add(Sql.text(claimer(scope)));
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
             String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
@@ -272,6 +321,7 @@ final class Claims implements ClaimStorage {
                     Sql.Params u = new Sql.Params();
                     String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
                             + ", claim_token = " + u.add(newClaimToken(policy))
+                            + ", claimed_by = " + u.add(Sql.text(claimer(scope)))
                             + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
                     return Sql.query(
                                     c,

@@ -28,7 +28,11 @@ final class Schema {
             new String[] {"claim_token", "BIGINT"},
             new String[] {"trace_context", null},
             // O62: a constant default, so adding it rewrites no row (PostgreSQL 11+) and old rows read 0
-            new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"});
+            new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"},
+            // O65: the node of the claim that took the row (NULL for none, and in old rows), so
+            // node-capped claims can count what a node holds; nullable without a default, so adding
+            // it rewrites no row; not indexed, read only beside outbox_claimed
+            new String[] {"claimed_by", null});
 
     private Schema() {}
 

@@ -50,9 +50,9 @@ class PostgresClaimPlanTest {
                                 // (inside a DO block: the driver sends no statement text with $n markers unbound)
                                 .then(run(
                                         c,
-                                        "DO $do$ BEGIN EXECUTE $q$PREPARE claim(bigint, bigint, bigint, int) AS "
+                                        "DO $do$ BEGIN EXECUTE $q$PREPARE claim(bigint, bigint, text, bigint, int) AS "
                                                 + claimStatement() + "$q$; END $do$"))
-                                .thenMany(lines(c, "EXPLAIN EXECUTE claim(5000, 7, 999999999, 30)"))
+                                .thenMany(lines(c, "EXPLAIN EXECUTE claim(5000, 7, NULL, 999999999, 30)"))
                                 .collectList()
                                 .flatMap(lines -> run(c, "DROP SCHEMA " + schema + " CASCADE")
                                         .thenReturn(lines)),
@@ -66,12 +66,15 @@ class PostgresClaimPlanTest {
         assertThat(text).doesNotContain("Bitmap Heap Scan");
     }
 
-    /** The stream's claim of the default route, as {@link Claims} builds it. */
+    /**
+     * The stream's claim of every route, as {@link Claims} builds it: it records no claimer (O65),
+     * and writing the unindexed {@code claimed_by} changes nothing in the plan.
+     */
     private static String claimStatement() {
         return SqlDialect.POSTGRES.claimWithNextDue(
-                "status = 'claimed', claimed_at = $1, claim_token = $2",
-                "status = 'pending' AND visible_after <= $3",
-                "$4",
+                "status = 'claimed', claimed_at = $1, claim_token = $2, claimed_by = $3",
+                "status = 'pending' AND visible_after <= $4",
+                "$5",
                 OutboxRows.COLUMNS,
                 "status = 'pending'");
     }

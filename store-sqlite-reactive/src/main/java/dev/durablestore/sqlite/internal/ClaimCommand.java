@@ -11,6 +11,7 @@ import dev.durablestore.api.spi.ClaimBatch;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ import java.util.function.IntSupplier;
 /**
  * One claim of a whole batch (O16–O27, O62): due rows of the route, not held, highest priority,
  * then oldest {@code visible_after}, then dispatch key, flipped to {@code claimed} with
- * {@code claimed_at = now}.
+ * {@code claimed_at = now} and {@code claimed_by} the scope's node (O65; NULL without one).
  *
  * <p>Two statements in the writer's transaction, each an index walk that stops at its limit: first
  * the prioritized rows ({@code outbox_prioritized}, which holds only pending rows with a priority:
@@ -49,12 +50,13 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
             + "OR (s.ordinal = outbox.ordinal AND s.dispatch_key < outbox.dispatch_key)))))";
 
     /**
-     * O64: the claimed rows of a route, on any node, read through {@code outbox_claimed} (claims
-     * always write {@code claimed_at}). In the writer's transaction, so the count and the claim
-     * agree for every claimer of the file.
+     * O64 and O65: the claimed rows of a route, on any node, and those of them claimed as the
+     * scope's node, read through {@code outbox_claimed} (claims always write {@code claimed_at}).
+     * In the writer's transaction, so the counts and the claim agree for every claimer of the file.
+     * With no node bound the second count is 0.
      */
-    private static final String CLAIMED_ON_ROUTE = "SELECT count(*) FROM outbox WHERE status = 'claimed' "
-            + "AND claimed_at IS NOT NULL AND namespace = ? AND task_queue = ?";
+    private static final String CLAIMED_ON_ROUTE = "SELECT count(*), count(CASE WHEN claimed_by = ? THEN 1 END) "
+            + "FROM outbox WHERE status = 'claimed' AND claimed_at IS NOT NULL AND namespace = ? AND task_queue = ?";
 
     private static final String DEAD_LETTER =
             "UPDATE outbox SET status = 'failed', claimed_at = NULL, " + "settled_at = ? WHERE dispatch_key = ?";
@@ -90,7 +92,9 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         this.clock = clock;
         // built here, when the claim is submitted, not inside the writer's transaction
         String filter = filter();
-        String update = "UPDATE outbox SET status = 'claimed', claimed_at = ?, claim_token = ? WHERE dispatch_key IN ";
+        // every claim records its claimer (O65), the node of its scope or NULL
+        String update = "UPDATE outbox SET status = 'claimed', claimed_at = ?, claim_token = ?, claimed_by = ? "
+                + "WHERE dispatch_key IN ";
         this.prioritizedSql = update + "(SELECT dispatch_key FROM outbox WHERE status = 'pending' AND priority > 0 "
                 + "AND visible_after <= ?" + filter + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT ?) "
                 + "RETURNING " + OutboxRows.COLUMNS;
@@ -105,8 +109,8 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         long now = Times.nowNanos(clock.instant()); // read once per claim (O17, O20)
         int limit = capped(c, this.limit.getAsInt());
         if (limit == 0) {
-            // the route is at its cap (O64): no next due time, so a stream waits for a settle's
-            // wake-up or its poll instead of claiming again at once
+            // the route or the node is at its cap (O64, O65): no next due time, so a stream waits
+            // for a settle's wake-up or its poll instead of claiming again at once
             return new ClaimBatch(List.of(), null, null);
         }
         long token = newClaimToken(policy);
@@ -129,17 +133,35 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         return new ClaimBatch(rows, null, next);
     }
 
-    /** The limit, lowered to what the policy's cap leaves room for on the route (O64). */
+    /**
+     * The limit, lowered to what the policy's caps leave room for on the route (O64) and for the
+     * scope's node on it (O65): the smaller room of the two.
+     */
     private int capped(DbConnection c, int limit) throws SQLException {
-        if (policy.concurrencyCap().isEmpty() || limit == 0) {
+        if ((policy.concurrencyCap().isEmpty() && policy.nodeConcurrencyCap().isEmpty()) || limit == 0) {
             return limit;
         }
         PreparedStatement ps = c.prepare(CLAIMED_ON_ROUTE);
-        ps.setString(1, scope.namespace());
-        ps.setString(2, scope.taskQueue());
+        setText(ps, 1, claimer());
+        ps.setString(2, scope.namespace());
+        ps.setString(3, scope.taskQueue());
         try (ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return dev.durablestore.api.spi.Claims.capped(limit, policy, rs.getLong(1));
+            int routeRoom = dev.durablestore.api.spi.Claims.capped(limit, policy, rs.getLong(1));
+            return dev.durablestore.api.spi.Claims.nodeCapped(routeRoom, policy, rs.getLong(2));
+        }
+    }
+
+    /** @return the node this claim records as the claimer of its rows (O65), or {@code null} */
+    private String claimer() {
+        return scope == null ? null : scope.node();
+    }
+
+    private static void setText(PreparedStatement ps, int index, String value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.VARCHAR);
+        } else {
+            ps.setString(index, value);
         }
     }
 
@@ -159,6 +181,7 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         int i = 1;
         ps.setLong(i++, now);
         ps.setLong(i++, token);
+        setText(ps, i++, claimer());
         ps.setLong(i++, now);
         i = bindFilter(ps, i);
         ps.setInt(i, limit);

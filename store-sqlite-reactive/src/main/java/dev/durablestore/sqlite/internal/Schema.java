@@ -56,7 +56,11 @@ public final class Schema {
             new String[] {"claim_token", "INTEGER"},
             new String[] {"trace_context", "TEXT"},
             // O62: a constant default, so adding it rewrites no row and old rows read 0
-            new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"});
+            new String[] {"priority", "INTEGER NOT NULL DEFAULT 0"},
+            // O65: the node of the claim that took the row (NULL for none, and in old rows), so
+            // node-capped claims can count what a node holds; not indexed, read only beside
+            // outbox_claimed
+            new String[] {"claimed_by", "TEXT"});
 
     private static final List<String> INDEXES = List.of(
             // Only the queryable events (lifecycle, child starts): every read of it asks for

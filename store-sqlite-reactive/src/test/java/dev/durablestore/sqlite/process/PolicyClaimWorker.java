@@ -15,14 +15,15 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A dispatcher process claiming under a dispatch policy (O63, O64) on route {@code ns/q}: for each
+ * A dispatcher process claiming under a dispatch policy (O63, O64, O65) on route {@code ns/q}: for each
  * row it holds, it reads from the database what the policy promises and prints it, then completes
  * the row and prints {@code DONE <key>}; exits when no row came for 2 s.
  *
  * <p>Printed per row: {@code WORKFLOW <claimed rows of the row's workflow> <rows of lower ordinal not
  * done>} and {@code ROUTE <claimed rows of the namespace>}.
  *
- * <p>Arguments: database path, then {@code serial} and/or {@code cap=N}.
+ * <p>Arguments: database path, then any of {@code serial}, {@code cap=N}, {@code nodecap=N} and
+ * {@code node=NAME} (the scope's node; none without it).
  */
 public final class PolicyClaimWorker {
 
@@ -31,11 +32,16 @@ public final class PolicyClaimWorker {
     public static void main(String[] args) throws java.io.IOException {
         Path db = Path.of(args[0]);
         DispatchPolicy policy = DispatchPolicy.none();
+        String node = null;
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("serial")) {
                 policy = policy.withSerialPerWorkflow(true);
             } else if (args[i].startsWith("cap=")) {
                 policy = policy.withConcurrencyCap(Integer.parseInt(args[i].substring(4)));
+            } else if (args[i].startsWith("nodecap=")) {
+                policy = policy.withNodeConcurrencyCap(Integer.parseInt(args[i].substring(8)));
+            } else if (args[i].startsWith("node=")) {
+                node = args[i].substring(5);
             }
         }
         try (SqliteReactiveStore store =
@@ -44,7 +50,7 @@ public final class PolicyClaimWorker {
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
             store.claimStream(ClaimStreamOptions.defaults()
-                            .withScope(ClaimScope.of("ns", "q"))
+                            .withScope(new ClaimScope("ns", "q", node))
                             .withPolicy(policy)
                             .withMaxBatch(8)
                             .withPollInterval(Duration.ofMillis(10)))
