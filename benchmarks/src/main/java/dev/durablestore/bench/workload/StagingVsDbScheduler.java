@@ -92,6 +92,8 @@ public final class StagingVsDbScheduler implements Workload {
         List<Double> rawPerRow = new ArrayList<>();
         List<Double> rawBatched = new ArrayList<>();
         List<Double> batchInShape = new ArrayList<>();
+        List<Double> batchCeiling = new ArrayList<>();
+        List<Double> fanOutCeiling = new ArrayList<>();
 
         ctx.log("P9 warm-up");
         peer(ctx, Math.max(DbSchedulerSqlite.BATCH, rows / 5), Math.max(1_000, drainRows / 5), new double[3]);
@@ -120,6 +122,8 @@ public final class StagingVsDbScheduler implements Workload {
             rawPerRow.add(rawRows);
             rawBatched.add(rawJdbcBatch);
             batchInShape.add(batch[0] / rawRows);
+            batchCeiling.add(rawJdbcBatch / peer[0]);
+            fanOutCeiling.add(shaped / peer[0]);
             ctx.log(String.format(
                     "P9   staging: db-scheduler %.0f rows/s (%.0f/s with ids i1…iN), store "
                             + "appendOutboxBatch %.0f/s (%.2f×), appendWithOutbox %.0f/s (%.2f×; %.1f appends per commit, "
@@ -225,7 +229,17 @@ public final class StagingVsDbScheduler implements Workload {
                                 + FAN_OUT + " rows per transaction, one thread, FULL)",
                         rawShape,
                         "rows/s")
-                .figure("store appendWithOutbox ÷ raw in its shape (what the store itself costs)", inShape, "×");
+                .figure("store appendWithOutbox ÷ raw in its shape (what the store itself costs)", inShape, "×")
+                .figure(
+                        "ceiling of P9-batch-vs-db-scheduler: raw JDBC, the store's row insert as one JDBC batch per "
+                                + "transaction, ÷ db-scheduler scheduleBatch",
+                        batchCeiling,
+                        "×")
+                .figure(
+                        "ceiling of P9-fanout10-vs-db-scheduler: raw JDBC staging in the store's shape ÷ db-scheduler "
+                                + "scheduleBatch",
+                        fanOutCeiling,
+                        "×");
         notes.forEach(section::note);
         notes.clear();
         return section;
