@@ -8,7 +8,7 @@ import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;
 
 /**
- * The claims of a backend (O16–O27, O62–O64): no row handed out twice, on any node. Arguments
+ * The claims of a backend (O16–O27, O62–O65): no row handed out twice, on any node. Arguments
  * arrive checked: the scope is one stored rows can be on ({@code StoredText.matchable}), the held
  * workflows are their stored ids, the policy fits the scope.
  */
