@@ -2,12 +2,14 @@ package dev.durablestore.r2dbc;
 
 import com.google.errorprone.annotations.CheckReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreConfig;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.r2dbc.internal.Backend;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import reactor.core.publisher.Mono;
 
 /**
  * Configuration of an {@link R2dbcReactiveStore}. Immutable and validated when built: each
@@ -18,10 +20,11 @@ import java.util.Objects;
  * ConnectionFactory pool = ConnectionFactories.get("r2dbc:pool:postgresql://app@db:5432/workflows");
  * R2dbcStoreConfig config = R2dbcStoreConfig.of(pool)
  *         .withNotifications(false);   // behind PgBouncer in transaction-pooling mode
+ * R2dbcReactiveStore store = config.open().block();   // or compose it: open() is a cold Mono
  * }</pre>
  */
 @CheckReturnValue
-public final class R2dbcStoreConfig {
+public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
 
     /** The default {@link #operationTimeout}. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(30);
@@ -76,6 +79,16 @@ public final class R2dbcStoreConfig {
                 DEFAULT_CHANNEL,
                 StoreMetrics.NONE,
                 DEFAULT_OPERATION_TIMEOUT);
+    }
+
+    /**
+     * Opens a store as {@link R2dbcReactiveStore#open} does, once per subscription.
+     *
+     * @return the open store
+     */
+    @Override
+    public Mono<R2dbcReactiveStore> open() {
+        return R2dbcReactiveStore.open(this);
     }
 
     /**

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StoreConfig;
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.api.WorkflowId;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
@@ -92,5 +95,21 @@ class R2dbcStoreConfigTest {
                         .isInstanceOf(InvalidArgumentException.class)
                         .hasMessageContaining("SomeOtherDatabase"))
                 .verify(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void open_is_the_same_cold_open_as_every_backend() {
+        // given a configuration of a database that lives while the test runs, as a backend-neutral StoreConfig
+        StoreConfig<? extends ReactiveStore> config = R2dbcStoreConfig.of(
+                ConnectionFactories.get("r2dbc:h2:mem:///config_open_test?options=MODE=PostgreSQL;DB_CLOSE_DELAY=-1"));
+
+        // when it is opened and used, then closed without blocking
+        StepVerifier.create(config.open()
+                        .flatMap(store -> store.readHead(WorkflowId.random())
+                                .flatMap(head -> store.closeAsync().thenReturn(head))))
+                // then it works as the store R2dbcReactiveStore.open gives
+                .expectNext(0L)
+                .expectComplete()
+                .verify(Duration.ofSeconds(30));
     }
 }

@@ -2,11 +2,14 @@ package dev.durablestore.sqlite;
 
 import com.google.errorprone.annotations.CheckReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.StoreConfig;
 import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Configuration of a {@link SqliteReactiveStore}. Immutable and validated when built: each
@@ -29,9 +32,13 @@ import java.util.Objects;
  *         .withDurabilityWaived(true)
  *         .withSynchronous(SqliteSynchronous.OFF);
  * }</pre>
+ *
+ * <p><b>Opening.</b> {@link #open()} opens the store as every backend does (a {@code Mono}, the
+ * file work on Reactor's bounded-elastic scheduler); {@link SqliteReactiveStore#open} does the
+ * same on the calling thread, for a {@code main} method or a test.
  */
 @CheckReturnValue
-public final class SqliteStoreConfig {
+public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore> {
 
     /** The default {@link #checkpointPages()}. */
     public static final int DEFAULT_CHECKPOINT_PAGES = 10_000;
@@ -133,6 +140,18 @@ public final class SqliteStoreConfig {
                 DEFAULT_WRITER_CACHE_KIB,
                 Clock.systemUTC(),
                 StoreMetrics.NONE);
+    }
+
+    /**
+     * Opens the file as {@link SqliteReactiveStore#open} does, on Reactor's bounded-elastic
+     * scheduler (opening reads and may migrate the file), once per subscription.
+     *
+     * @return the open store; fails with {@link dev.durablestore.api.BackendException} when the file
+     *     cannot be opened or migrated
+     */
+    @Override
+    public Mono<SqliteReactiveStore> open() {
+        return Mono.fromCallable(() -> SqliteReactiveStore.open(this)).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** @return the database file; created when missing */
