@@ -8,13 +8,7 @@ import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.tck.TestEvents;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SqliteEventIndexMigrationTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final String EVENT_INDEXES = "SELECT name FROM sqlite_master WHERE type = 'index' "
+            + "AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name";
 
     @TempDir
     Path dir;
@@ -51,20 +47,21 @@ class SqliteEventIndexMigrationTest {
                             0)
                     .block(TIMEOUT);
         }
-        sql(
+        SqliteFileSql.execute(
                 db,
                 "DROP INDEX events_queryable",
                 "CREATE INDEX events_projection ON events "
                         + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)");
-        assertThat(eventIndexes(db)).containsExactly("events_projection");
+        assertThat(SqliteFileSql.column(db, EVENT_INDEXES)).containsExactly("events_projection");
 
         // when the store opens it, twice
         for (int open = 0; open < 2; open++) {
             try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
                 // then only the partial index is there, holding the start and the end alone
-                assertThat(eventIndexes(db)).containsExactly("events_queryable");
-                assertThat(count(db, "SELECT count(*) FROM events INDEXED BY events_queryable WHERE queryable = 1"))
-                        .isEqualTo(2);
+                assertThat(SqliteFileSql.column(db, EVENT_INDEXES)).containsExactly("events_queryable");
+                assertThat(SqliteFileSql.column(
+                                db, "SELECT count(*) FROM events INDEXED BY events_queryable WHERE queryable = 1"))
+                        .containsExactly("2");
 
                 // and the summaries read as before
                 WorkflowSummary one = store.readSummary(w).block(TIMEOUT);
@@ -77,53 +74,10 @@ class SqliteEventIndexMigrationTest {
         }
 
         // and the projections find the queryable events through the index, not the table
-        assertThat(queryPlan(
+        assertThat(SqliteFileSql.queryPlan(
                         db,
                         "SELECT workflow_id, kind FROM events WHERE queryable = 1 "
                                 + "AND kind <> 'ChildWorkflowStarted' ORDER BY workflow_id, seq"))
                 .contains("events_queryable");
-    }
-
-    private static void sql(Path db, String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement()) {
-            for (String statement : statements) {
-                s.execute(statement);
-            }
-        }
-    }
-
-    private static long count(Path db, String query) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(query)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static List<String> eventIndexes(Path db) throws SQLException {
-        List<String> names = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'index' "
-                        + "AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name")) {
-            while (rs.next()) {
-                names.add(rs.getString(1));
-            }
-        }
-        return names;
-    }
-
-    private static String queryPlan(Path db, String query) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN " + query)) {
-            while (rs.next()) {
-                plan.append(rs.getString("detail")).append('\n');
-            }
-        }
-        return plan.toString();
     }
 }

@@ -6,14 +6,8 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,21 +38,28 @@ class SqliteOutboxIndexMigrationTest {
                             OutboxRow.pending(w, 2, "a", Payload.json("{}"), now)))
                     .block(TIMEOUT);
         }
-        sql(db, "DROP INDEX outbox_by_workflow", "CREATE INDEX outbox_workflow ON outbox (workflow_id, status)");
-        assertThat(outboxIndexes(db)).contains("outbox_workflow").doesNotContain("outbox_by_workflow");
+        SqliteFileSql.execute(
+                db, "DROP INDEX outbox_by_workflow", "CREATE INDEX outbox_workflow ON outbox (workflow_id, status)");
+        assertThat(SqliteFileSql.column(
+                        db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'"))
+                .contains("outbox_workflow")
+                .doesNotContain("outbox_by_workflow");
 
         // when the store opens it, twice
         for (int open = 0; open < 2; open++) {
             try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
                 // then the old index is gone, the new one is there, and the rows are all still readable
-                assertThat(outboxIndexes(db)).contains("outbox_by_workflow").doesNotContain("outbox_workflow");
+                assertThat(SqliteFileSql.column(
+                                db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'"))
+                        .contains("outbox_by_workflow")
+                        .doesNotContain("outbox_workflow");
                 assertThat(store.rowState(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT))
                         .isNotNull();
             }
         }
 
         // and cancelling the workflow's rows finds both through the index, not a table scan
-        assertThat(queryPlan(
+        assertThat(SqliteFileSql.queryPlan(
                         db,
                         "SELECT dispatch_key FROM outbox WHERE workflow_id = 'x' "
                                 + "AND status IN ('pending', 'claimed')"))
@@ -69,39 +70,5 @@ class SqliteOutboxIndexMigrationTest {
                             .containsExactlyInAnyOrder(OutboxRow.dispatchKey(w, 1), OutboxRow.dispatchKey(w, 2)))
                     .verifyComplete();
         }
-    }
-
-    private static void sql(Path db, String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement()) {
-            for (String statement : statements) {
-                s.execute(statement);
-            }
-        }
-    }
-
-    private static List<String> outboxIndexes(Path db) throws SQLException {
-        List<String> names = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT name FROM sqlite_master WHERE type = 'index' " + "AND tbl_name = 'outbox'")) {
-            while (rs.next()) {
-                names.add(rs.getString(1));
-            }
-        }
-        return names;
-    }
-
-    private static String queryPlan(Path db, String query) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("EXPLAIN QUERY PLAN " + query)) {
-            while (rs.next()) {
-                plan.append(rs.getString("detail")).append('\n');
-            }
-        }
-        return plan.toString();
     }
 }
