@@ -1,7 +1,5 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.spi.Claims.heldKeys;
-
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.StoreMetrics;

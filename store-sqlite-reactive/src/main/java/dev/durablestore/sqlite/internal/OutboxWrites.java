@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -183,14 +184,7 @@ public final class OutboxWrites implements OutboxWriteStorage {
      */
     @Override
     public Mono<Void> retry(String key, int nextAttempt, long visible) {
-        return writer.submit(Commands.of("retry", true, c -> {
-            PreparedStatement ps = c.prepare(RETRY);
-            ps.setLong(1, nextAttempt);
-            ps.setLong(2, visible);
-            ps.setString(3, key);
-            ps.executeUpdate();
-            return null;
-        }));
+        return retrying("retry", RETRY, nextAttempt, () -> visible, key);
     }
 
     /**
@@ -203,15 +197,7 @@ public final class OutboxWrites implements OutboxWriteStorage {
      */
     @Override
     public Mono<Void> retryAll(List<String> keys, int nextAttempt, long visible) {
-        String json = JsonArrays.of(keys);
-        return writer.submit(Commands.of("retry", true, c -> {
-            PreparedStatement ps = c.prepare(RETRY_MANY);
-            ps.setLong(1, nextAttempt);
-            ps.setLong(2, visible);
-            ps.setString(3, json);
-            ps.executeUpdate();
-            return null;
-        }));
+        return retrying("retry", RETRY_MANY, nextAttempt, () -> visible, JsonArrays.of(keys));
     }
 
     /**
@@ -224,11 +210,22 @@ public final class OutboxWrites implements OutboxWriteStorage {
      */
     @Override
     public Mono<Void> retryAfter(String key, int nextAttempt, Duration delay) {
-        return writer.submit(Commands.of("retryAfter", true, c -> {
-            PreparedStatement ps = c.prepare(RETRY);
+        return retrying(
+                "retryAfter", RETRY, nextAttempt, () -> SettleArguments.visibleAfterNanos(clock.instant(), delay), key);
+    }
+
+    /**
+     * One retry statement ({@code RETRY} of a key or {@code RETRY_MANY} of a JSON array of keys) as
+     * a writer command that wakes the claim streams.
+     *
+     * @param visible read when the command runs, so a delay counts from the write
+     */
+    private Mono<Void> retrying(String name, String sql, int nextAttempt, LongSupplier visible, String keys) {
+        return writer.submit(Commands.of(name, true, c -> {
+            PreparedStatement ps = c.prepare(sql);
             ps.setLong(1, nextAttempt);
-            ps.setLong(2, SettleArguments.visibleAfterNanos(clock.instant(), delay));
-            ps.setString(3, key);
+            ps.setLong(2, visible.getAsLong());
+            ps.setString(3, keys);
             ps.executeUpdate();
             return null;
         }));
