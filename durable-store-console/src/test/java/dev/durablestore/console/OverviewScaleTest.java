@@ -35,7 +35,7 @@ class OverviewScaleTest {
         SqliteReactiveStore.open(SqliteStoreConfig.of(file)).close(); // the schema
         long now = Instant.now().minusSeconds(3600).getEpochSecond() * 1_000_000_000L;
         byte[] input =
-                dev.durablestore.api.codec.EventCodec.create().encodePayload(dev.durablestore.api.Payload.json("{}"));
+                dev.durablestore.core.codec.EventCodec.create().encodePayload(dev.durablestore.api.Payload.json("{}"));
         String hex = java.util.HexFormat.of().formatHex(input);
         long loadStart = System.nanoTime();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);

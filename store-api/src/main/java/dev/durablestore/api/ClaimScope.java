@@ -6,8 +6,8 @@ package dev.durablestore.api;
  * admits only unpinned rows.
  *
  * <p>A scope whose namespace or task queue the store could not keep (a NUL, an unpaired UTF-16
- * surrogate, more than {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes:
- * {@link dev.durablestore.api.spi.StoredText}) admits no stored row, so claims on it take nothing;
+ * surrogate, more than 1,024 UTF-8 bytes:
+ * rule X10) admits no stored row, so claims on it take nothing;
  * a node the store could not keep pins no row, so such a scope admits the unpinned rows only.
  *
  * @param namespace non-empty namespace

@@ -22,8 +22,8 @@ public interface EventStore {
      * <p>Event {@code i} must carry {@code seq == expectedSeq + 1 + i} and the envelope id
      * {@code workflowId}. The workflow type of a {@code WorkflowStarted} or
      * {@code ChildWorkflowStarted} is indexed and must be storable: no NUL, no unpaired UTF-16
-     * surrogate, at most {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes
-     * ({@code events[0].workflowType}, {@link dev.durablestore.api.spi.StoredText}). The append is
+     * surrogate, at most 1,024 UTF-8 bytes
+     * ({@code events[0].workflowType}, rule X10). The append is
      * all-or-nothing. An empty list under a matching guard
      * succeeds and changes nothing (E5).
      *

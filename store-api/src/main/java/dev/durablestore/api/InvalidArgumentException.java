@@ -6,8 +6,8 @@ import com.google.errorprone.annotations.CanIgnoreReturnValue;
  * An argument broke a rule of the contract (X10): a null, a negative sequence, limit, attempt or
  * ordinal, an empty name, an envelope id that differs from the workflow argument (E11), an instant
  * outside the stored range (S15), a text to be stored that the store cannot keep exactly (a NUL, an
- * unpaired UTF-16 surrogate, or more than {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES}
- * UTF-8 bytes: see {@link dev.durablestore.api.spi.StoredText}). The message names the argument;
+ * unpaired UTF-16 surrogate, or more than 1,024
+ * UTF-8 bytes: rule X10). The message names the argument;
  * nothing was changed.
  */
 public final class InvalidArgumentException extends StoreException {

@@ -1,6 +1,6 @@
 package dev.durablestore.api;
 
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.api.internal.StoredText;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -13,8 +13,8 @@ import java.time.Instant;
  *
  * <p>The texts of a row — dispatch key, namespace, task queue, node and activity type — are kept
  * exactly; staging or re-arming a row refuses one that the store cannot keep (a NUL, an unpaired
- * UTF-16 surrogate, more than {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8
- * bytes: {@link dev.durablestore.api.spi.StoredText}) with {@link InvalidArgumentException} naming
+ * UTF-16 surrogate, more than 1,024 UTF-8
+ * bytes: rule X10) with {@link InvalidArgumentException} naming
  * it ({@code rows[0].dispatchKey}). The constructor does not check this, because rows are also read
  * back from databases written before the rule.
  *

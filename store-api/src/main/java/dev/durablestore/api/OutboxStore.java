@@ -30,8 +30,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>Texts are kept exactly (X10): staging and re-arming refuse a row whose key, route or activity
  * type holds a NUL or an unpaired UTF-16 surrogate or is longer than
- * {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes
- * ({@link dev.durablestore.api.spi.StoredText}), with {@link InvalidArgumentException} naming it.
+ * 1,024 UTF-8 bytes
+ * (rule X10), with {@link InvalidArgumentException} naming it.
  * Every operation that looks a key or a namespace up answers such a text as one that is not stored:
  * settles and {@link #retry} are no-ops, {@link #rowState} is empty, {@link #redrive} is false,
  * {@link #heartbeat} leaves it out, counts are 0 and claims on such a scope take nothing.

@@ -12,8 +12,8 @@ public interface TimerStore {
     /**
      * Creates or replaces the timer keyed by (workflow, timer) (T1). The workflow need not have a
      * history (T2). A named timer's name must be storable: no NUL, no unpaired UTF-16 surrogate,
-     * at most {@value dev.durablestore.api.spi.StoredText#MAX_UTF8_BYTES} UTF-8 bytes
-     * ({@link dev.durablestore.api.spi.StoredText}); otherwise it fails with
+     * at most 1,024 UTF-8 bytes
+     * (rule X10); otherwise it fails with
      * {@link InvalidArgumentException} naming {@code timerId.name}.
      *
      * @param workflowId the workflow

@@ -2,7 +2,7 @@ package dev.durablestore.api;
 
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.api.spi.ClaimFence;
+import dev.durablestore.api.internal.ClaimFence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.spi.ClaimStreams;
+import dev.durablestore.core.internal.ClaimStreams;
 import dev.durablestore.tck.TestClock;
 import java.time.Duration;
 import java.time.Instant;

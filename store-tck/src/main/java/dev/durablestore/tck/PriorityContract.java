@@ -15,7 +15,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.Claims;
+import dev.durablestore.core.internal.Claims;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -22,7 +22,7 @@ import dev.durablestore.api.event.ChildWorkflowStarted;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.api.internal.StoredText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

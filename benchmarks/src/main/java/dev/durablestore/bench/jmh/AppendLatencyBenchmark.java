@@ -1,12 +1,12 @@
 package dev.durablestore.bench.jmh;
 
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
 import dev.durablestore.bench.raw.RawSql;
+import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,9 +2,9 @@ package dev.durablestore.bench.jmh;
 
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.Fixtures;
+import dev.durablestore.core.codec.EventCodec;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

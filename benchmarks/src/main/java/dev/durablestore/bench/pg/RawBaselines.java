@@ -1,10 +1,10 @@
 package dev.durablestore.bench.pg;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
+import dev.durablestore.core.codec.EventCodec;
 import java.util.List;
 import java.util.Map;
 

@@ -1,10 +1,10 @@
 package dev.durablestore.bench.raw;
 
 import dev.durablestore.api.OutboxRow;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.ChildWorkflowStarted;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.WorkflowStarted;
+import dev.durablestore.core.codec.EventCodec;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,6 +1,5 @@
 package dev.durablestore.bench.workload;
 
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
@@ -14,6 +13,7 @@ import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawAppendLoop;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawRows;
+import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
 import java.sql.SQLException;

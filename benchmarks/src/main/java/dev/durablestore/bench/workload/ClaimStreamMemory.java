@@ -1,7 +1,6 @@
 package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.OutboxStatus;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.RunContext;
 import dev.durablestore.bench.Section;
 import dev.durablestore.bench.Target;
@@ -10,6 +9,7 @@ import dev.durablestore.bench.TargetResult;
 import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawLoader;
 import dev.durablestore.bench.raw.RawRows;
+import dev.durablestore.core.codec.EventCodec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

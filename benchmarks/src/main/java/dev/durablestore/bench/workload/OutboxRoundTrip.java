@@ -2,7 +2,6 @@ package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
@@ -15,6 +14,7 @@ import dev.durablestore.bench.Workload;
 import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.bench.raw.RawOutboxLoop;
 import dev.durablestore.bench.raw.RawRows;
+import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
 import java.sql.SQLException;

@@ -2,8 +2,8 @@ package dev.durablestore.bench.raw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.Fixtures;
+import dev.durablestore.core.codec.EventCodec;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -3,8 +3,8 @@ package dev.durablestore.bench.raw;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.bench.Fixtures;
+import dev.durablestore.core.codec.EventCodec;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;

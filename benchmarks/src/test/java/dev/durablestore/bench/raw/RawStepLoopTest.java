@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
 import dev.durablestore.bench.Fixtures;
+import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Path;
 import java.sql.ResultSet;

@@ -5,7 +5,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
+import dev.durablestore.core.codec.EventCodec;
 import java.net.URI;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;

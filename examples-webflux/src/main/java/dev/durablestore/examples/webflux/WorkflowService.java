@@ -18,7 +18,7 @@ import dev.durablestore.api.event.ActivityScheduled;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
-import dev.durablestore.api.projection.HistoryProjection;
+import dev.durablestore.core.projection.HistoryProjection;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;

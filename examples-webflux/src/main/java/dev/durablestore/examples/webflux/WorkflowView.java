@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The body of {@code GET /workflows/{id}}: the summary projected from the history
- * ({@link dev.durablestore.api.projection.HistoryProjection#summarize}) and where each scheduled
+ * ({@link dev.durablestore.core.projection.HistoryProjection#summarize}) and where each scheduled
  * activity's dispatch stands.
  *
  * @param workflowId the workflow

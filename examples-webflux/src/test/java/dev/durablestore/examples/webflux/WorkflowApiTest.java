@@ -3,10 +3,10 @@ package dev.durablestore.examples.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.ActivityScheduled;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.WorkflowStarted;
+import dev.durablestore.core.codec.EventCodec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

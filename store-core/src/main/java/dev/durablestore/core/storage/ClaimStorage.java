@@ -2,7 +2,6 @@ package dev.durablestore.core.storage;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
-import dev.durablestore.api.spi.ClaimBatch;
 import java.util.Set;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Mono;

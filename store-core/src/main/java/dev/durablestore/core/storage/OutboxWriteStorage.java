@@ -3,7 +3,7 @@ package dev.durablestore.core.storage;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.internal.StepEncoder;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.publisher.Mono;

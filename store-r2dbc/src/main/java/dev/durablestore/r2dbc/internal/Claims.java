@@ -1,15 +1,15 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
-import static dev.durablestore.api.spi.Claims.heldKeys;
-import static dev.durablestore.api.spi.Claims.newClaimToken;
+import static dev.durablestore.core.internal.Claims.CLAIM_ORDER;
+import static dev.durablestore.core.internal.Claims.heldKeys;
+import static dev.durablestore.core.internal.Claims.newClaimToken;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.core.storage.ClaimBatch;
 import dev.durablestore.core.storage.ClaimStorage;
 import io.r2dbc.spi.Connection;
 import java.time.Clock;
@@ -186,8 +186,8 @@ final class Claims implements ClaimStorage {
         return Sql.query(
                         c,
                         CLAIMED_ON_ROUTE,
-                        row -> dev.durablestore.api.spi.Claims.nodeCapped(
-                                dev.durablestore.api.spi.Claims.capped(limit, policy, Sql.longAt(row, 0)),
+                        row -> dev.durablestore.core.internal.Claims.nodeCapped(
+                                dev.durablestore.core.internal.Claims.capped(limit, policy, Sql.longAt(row, 0)),
                                 policy,
                                 Sql.longAt(row, 1)),
                         Sql.text(claimer(scope)),

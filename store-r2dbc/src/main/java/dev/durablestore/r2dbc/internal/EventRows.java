@@ -2,9 +2,9 @@ package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.core.codec.EventCodec;
+import dev.durablestore.core.internal.EventEncoder;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.StaleClaimException;
-import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.internal.StepEncoder;
 import io.r2dbc.spi.Connection;
 import reactor.core.publisher.Mono;
 

@@ -6,7 +6,7 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.spi.StoredText;
+import dev.durablestore.api.internal.StoredText;
 import dev.durablestore.core.storage.TimerStorage;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.spi.EpochNanos;
+import dev.durablestore.core.internal.EpochNanos;
 import java.time.Instant;
 
 /**
@@ -58,5 +58,5 @@ final class Times {
      * PostgreSQL's {@code "C"} collation gives for UTF-8; {@link String#compareTo} compares UTF-16
      * units and disagrees once characters outside the Basic Multilingual Plane occur.
      */
-    static final java.util.Comparator<String> CODE_POINT_ORDER = dev.durablestore.api.spi.Claims.CODE_POINT_ORDER;
+    static final java.util.Comparator<String> CODE_POINT_ORDER = dev.durablestore.core.internal.Claims.CODE_POINT_ORDER;
 }

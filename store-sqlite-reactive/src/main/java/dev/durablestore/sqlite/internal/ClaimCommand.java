@@ -1,13 +1,13 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.spi.Claims.CLAIM_ORDER;
-import static dev.durablestore.api.spi.Claims.newClaimToken;
+import static dev.durablestore.core.internal.Claims.CLAIM_ORDER;
+import static dev.durablestore.core.internal.Claims.newClaimToken;
 
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.core.storage.ClaimBatch;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -147,8 +147,8 @@ final class ClaimCommand implements WriteCommand<ClaimBatch> {
         ps.setString(3, scope.taskQueue());
         try (ResultSet rs = ps.executeQuery()) {
             rs.next();
-            int routeRoom = dev.durablestore.api.spi.Claims.capped(limit, policy, rs.getLong(1));
-            return dev.durablestore.api.spi.Claims.nodeCapped(routeRoom, policy, rs.getLong(2));
+            int routeRoom = dev.durablestore.core.internal.Claims.capped(limit, policy, rs.getLong(1));
+            return dev.durablestore.core.internal.Claims.nodeCapped(routeRoom, policy, rs.getLong(2));
         }
     }
 

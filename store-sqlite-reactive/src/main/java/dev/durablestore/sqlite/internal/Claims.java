@@ -3,7 +3,7 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.StoreMetrics;
-import dev.durablestore.api.spi.ClaimBatch;
+import dev.durablestore.core.storage.ClaimBatch;
 import dev.durablestore.core.storage.ClaimStorage;
 import java.time.Clock;
 import java.util.Set;

@@ -2,9 +2,9 @@ package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.codec.EventCodec;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.api.spi.EventEncoder;
+import dev.durablestore.core.codec.EventCodec;
+import dev.durablestore.core.internal.EventEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

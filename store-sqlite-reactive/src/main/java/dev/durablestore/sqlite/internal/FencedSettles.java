@@ -1,6 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
-import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.internal.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -2,7 +2,7 @@ package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.spi.StepEncoder;
+import dev.durablestore.core.internal.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;

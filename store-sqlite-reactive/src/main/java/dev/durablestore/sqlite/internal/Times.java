@@ -2,7 +2,7 @@ package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.spi.EpochNanos;
+import dev.durablestore.core.internal.EpochNanos;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;

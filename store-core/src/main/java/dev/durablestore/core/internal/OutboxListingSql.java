@@ -1,0 +1,202 @@
+package dev.durablestore.core.internal;
+
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteCounts;
+import dev.durablestore.api.OutboxStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.IntFunction;
+
+/**
+ * The SQL of {@code listOutbox} and {@code countByRoute} (O60, O61), shared by the backends: the
+ * statements differ only in bind markers ({@code ?} or {@code $n}) and in how keys are ordered.
+ * Timestamps are epoch nanoseconds, as every backend stores them.
+ */
+public final class OutboxListingSql {
+
+    /** The status time {@link OutboxQuery#olderThan()} compares with. */
+    private static final String STATUS_TIME =
+            "(CASE status WHEN 'claimed' THEN claimed_at " + "WHEN 'pending' THEN visible_after ELSE settled_at END)";
+
+    private OutboxListingSql() {}
+
+    /**
+     * A statement and its arguments, in bind order.
+     *
+     * @param sql the statement
+     * @param args the arguments: {@link String} or {@link Long}
+     */
+    public record Statement(String sql, List<Object> args) {
+        /** Copies the arguments. */
+        public Statement {
+            args = List.copyOf(args);
+        }
+    }
+
+    /**
+     * @param query the listing (checked: not null, see {@link OutboxQuery#matchesNothing()})
+     * @param columns the row columns to select
+     * @param marker the bind marker of the {@code i}-th argument, from 1
+     * @param collate appended to the key in comparisons and ordering (e.g. {@code  COLLATE "C"}), or ""
+     * @return the listing statement
+     */
+    public static Statement list(OutboxQuery query, String columns, IntFunction<String> marker, String collate) {
+        List<Object> args = new ArrayList<>();
+        List<String> where = new ArrayList<>();
+        if (query.status() != null) {
+            where.add("status = '" + query.status().token() + "'");
+        }
+        text(where, args, marker, "namespace", query.namespace(), "");
+        text(where, args, marker, "task_queue", query.taskQueue(), "");
+        text(where, args, marker, "node", query.node(), "");
+        text(where, args, marker, "activity_type", query.activityType(), "");
+        text(
+                where,
+                args,
+                marker,
+                "workflow_id",
+                query.workflowId() == null ? null : query.workflowId().toString(),
+                "");
+        text(where, args, marker, "dispatch_key", query.dispatchKey(), "");
+        if (query.olderThan() != null) {
+            args.add(EpochNanos.of(query.olderThan(), "query.olderThan"));
+            where.add(STATUS_TIME + " < " + marker.apply(args.size()));
+        }
+        if (query.afterKey() != null) {
+            args.add(query.afterKey());
+            where.add("dispatch_key" + collate + " > " + marker.apply(args.size()));
+        }
+        StringBuilder sql = new StringBuilder("SELECT ").append(columns).append(" FROM outbox");
+        if (!where.isEmpty()) {
+            sql.append(" WHERE ").append(String.join(" AND ", where));
+        }
+        args.add((long) query.limit());
+        sql.append(" ORDER BY dispatch_key").append(collate).append(" LIMIT ").append(marker.apply(args.size()));
+        return new Statement(sql.toString(), args);
+    }
+
+    private static void text(
+            List<String> where,
+            List<Object> args,
+            IntFunction<String> marker,
+            String column,
+            String value,
+            String collate) {
+        if (value != null) {
+            args.add(value);
+            where.add(column + collate + " = " + marker.apply(args.size()));
+        }
+    }
+
+    /**
+     * Checks the arguments of {@code countByRoute}.
+     *
+     * @param dueBy the due bound
+     * @param claimedBefore the stale bound
+     * @param cap the cap
+     * @return the two bounds in epoch nanoseconds
+     */
+    public static long[] countArguments(Instant dueBy, Instant claimedBefore, int cap) {
+        long due = EpochNanos.of(dueBy, "dueBy");
+        long stale = EpochNanos.of(claimedBefore, "claimedBefore");
+        if (cap < 1 || cap > OutboxQuery.MAX_COUNT_CAP) {
+            throw new InvalidArgumentException(
+                    "cap", "must be between 1 and " + OutboxQuery.MAX_COUNT_CAP + ", was " + cap);
+        }
+        return new long[] {due, stale};
+    }
+
+    /**
+     * The count of one status: route columns, rows, aged rows (due or stale), over at most
+     * {@code cap} rows of the status. Its arguments are the age bound (pending and claimed only) then
+     * the cap.
+     *
+     * @param status the status
+     * @param marker the bind markers
+     * @return the statement text
+     */
+    public static String countSql(OutboxStatus status, IntFunction<String> marker) {
+        String aged;
+        int next = 1;
+        if (status == OutboxStatus.PENDING) {
+            aged = "CASE WHEN visible_after <= " + marker.apply(next++) + " THEN 1 ELSE 0 END";
+        } else if (status == OutboxStatus.CLAIMED) {
+            aged = "CASE WHEN claimed_at < " + marker.apply(next++) + " THEN 1 ELSE 0 END";
+        } else {
+            aged = "0";
+        }
+        return "SELECT namespace, task_queue, node, count(*), sum(aged) FROM (SELECT namespace, task_queue, node, "
+                + aged + " AS aged FROM outbox WHERE status = '" + status.token() + "' LIMIT " + marker.apply(next)
+                + ") sample GROUP BY namespace, task_queue, node";
+    }
+
+    /**
+     * One grouped row of {@link #countSql}.
+     *
+     * @param status the status counted
+     * @param namespace the namespace
+     * @param taskQueue the task queue
+     * @param node the node, null when unpinned
+     * @param rows the rows
+     * @param aged the due or stale rows
+     */
+    public record CountRow(
+            OutboxStatus status, String namespace, String taskQueue, String node, long rows, long aged) {}
+
+    /**
+     * Folds the grouped rows of every status into the answer.
+     *
+     * @param found the grouped rows
+     * @param cap the cap each status was read with
+     * @return the counts, routes in code-point order
+     */
+    public static OutboxCounts fold(List<CountRow> found, int cap) {
+        Map<ClaimScope, long[]> byRoute = new LinkedHashMap<>();
+        Map<OutboxStatus, Long> totals = new LinkedHashMap<>();
+        for (CountRow r : found) {
+            ClaimScope route = new ClaimScope(
+                    Objects.requireNonNullElse(r.namespace(), "default"),
+                    Objects.requireNonNullElse(r.taskQueue(), "default"),
+                    r.node());
+            long[] c = byRoute.computeIfAbsent(route, k -> new long[7]);
+            switch (r.status()) {
+                case PENDING -> {
+                    c[0] += r.rows();
+                    c[1] += r.aged();
+                }
+                case CLAIMED -> {
+                    c[2] += r.rows();
+                    c[3] += r.aged();
+                }
+                case DONE -> c[4] += r.rows();
+                case FAILED -> c[5] += r.rows();
+                case CANCELLED -> c[6] += r.rows();
+                default -> throw new IllegalStateException(r.status().toString());
+            }
+            totals.merge(r.status(), r.rows(), Long::sum);
+        }
+        Set<OutboxStatus> capped = EnumSet.noneOf(OutboxStatus.class);
+        totals.forEach((status, total) -> {
+            if (total >= cap) {
+                capped.add(status);
+            }
+        });
+        List<OutboxRouteCounts> routes = new ArrayList<>();
+        byRoute.forEach(
+                (route, c) -> routes.add(new OutboxRouteCounts(route, c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
+        routes.sort(Comparator.comparing((OutboxRouteCounts r) -> r.route().namespace(), Claims.CODE_POINT_ORDER)
+                .thenComparing(r -> r.route().taskQueue(), Claims.CODE_POINT_ORDER)
+                .thenComparing(r -> r.route().node(), Comparator.nullsFirst(Claims.CODE_POINT_ORDER)));
+        return new OutboxCounts(routes, capped, cap);
+    }
+}
