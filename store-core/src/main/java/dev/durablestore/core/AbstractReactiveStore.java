@@ -1,5 +1,6 @@
 package dev.durablestore.core;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -20,11 +21,17 @@ import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.internal.StoredText;
+import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.ClaimStreams;
 import dev.durablestore.core.internal.Claims;
 import dev.durablestore.core.internal.EpochNanos;
+import dev.durablestore.core.internal.EventEncoder;
+import dev.durablestore.core.internal.KeyArguments;
+import dev.durablestore.core.internal.OutboxListingSql;
+import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
+import dev.durablestore.core.internal.StoredRows;
 import dev.durablestore.core.internal.Wakeups;
 import dev.durablestore.core.storage.ClaimBatch;
 import dev.durablestore.core.storage.ClaimStorage;
@@ -38,9 +45,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.IntSupplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -68,6 +78,9 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
     private final ClaimStorage claims;
     private final Wakeups wakeups;
     private final Clock clock;
+    private final EventEncoder eventEncoder;
+    private final OutboxRowEncoder rowEncoder;
+    private final StepEncoder stepEncoder;
     private final Mono<Void> closing = Mono.defer(this::shutdown).cache();
     /** Set once this store claims under a dispatch policy that a settle can unblock. */
     private volatile boolean claimsUnderPolicy;
@@ -87,6 +100,10 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         this.claims = storage.claims();
         this.wakeups = InvalidArgumentException.requireNonNull(wakeups, "wakeups");
         this.clock = InvalidArgumentException.requireNonNull(clock, "clock");
+        EventCodec codec = EventCodec.create();
+        this.eventEncoder = new EventEncoder(codec);
+        this.rowEncoder = new OutboxRowEncoder(codec);
+        this.stepEncoder = new StepEncoder(eventEncoder, rowEncoder);
     }
 
     /**
@@ -115,35 +132,46 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     // ------------------------------------------------------------------ history
 
+    /** E3–E22: checked and encoded at subscription, before the storage is touched (X10). */
     @Override
     public final Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq) {
-        return history.append(workflowId, events, expectedSeq, List.of());
+        return Mono.defer(() -> history.append(
+                workflowId, expectedSeq, eventEncoder.forAppend(workflowId, events, expectedSeq), List.of()));
     }
 
+    /** E3–E22, O8–O11: the events and the rows checked and encoded at subscription (X10). */
     @Override
     public final Mono<Void> appendWithOutbox(
             WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows) {
-        return history.append(workflowId, events, expectedSeq, rows);
+        return Mono.defer(() -> {
+            List<EventEncoder.Encoded> encoded = eventEncoder.forAppend(workflowId, events, expectedSeq);
+            return history.append(workflowId, expectedSeq, encoded, rowEncoder.forStaging(rows, "rows"));
+        });
     }
 
+    /** W1–W12: checked and encoded at subscription (W11). */
     @Override
     public final Mono<Void> commitStep(WorkflowStep step) {
-        return freeing(history.commitStep(step));
+        return freeing(Mono.defer(() -> history.commitStep(stepEncoder.encode(step, "commitStep", clock.instant()))));
     }
 
     @Override
     public final Flux<Event> readHistory(WorkflowId workflowId) {
-        return history.readHistory(workflowId);
+        return Flux.defer(() -> history.readHistory(requireWorkflow(workflowId)));
     }
 
     @Override
     public final Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
-        return history.readHistoryFrom(workflowId, fromSeq);
+        return Flux.defer(() -> {
+            requireWorkflow(workflowId);
+            InvalidArgumentException.requireNonNegative(fromSeq, "fromSeq");
+            return history.readHistoryFrom(workflowId, fromSeq);
+        });
     }
 
     @Override
     public final Mono<Long> readHead(WorkflowId workflowId) {
-        return history.readHead(workflowId);
+        return Mono.defer(() -> history.readHead(requireWorkflow(workflowId)));
     }
 
     @Override
@@ -163,17 +191,17 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Flux<WorkflowSummary> query(WorkflowFilter filter) {
-        return history.query(filter);
+        return Flux.defer(() -> history.query(InvalidArgumentException.requireNonNull(filter, "filter")));
     }
 
     @Override
     public final Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return history.readSummary(workflowId);
+        return Mono.defer(() -> history.readSummary(requireWorkflow(workflowId)));
     }
 
     @Override
     public final Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
-        return history.readRunChain(workflowId);
+        return Mono.defer(() -> history.readRunChain(requireWorkflow(workflowId)));
     }
 
     @Override
@@ -190,24 +218,38 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        return timers.scheduleTimer(workflowId, timerId, fireAt);
+        return Mono.defer(() -> {
+            requireWorkflow(workflowId);
+            String timer = StoredText.timerIdText(timerId, "timerId");
+            return timers.scheduleTimer(workflowId, timer, EpochNanos.of(fireAt, "fireAt"));
+        });
     }
 
+    /** T3–T5: decoded here (a stored timer that does not decode fails the read), in contract order. */
     @Override
     public final Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return timers.expiredTimers(asOf);
+        return Flux.defer(() -> timers.expiredTimers(EpochNanos.of(asOf, "asOf"))
+                .map(StoredRows::timer)
+                .collectSortedList(StoredRows.TIMER_ORDER)
+                .flatMapIterable(due -> due));
     }
 
     // ------------------------------------------------------------------ staging
 
     @Override
     public final Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
-        return writes.appendOutboxBatch(rows);
+        return Mono.defer(() -> {
+            List<OutboxRowEncoder.Encoded> encoded = rowEncoder.forStaging(rows, "rows");
+            return encoded.isEmpty() ? Mono.empty() : writes.appendOutboxBatch(encoded);
+        });
     }
 
     @Override
     public final Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return writes.rearmPending(rows);
+        return Mono.defer(() -> {
+            List<OutboxRowEncoder.Encoded> encoded = rowEncoder.forRearm(rows, "rows");
+            return encoded.isEmpty() ? Mono.empty() : writes.rearmPending(encoded);
+        });
     }
 
     // ------------------------------------------------------------------ claims
@@ -278,6 +320,11 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
             };
             return ClaimStreams.create(source, wakeups, clock, options);
         });
+    }
+
+    @CanIgnoreReturnValue // a check; returns its argument
+    private static WorkflowId requireWorkflow(WorkflowId workflowId) {
+        return InvalidArgumentException.requireNonNull(workflowId, "workflowId");
     }
 
     private static ClaimScope requireScope(ClaimScope scope) {
@@ -421,7 +468,11 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return reads.listStaleClaimed(olderThan, limit);
+        return Flux.defer(() -> {
+            long bound = EpochNanos.of(olderThan, "olderThan");
+            InvalidArgumentException.requireNonNegative(limit, "limit");
+            return limit == 0 ? Flux.empty() : reads.listStaleClaimed(bound, limit);
+        });
     }
 
     @Override
@@ -483,17 +534,34 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Mono<Long> countInflight(String namespace) {
-        return reads.countInflight(namespace);
+        return Mono.defer(() -> storedNamespace(namespace) ? reads.countInflight(namespace) : Mono.just(0L));
     }
 
     @Override
     public final Mono<Long> countClaimed(String namespace) {
-        return reads.countClaimed(namespace);
+        return Mono.defer(() -> storedNamespace(namespace) ? reads.countClaimed(namespace) : Mono.just(0L));
+    }
+
+    /** O46: a namespace no row can hold counts nothing, without a read. */
+    private static boolean storedNamespace(String namespace) {
+        return StoredText.storable(InvalidArgumentException.requireNonNull(namespace, "namespace"));
     }
 
     @Override
     public final Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return reads.countClaimedByNamespace(namespaces);
+        return Mono.defer(() -> {
+            List<String> asked = KeyArguments.checked(namespaces, "namespaces", false);
+            Map<String, Long> counts = KeyArguments.zeroCounts(asked);
+            SortedSet<String> stored = new TreeSet<>(StoredText.storableOnly(asked));
+            if (stored.isEmpty()) {
+                return Mono.just(counts);
+            }
+            return reads.countClaimedByNamespace(stored).map(found -> {
+                Map<String, Long> all = new LinkedHashMap<>(counts);
+                all.putAll(found);
+                return Map.copyOf(all);
+            });
+        });
     }
 
     @Override
@@ -503,17 +571,26 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Flux<OutboxRow> listOutbox(OutboxQuery query) {
-        return reads.listOutbox(query);
+        return Flux.defer(() -> {
+            InvalidArgumentException.requireNonNull(query, "query");
+            return query.limit() == 0 || query.matchesNothing() ? Flux.empty() : reads.listOutbox(query);
+        });
     }
 
     @Override
     public final Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
-        return reads.countByRoute(dueBy, claimedBefore, cap);
+        return Mono.defer(() -> {
+            long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
+            return reads.countByRoute(bounds[0], bounds[1], cap);
+        });
     }
 
     @Override
     public final Mono<OutboxRowState> rowState(String dispatchKey) {
-        return reads.rowState(dispatchKey);
+        return Mono.defer(() -> {
+            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
+            return StoredText.storable(dispatchKey) ? reads.rowState(dispatchKey) : Mono.empty(); // O50
+        });
     }
 
     // ------------------------------------------------------------------ close

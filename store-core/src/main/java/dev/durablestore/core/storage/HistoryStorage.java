@@ -1,39 +1,47 @@
 package dev.durablestore.core.storage;
 
-import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.core.internal.EventEncoder;
+import dev.durablestore.core.internal.OutboxRowEncoder;
+import dev.durablestore.core.internal.StepEncoder;
 import java.util.List;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The event history of a backend: guarded appends, steps, reads and projections. */
+/**
+ * The event history of a backend: guarded appends, steps, reads and projections. Arguments arrive
+ * checked (non-null, in range): the store checks them before it calls here.
+ */
 public interface HistoryStorage {
 
     /**
      * E1–E22, O8–O11: appends {@code events} under the expected head and stages {@code rows} in the
-     * same transaction ({@code append} passes no rows).
+     * same transaction ({@code append} passes no rows). The arguments are checked and encoded.
      *
      * @param workflowId the workflow
-     * @param events the events
      * @param expectedSeq the expected head
-     * @param rows the rows to stage with them, possibly empty
+     * @param events the encoded events, {@code seq} from {@code expectedSeq + 1} on
+     * @param rows the encoded rows to stage with them, possibly empty
      * @return completes once committed
      */
-    Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows);
+    Mono<Void> append(
+            WorkflowId workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> events,
+            List<OutboxRowEncoder.Encoded> rows);
 
     /**
      * W1–W12: one workflow step, all of it or none of it.
      *
-     * @param step the step
+     * @param step the checked and encoded step
      * @return completes once committed
      */
-    Mono<Void> commitStep(WorkflowStep step);
+    Mono<Void> commitStep(StepEncoder.Encoded step);
 
     /**
      * @param workflowId the workflow

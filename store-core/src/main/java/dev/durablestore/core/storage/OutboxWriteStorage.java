@@ -3,6 +3,7 @@ package dev.durablestore.core.storage;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
 import java.time.Duration;
 import java.util.List;
@@ -17,16 +18,17 @@ import reactor.core.publisher.Mono;
 public interface OutboxWriteStorage {
 
     /**
-     * @param rows rows to stage (O8–O11)
+     * @param rows checked and encoded rows to stage, at least one (O8–O11)
      * @return completes once committed
      */
-    Mono<Void> appendOutboxBatch(List<OutboxRow> rows);
+    Mono<Void> appendOutboxBatch(List<OutboxRowEncoder.Encoded> rows);
 
     /**
-     * @param rows rows to make pending (O12–O15)
+     * @param rows checked and encoded rows to make pending, at least one, in the caller's order
+     *     (O12–O15)
      * @return completes once committed
      */
-    Mono<Void> rearmPending(List<OutboxRow> rows);
+    Mono<Void> rearmPending(List<OutboxRowEncoder.Encoded> rows);
 
     /**
      * O29, O31, O32: the live row settled; nothing when no live row has the key (O33).

@@ -1,9 +1,6 @@
 package dev.durablestore.core.storage;
 
-import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
-import java.time.Instant;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -11,16 +8,20 @@ import reactor.core.publisher.Mono;
 public interface TimerStorage {
 
     /**
+     * T1, T2: creates or replaces the timer.
+     *
      * @param workflowId the workflow
-     * @param timerId the timer
-     * @param fireAt when it fires
+     * @param timerId the timer's canonical, storable id text
+     * @param fireAtNanos when it fires, epoch nanoseconds
      * @return completes once committed
      */
-    Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt);
+    Mono<Void> scheduleTimer(WorkflowId workflowId, String timerId, long fireAtNanos);
 
     /**
-     * @param asOf the instant
-     * @return the timers due at {@code asOf}
+     * T3: the store decodes and orders them (T4, T5).
+     *
+     * @param asOfNanos the bound, epoch nanoseconds
+     * @return the timers firing at or before it, as stored
      */
-    Flux<TimerEntry> expiredTimers(Instant asOf);
+    Flux<StoredTimer> expiredTimers(long asOfNanos);
 }

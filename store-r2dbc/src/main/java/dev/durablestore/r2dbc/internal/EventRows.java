@@ -20,17 +20,10 @@ final class EventRows {
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = $1";
 
     private final EventCodec codec;
-    private final EventEncoder encoder;
 
     /** @param codec the event codec */
     EventRows(EventCodec codec) {
         this.codec = codec;
-        this.encoder = new EventEncoder(codec);
-    }
-
-    /** @return the validation and encoding of an append before the write, shared with the other backend */
-    EventEncoder encoder() {
-        return encoder;
     }
 
     /**

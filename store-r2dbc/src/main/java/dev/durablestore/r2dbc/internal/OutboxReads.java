@@ -1,9 +1,5 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
@@ -12,19 +8,14 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.internal.StoredText;
-import dev.durablestore.core.internal.KeyArguments;
 import dev.durablestore.core.internal.OutboxListingSql;
 import dev.durablestore.core.storage.OutboxReadStorage;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.SortedSet;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -61,19 +52,12 @@ final class OutboxReads implements OutboxReadStorage {
 
     /** O39, O40. */
     @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return Mono.defer(() -> {
-                    long bound = Times.toNanos(olderThan, "olderThan");
-                    requireNonNegative(limit, "limit");
-                    if (limit == 0) {
-                        return Mono.just(List.<OutboxRow>of());
-                    }
-                    return db.read(
-                            "listStaleClaimed",
-                            c -> Sql.query(c, OutboxWrites.STALE, OutboxRows::stored, bound, limit)
-                                    .collectList()
-                                    .map(rows::decodeAll));
-                })
+    public Flux<OutboxRow> listStaleClaimed(long olderThanNanos, int limit) {
+        return db.read(
+                        "listStaleClaimed",
+                        c -> Sql.query(c, OutboxWrites.STALE, OutboxRows::stored, olderThanNanos, limit)
+                                .collectList()
+                                .map(rows::decodeAll))
                 .flatMapMany(Flux::fromIterable);
     }
 
@@ -97,48 +81,22 @@ final class OutboxReads implements OutboxReadStorage {
     }
 
     private Mono<Long> count(String name, String sql, String namespace) {
-        return Mono.defer(() -> {
-            requireNonNull(namespace, "namespace");
-            if (!StoredText.storable(namespace)) {
-                return Mono.just(0L); // no row holds it (O46)
-            }
-            return db.read(
-                    name,
-                    c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace)
-                            .next()
-                            .defaultIfEmpty(0L));
-        });
+        return db.read(
+                name,
+                c -> Sql.query(c, sql, row -> Sql.longAt(row, 0), namespace)
+                        .next()
+                        .defaultIfEmpty(0L));
     }
 
     /** O47. */
     @Override
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return Mono.defer(() -> {
-            List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
-            if (list.isEmpty()) {
-                return Mono.just(Map.<String, Long>of());
-            }
-            List<String> stored = StoredText.storableOnly(list);
-            if (stored.isEmpty()) {
-                return Mono.just(KeyArguments.zeroCounts(list));
-            }
-            Sql.Params p = new Sql.Params();
-            String sql = COUNT_CLAIMED_BY_NS + p.list(new TreeSet<>(stored)) + " GROUP BY namespace";
-            return db.read(
-                    "countClaimedByNamespace",
-                    c -> Sql.query(c, sql, row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
-                            .collectList()
-                            .map(found -> {
-                                Map<String, Long> counts = new LinkedHashMap<>();
-                                for (String ns : list) {
-                                    counts.put(ns, 0L);
-                                }
-                                for (Map.Entry<String, Long> e : found) {
-                                    counts.put(e.getKey(), e.getValue());
-                                }
-                                return Map.copyOf(counts);
-                            }));
-        });
+    public Mono<Map<String, Long>> countClaimedByNamespace(SortedSet<String> namespaces) {
+        Sql.Params p = new Sql.Params();
+        String sql = COUNT_CLAIMED_BY_NS + p.list(namespaces) + " GROUP BY namespace";
+        return db.read(
+                "countClaimedByNamespace",
+                c -> Sql.query(c, sql, row -> Map.entry(Sql.textAt(row, 0), Sql.longAt(row, 1)), p.values())
+                        .collectMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /** O48, O49. */
@@ -172,10 +130,6 @@ final class OutboxReads implements OutboxReadStorage {
     @Override
     public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
-                    requireNonNull(query, "query");
-                    if (query.limit() == 0 || query.matchesNothing()) {
-                        return Mono.just(List.<OutboxRow>of());
-                    }
                     OutboxListingSql.Statement st = OutboxListingSql.list(
                             query,
                             OutboxRows.COLUMNS,
@@ -196,9 +150,9 @@ final class OutboxReads implements OutboxReadStorage {
 
     /** O61. */
     @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+    public Mono<OutboxCounts> countByRoute(long dueByNanos, long claimedBeforeNanos, int cap) {
         return Mono.defer(() -> {
-            long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
+            long[] bounds = {dueByNanos, claimedBeforeNanos};
             return db.read(
                     "countByRoute",
                     c -> Flux.fromArray(OutboxStatus.values())
@@ -234,10 +188,6 @@ final class OutboxReads implements OutboxReadStorage {
     @Override
     public Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O50)
-            }
             return db.read(
                     "rowState",
                     c -> Sql.query(

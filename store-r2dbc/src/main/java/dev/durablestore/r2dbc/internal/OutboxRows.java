@@ -32,17 +32,10 @@ final class OutboxRows {
             + "ON CONFLICT DO NOTHING";
 
     private final EventCodec codec;
-    private final OutboxRowEncoder encoder;
 
     /** @param codec encodes row inputs */
     OutboxRows(EventCodec codec) {
         this.codec = codec;
-        this.encoder = new OutboxRowEncoder(codec);
-    }
-
-    /** @return the validation and encoding of rows before a write, shared with the other backend */
-    OutboxRowEncoder encoder() {
-        return encoder;
     }
 
     /**

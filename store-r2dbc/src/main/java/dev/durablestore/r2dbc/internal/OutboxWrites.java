@@ -121,25 +121,16 @@ final class OutboxWrites implements OutboxWriteStorage {
 
     /** O8–O11. */
     @Override
-    public Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
-        return Mono.defer(() -> {
-            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
-            if (encoded.isEmpty()) {
-                return Mono.empty();
-            }
-            return waking("appendOutboxBatch", c -> OutboxRows.insertOrIgnore(c, encoded, now()))
-                    .then();
-        });
+    public Mono<Void> appendOutboxBatch(List<OutboxRowEncoder.Encoded> encoded) {
+        return waking("appendOutboxBatch", c -> OutboxRows.insertOrIgnore(c, encoded, now()))
+                .then();
     }
 
     /** O12–O15: keys are visited in key order, so two nodes re-arming overlapping sets never deadlock. */
     @Override
-    public Mono<Void> rearmPending(List<OutboxRow> batch) {
+    public Mono<Void> rearmPending(List<OutboxRowEncoder.Encoded> batch) {
         return Mono.defer(() -> {
-            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
-            if (encoded.isEmpty()) {
-                return Mono.empty();
-            }
+            List<OutboxRowEncoder.Encoded> encoded = new ArrayList<>(batch);
             // Rows apply in list order per key: a key repeated later in the list updates the row the
             // earlier occurrence inserted, exactly as it would update a stored row (O13, O14). Keys
             // are visited in key order (a stable sort keeps each key's occurrences in list order).

@@ -1,10 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.SerializationException;
@@ -13,7 +9,6 @@ import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStatus;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
@@ -88,17 +83,19 @@ final class R2dbcHistory implements HistoryStorage {
     }
 
     /**
-     * E3–E22: validation and encoding at subscription; then the guard, contiguity, the inserts and
+     * E3–E22: the guard, contiguity, the inserts and
      * the rows in one transaction: on PostgreSQL one guarded statement shared with the concurrent
      * appends of this store ({@link GroupedAppends}), elsewhere a transaction of its own. A unique
      * violation from a racing writer becomes a sequence conflict once the head is re-read (E15).
      * The claim streams are woken after a commit that staged rows.
      */
     @Override
-    public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
+    public Mono<Void> append(
+            WorkflowId workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> encoded,
+            List<OutboxRowEncoder.Encoded> staged) {
         return Mono.defer(() -> {
-            List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
-            List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
             String w = workflowId.toString();
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
             boolean groupable = grouped != null && contiguous(encoded, expectedSeq);
@@ -168,10 +165,8 @@ final class R2dbcHistory implements HistoryStorage {
      * whole step back. The claim streams are woken after a commit that staged or retried rows.
      */
     @Override
-    public Mono<Void> commitStep(WorkflowStep step) {
+    public Mono<Void> commitStep(StepEncoder.Encoded e) {
         return Mono.defer(() -> {
-            StepEncoder.Encoded e =
-                    new StepEncoder(events.encoder(), outboxRows.encoder()).encode(step, STEP, clock.instant());
             if (grouped != null && contiguous(e.events(), e.expectedSeq())) {
                 // with the concurrent appends and steps of this store, one statement (it wakes itself)
                 return grouped.submit(new GroupedAppends.Append(
@@ -233,7 +228,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Flux<Event> readHistory(WorkflowId workflowId) {
         return Flux.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return db.stream("readHistory", c -> Sql.query(c, READ_HISTORY, EventRows::stored, w))
                     .map(events::decode);
         });
@@ -243,8 +238,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
         return Flux.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
-            requireNonNegative(fromSeq, "fromSeq");
+            String w = workflowId.toString();
             return db.stream("readHistoryFrom", c -> Sql.query(c, READ_FROM, EventRows::stored, w, fromSeq))
                     .map(events::decode);
         });
@@ -254,7 +248,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return db.read("readHead", c -> EventRows.head(c, w));
         });
     }
@@ -311,7 +305,6 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
-                    requireNonNull(filter, "filter");
                     return db.readConsistent(
                             "query",
                             c -> Sql.query(c, QUERYABLE, EventRows::stored)
@@ -329,7 +322,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return db.readConsistent(
                     "readSummary",
                     c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
@@ -401,7 +394,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return db.read(
                     "readRunChain",
                     c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)

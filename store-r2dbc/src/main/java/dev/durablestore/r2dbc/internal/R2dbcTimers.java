@@ -1,17 +1,10 @@
 package dev.durablestore.r2dbc.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
-import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.internal.StoredText;
+import dev.durablestore.core.storage.StoredTimer;
 import dev.durablestore.core.storage.TimerStorage;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -36,54 +29,21 @@ final class R2dbcTimers implements TimerStorage {
 
     /** T1, T2: an upsert keyed by (workflow, timer). */
     @Override
-    public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
-        return Mono.defer(() -> {
-            requireNonNull(w, "workflowId");
-            String timer = StoredText.timerIdText(t, "timerId");
-            long at = Times.toNanos(fireAt, "fireAt");
-            String upsert = db.dialect().timerUpsert();
-            return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), timer, at))
-                    .then();
-        });
+    public Mono<Void> scheduleTimer(WorkflowId w, String timerId, long fireAtNanos) {
+        String upsert = db.dialect().timerUpsert();
+        return db.write("scheduleTimer", c -> Sql.update(c, upsert, w.toString(), timerId, fireAtNanos))
+                .then();
     }
 
-    /**
-     * T3–T5: ordered by fire time, workflow id, then canonical timer-id text in code-point order
-     * (sorted again in Java, because H2 compares text by UTF-16 unit).
-     */
+    /** T3: timers due by the bound; the store orders them (T4, T5). */
     @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return Mono.defer(() -> {
-                    long bound = Times.toNanos(asOf, "asOf");
-                    return db.read(
-                            "expiredTimers",
-                            c -> Sql.query(
-                                            c,
-                                            EXPIRED,
-                                            row -> new Object[] {
-                                                Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2)
-                                            },
-                                            bound)
-                                    .map(R2dbcTimers::entry)
-                                    .collectList()
-                                    .map(due -> {
-                                        List<TimerEntry> sorted = new ArrayList<>(due);
-                                        sorted.sort(ORDER);
-                                        return sorted;
-                                    }));
-                })
-                .flatMapMany(Flux::fromIterable);
-    }
-
-    private static TimerEntry entry(Object[] r) {
-        String w = (String) r[0];
-        String t = (String) r[1];
-        TimerId id;
-        try {
-            id = TimerId.parse(t);
-        } catch (RuntimeException e) {
-            throw new SerializationException("stored timer id '" + t + "' of workflow " + w + " is not canonical", e);
-        }
-        return new TimerEntry(EventRows.workflowId(w), id, Times.fromNanos((Long) r[2]));
+    public Flux<StoredTimer> expiredTimers(long asOfNanos) {
+        return db.stream(
+                "expiredTimers",
+                c -> Sql.query(
+                        c,
+                        EXPIRED,
+                        row -> new StoredTimer(Sql.textAt(row, 0), Sql.textAt(row, 1), Sql.longAt(row, 2)),
+                        asOfNanos));
     }
 }

@@ -29,17 +29,10 @@ public final class EventRows {
     static final String HEAD = "SELECT max(seq) FROM events WHERE workflow_id = ?";
 
     private final EventCodec codec;
-    private final EventEncoder encoder;
 
     /** @param codec the event codec */
     public EventRows(EventCodec codec) {
         this.codec = codec;
-        this.encoder = new EventEncoder(codec);
-    }
-
-    /** @return the validation and encoding of an append before the write, shared with the other backend */
-    public EventEncoder encoder() {
-        return encoder;
     }
 
     /**

@@ -1,9 +1,5 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonEmpty;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
@@ -13,21 +9,17 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.internal.StoredText;
-import dev.durablestore.core.internal.KeyArguments;
 import dev.durablestore.core.internal.OutboxListingSql;
 import dev.durablestore.core.storage.OutboxReadStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.SortedSet;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -72,20 +64,13 @@ public final class OutboxReads implements OutboxReadStorage {
     /**
      * O39, O40.
      *
-     * @param olderThan bound
+     * @param olderThanNanos bound
      * @param limit most rows
      * @return stale rows
      */
     @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return Mono.defer(() -> {
-                    long bound = Times.toNanos(olderThan, "olderThan");
-                    requireNonNegative(limit, "limit");
-                    if (limit == 0) {
-                        return Mono.just(List.<OutboxRow>of());
-                    }
-                    return readers.read("listStaleClaimed", c -> stale(c, bound, limit));
-                })
+    public Flux<OutboxRow> listStaleClaimed(long olderThanNanos, int limit) {
+        return readers.read("listStaleClaimed", c -> stale(c, olderThanNanos, limit))
                 .flatMapMany(Flux::fromIterable);
     }
 
@@ -126,47 +111,28 @@ public final class OutboxReads implements OutboxReadStorage {
     }
 
     private Mono<Long> count(String name, String sql, String namespace) {
-        return Mono.defer(() -> {
-            requireNonNull(namespace, "namespace");
-            if (!StoredText.storable(namespace)) {
-                return Mono.just(0L); // no row holds it (O46)
+        return readers.read(name, c -> {
+            PreparedStatement ps = c.prepare(sql);
+            ps.setString(1, namespace);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0L;
             }
-            return readers.read(name, c -> {
-                PreparedStatement ps = c.prepare(sql);
-                ps.setString(1, namespace);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? rs.getLong(1) : 0L;
-                }
-            });
         });
     }
 
     /** O47. @param namespaces namespaces @return counts */
     @Override
-    public Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces) {
-        return Mono.defer(() -> {
-            List<String> list = KeyArguments.checked(namespaces, "namespaces", false);
-            if (list.isEmpty()) {
-                return Mono.just(Map.<String, Long>of());
-            }
-            List<String> stored = StoredText.storableOnly(list);
-            if (stored.isEmpty()) {
-                return Mono.just(KeyArguments.zeroCounts(list));
-            }
-            return readers.read("countClaimedByNamespace", c -> {
-                Map<String, Long> counts = new LinkedHashMap<>();
-                for (String ns : list) {
-                    counts.put(ns, 0L);
+    public Mono<Map<String, Long>> countClaimedByNamespace(SortedSet<String> namespaces) {
+        return readers.read("countClaimedByNamespace", c -> {
+            Map<String, Long> counts = new HashMap<>();
+            PreparedStatement ps = c.prepare(COUNT_CLAIMED_BY_NS);
+            ps.setString(1, JsonArrays.of(namespaces));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(rs.getString(1), rs.getLong(2));
                 }
-                PreparedStatement ps = c.prepare(COUNT_CLAIMED_BY_NS);
-                ps.setString(1, JsonArrays.of(new TreeSet<>(stored)));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        counts.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-                return Map.copyOf(counts);
-            });
+            }
+            return counts;
         });
     }
 
@@ -191,10 +157,6 @@ public final class OutboxReads implements OutboxReadStorage {
     @Override
     public Mono<OutboxRowState> rowState(String key) {
         return Mono.defer(() -> {
-            requireNonEmpty(key, "dispatchKey");
-            if (!StoredText.storable(key)) {
-                return Mono.empty(); // no row holds it (O50)
-            }
             return readers.read("rowState", c -> {
                 PreparedStatement ps = c.prepare(ROW_STATE);
                 ps.setString(1, key);
@@ -220,10 +182,6 @@ public final class OutboxReads implements OutboxReadStorage {
     @Override
     public Flux<OutboxRow> listOutbox(OutboxQuery query) {
         return Mono.defer(() -> {
-                    requireNonNull(query, "query");
-                    if (query.limit() == 0 || query.matchesNothing()) {
-                        return Mono.just(List.<OutboxRow>of());
-                    }
                     OutboxListingSql.Statement st = OutboxListingSql.list(query, OutboxRows.COLUMNS, i -> "?", "");
                     return readers.read("listOutbox", c -> {
                         PreparedStatement ps = c.prepare(st.sql());
@@ -238,9 +196,9 @@ public final class OutboxReads implements OutboxReadStorage {
 
     /** O61. @param dueBy due bound @param claimedBefore stale bound @param cap cap @return counts */
     @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+    public Mono<OutboxCounts> countByRoute(long dueByNanos, long claimedBeforeNanos, int cap) {
         return Mono.defer(() -> {
-            long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
+            long[] bounds = {dueByNanos, claimedBeforeNanos};
             return readers.read("countByRoute", c -> {
                 List<OutboxListingSql.CountRow> found = new ArrayList<>();
                 for (OutboxStatus status : OutboxStatus.values()) {

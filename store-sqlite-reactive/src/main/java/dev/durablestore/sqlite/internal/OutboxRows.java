@@ -32,17 +32,10 @@ public final class OutboxRows {
             + "settled_at, trace_context, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final EventCodec codec;
-    private final OutboxRowEncoder encoder;
 
     /** @param codec encodes row inputs */
     public OutboxRows(EventCodec codec) {
         this.codec = codec;
-        this.encoder = new OutboxRowEncoder(codec);
-    }
-
-    /** @return the validation and encoding of rows before a write, shared with the other backend */
-    public OutboxRowEncoder encoder() {
-        return encoder;
     }
 
     /**

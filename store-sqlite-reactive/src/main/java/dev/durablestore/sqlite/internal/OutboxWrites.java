@@ -79,17 +79,11 @@ public final class OutboxWrites implements OutboxWriteStorage {
      * @return completion
      */
     @Override
-    public Mono<Void> appendOutboxBatch(List<OutboxRow> batch) {
-        return Mono.defer(() -> {
-            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forStaging(batch, "rows");
-            if (encoded.isEmpty()) {
-                return Mono.empty();
-            }
-            return writer.submit(Commands.of("appendOutboxBatch", true, c -> {
-                OutboxRows.insertOrIgnore(c, encoded, now());
-                return null;
-            }));
-        });
+    public Mono<Void> appendOutboxBatch(List<OutboxRowEncoder.Encoded> encoded) {
+        return writer.submit(Commands.of("appendOutboxBatch", true, c -> {
+            OutboxRows.insertOrIgnore(c, encoded, now());
+            return null;
+        }));
     }
 
     /**
@@ -99,27 +93,21 @@ public final class OutboxWrites implements OutboxWriteStorage {
      * @return completion
      */
     @Override
-    public Mono<Void> rearmPending(List<OutboxRow> batch) {
-        return Mono.defer(() -> {
-            List<OutboxRowEncoder.Encoded> encoded = rows.encoder().forRearm(batch, "rows");
-            if (encoded.isEmpty()) {
-                return Mono.empty();
-            }
-            return writer.submit(Commands.of("rearmPending", true, c -> {
-                // rows apply in list order: a key repeated later in the list updates the row the
-                // earlier occurrence inserted, exactly as it would update a stored row (O13, O14)
-                PreparedStatement update = c.prepare(REARM_EXISTING);
-                long now = now();
-                for (OutboxRowEncoder.Encoded e : encoded) {
-                    update.setLong(1, e.visibleAfterNanos());
-                    update.setString(2, e.row().dispatchKey());
-                    if (update.executeUpdate() == 0) {
-                        OutboxRows.insertOrIgnore(c, List.of(e), now);
-                    }
+    public Mono<Void> rearmPending(List<OutboxRowEncoder.Encoded> encoded) {
+        return writer.submit(Commands.of("rearmPending", true, c -> {
+            // rows apply in list order: a key repeated later in the list updates the row the
+            // earlier occurrence inserted, exactly as it would update a stored row (O13, O14)
+            PreparedStatement update = c.prepare(REARM_EXISTING);
+            long now = now();
+            for (OutboxRowEncoder.Encoded e : encoded) {
+                update.setLong(1, e.visibleAfterNanos());
+                update.setString(2, e.row().dispatchKey());
+                if (update.executeUpdate() == 0) {
+                    OutboxRows.insertOrIgnore(c, List.of(e), now);
                 }
-                return null;
-            }));
-        });
+            }
+            return null;
+        }));
     }
 
     /**

@@ -1,15 +1,10 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNegative;
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
-import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStatus;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventKind;
@@ -83,44 +78,39 @@ public final class SqliteHistory implements HistoryStorage {
     }
 
     /**
-     * E3–E22. Validation and encoding run at subscription, before the command is queued.
+     * E3–E22: one command of the writer.
      *
      * @param workflowId workflow
-     * @param batch events
      * @param expectedSeq guard
-     * @param rows outbox rows (empty for a plain append)
+     * @param encoded events
+     * @param staged outbox rows (empty for a plain append)
      * @return completion
      */
     @Override
-    public Mono<Void> append(WorkflowId workflowId, List<Event> batch, long expectedSeq, List<OutboxRow> rows) {
-        return Mono.defer(() -> {
-            List<EventEncoder.Encoded> encoded = events.encoder().forAppend(workflowId, batch, expectedSeq);
-            List<OutboxRowEncoder.Encoded> staged = outboxRows.encoder().forStaging(rows, "rows");
-            return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock, heads));
-        });
+    public Mono<Void> append(
+            WorkflowId workflowId,
+            long expectedSeq,
+            List<EventEncoder.Encoded> encoded,
+            List<OutboxRowEncoder.Encoded> staged) {
+        return writer.submit(new AppendCommand(workflowId.toString(), expectedSeq, encoded, staged, clock, heads));
     }
 
     /**
-     * W1–W12: one step in one writer transaction. Checked and encoded at subscription, before the
-     * command is queued.
+     * W1–W12: one step in one writer transaction.
      *
      * @param step the step
      * @return completion
      */
     @Override
-    public Mono<Void> commitStep(WorkflowStep step) {
-        return Mono.defer(() -> {
-            StepEncoder.Encoded encoded = new StepEncoder(events.encoder(), outboxRows.encoder())
-                    .encode(step, StepCommand.NAME, clock.instant());
-            return writer.submit(new StepCommand(encoded, clock, heads));
-        });
+    public Mono<Void> commitStep(StepEncoder.Encoded step) {
+        return writer.submit(new StepCommand(step, clock, heads));
     }
 
     /** R1, R2. @param workflowId workflow @return events */
     @Override
     public Flux<Event> readHistory(WorkflowId workflowId) {
         return Mono.defer(() -> {
-                    String w = requireNonNull(workflowId, "workflowId").toString();
+                    String w = workflowId.toString();
                     return readers.read("readHistory", c -> {
                         PreparedStatement ps = c.prepare(READ_HISTORY);
                         ps.setString(1, w);
@@ -136,8 +126,7 @@ public final class SqliteHistory implements HistoryStorage {
     @Override
     public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
         return Mono.defer(() -> {
-                    String w = requireNonNull(workflowId, "workflowId").toString();
-                    requireNonNegative(fromSeq, "fromSeq");
+                    String w = workflowId.toString();
                     return readers.read("readHistoryFrom", c -> {
                         PreparedStatement ps = c.prepare(READ_FROM);
                         ps.setString(1, w);
@@ -154,7 +143,7 @@ public final class SqliteHistory implements HistoryStorage {
     @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return readers.read("readHead", c -> EventRows.head(c, w));
         });
     }
@@ -229,7 +218,6 @@ public final class SqliteHistory implements HistoryStorage {
     @Override
     public Flux<WorkflowSummary> query(WorkflowFilter filter) {
         return Mono.defer(() -> {
-                    requireNonNull(filter, "filter");
                     return readers.readConsistent("query", c -> {
                         Map<WorkflowId, List<Event>> byWorkflow = new TreeMap<>();
                         ParentIndex parents = new ParentIndex();
@@ -272,7 +260,7 @@ public final class SqliteHistory implements HistoryStorage {
     @Override
     public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return readers.readConsistent("readSummary", c -> {
                 List<Event> history;
                 PreparedStatement ps = c.prepare(QUERYABLE_OF);
@@ -313,7 +301,7 @@ public final class SqliteHistory implements HistoryStorage {
     @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return Mono.defer(() -> {
-            String w = requireNonNull(workflowId, "workflowId").toString();
+            String w = workflowId.toString();
             return readers.read("readRunChain", c -> {
                 PreparedStatement ps = c.prepare(QUERYABLE_OF);
                 ps.setString(1, w);

@@ -1,16 +1,10 @@
 package dev.durablestore.sqlite.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
-import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.internal.StoredText;
+import dev.durablestore.core.storage.StoredTimer;
 import dev.durablestore.core.storage.TimerStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import reactor.core.publisher.Flux;
@@ -40,50 +34,33 @@ public final class SqliteTimers implements TimerStorage {
         this.readers = readers;
     }
 
-    /** T1, T2. @param w workflow @param t timer @param fireAt due time @return completion */
+    /** T1, T2. @param w workflow @param timerId timer @param fireAtNanos due time @return completion */
     @Override
-    public Mono<Void> scheduleTimer(WorkflowId w, TimerId t, Instant fireAt) {
-        return Mono.defer(() -> {
-            requireNonNull(w, "workflowId");
-            String timer = StoredText.timerIdText(t, "timerId");
-            long at = Times.toNanos(fireAt, "fireAt");
-            return writer.submit(Commands.of("scheduleTimer", false, c -> {
-                PreparedStatement ps = c.prepare(UPSERT);
-                ps.setString(1, w.toString());
-                ps.setString(2, timer);
-                ps.setLong(3, at);
-                ps.executeUpdate();
-                return null;
-            }));
-        });
+    public Mono<Void> scheduleTimer(WorkflowId w, String timerId, long fireAtNanos) {
+        return writer.submit(Commands.of("scheduleTimer", false, c -> {
+            PreparedStatement ps = c.prepare(UPSERT);
+            ps.setString(1, w.toString());
+            ps.setString(2, timerId);
+            ps.setLong(3, fireAtNanos);
+            ps.executeUpdate();
+            return null;
+        }));
     }
 
-    /** T3–T5. @param asOf bound @return due timers */
+    /** T3: timers due by the bound; the store orders them (T4, T5). @param asOfNanos bound @return due timers */
     @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return Mono.defer(() -> {
-                    long bound = Times.toNanos(asOf, "asOf");
-                    return readers.read("expiredTimers", c -> {
-                        PreparedStatement ps = c.prepare(EXPIRED);
-                        ps.setLong(1, bound);
-                        List<TimerEntry> due = new ArrayList<>();
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                String w = rs.getString(1);
-                                String t = rs.getString(2);
-                                TimerId id;
-                                try {
-                                    id = TimerId.parse(t);
-                                } catch (RuntimeException e) {
-                                    throw new SerializationException(
-                                            "stored timer id '" + t + "' of workflow " + w + " is not canonical", e);
-                                }
-                                due.add(new TimerEntry(
-                                        EventRows.workflowId(w), id, Times.readInstant(rs, 3, "fire_at")));
-                            }
+    public Flux<StoredTimer> expiredTimers(long asOfNanos) {
+        return readers.read("expiredTimers", c -> {
+                    PreparedStatement ps = c.prepare(EXPIRED);
+                    ps.setLong(1, asOfNanos);
+                    List<StoredTimer> due = new ArrayList<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            due.add(new StoredTimer(
+                                    rs.getString(1), rs.getString(2), Times.readRequiredNanos(rs, 3, "fire_at")));
                         }
-                        return due;
-                    });
+                    }
+                    return due;
                 })
                 .flatMapMany(Flux::fromIterable);
     }

@@ -88,10 +88,23 @@ public final class Times {
      * @throws SQLException on driver failure
      */
     static Instant readInstant(ResultSet rs, int index, String column) throws SQLException {
+        return fromNanos(readRequiredNanos(rs, index, column));
+    }
+
+    /**
+     * Like {@link #readNanos} for a NOT NULL column.
+     *
+     * @param rs a positioned result set
+     * @param index the column index
+     * @param column the column name, for the error
+     * @return epoch nanoseconds
+     * @throws SQLException on driver failure
+     */
+    static long readRequiredNanos(ResultSet rs, int index, String column) throws SQLException {
         Long nanos = readNanos(rs, index, column);
         if (nanos == null) {
             throw new SerializationException("stored " + column + " is NULL");
         }
-        return fromNanos(nanos.longValue());
+        return nanos;
     }
 }

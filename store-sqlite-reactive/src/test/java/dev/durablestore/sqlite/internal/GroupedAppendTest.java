@@ -13,6 +13,7 @@ import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.EventEncoder;
+import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
@@ -170,7 +171,7 @@ class GroupedAppendTest {
                 w.toString(),
                 expected,
                 encode(w, expected, events),
-                outboxRows.encoder().forStaging(rows, "rows"),
+                new OutboxRowEncoder(EventCodec.create()).forStaging(rows, "rows"),
                 Clock.systemUTC(),
                 heads);
     }
@@ -214,7 +215,7 @@ class GroupedAppendTest {
     }
 
     private List<EventEncoder.Encoded> encode(WorkflowId w, long expected, List<Event> events) {
-        return eventRows.encoder().forAppend(w, events, expected);
+        return new EventEncoder(EventCodec.create()).forAppend(w, events, expected);
     }
 
     private static List<Event> signals(WorkflowId w, long from, int count) {
