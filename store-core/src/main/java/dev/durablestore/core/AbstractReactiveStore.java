@@ -17,6 +17,7 @@ import dev.durablestore.api.TimerId;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
@@ -181,12 +182,12 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Flux<WorkflowId> listActive() {
-        return history.listActive();
+        return history.listWithStatus("listActive", WorkflowStatus.RUNNING);
     }
 
     @Override
     public final Flux<WorkflowId> listPaused() {
-        return history.listPaused();
+        return history.listWithStatus("listPaused", WorkflowStatus.PAUSED);
     }
 
     @Override
@@ -534,12 +535,14 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     @Override
     public final Mono<Long> countInflight(String namespace) {
-        return Mono.defer(() -> storedNamespace(namespace) ? reads.countInflight(namespace) : Mono.just(0L));
+        return Mono.defer(() ->
+                storedNamespace(namespace) ? reads.countInNamespace("countInflight", namespace, false) : Mono.just(0L));
     }
 
     @Override
     public final Mono<Long> countClaimed(String namespace) {
-        return Mono.defer(() -> storedNamespace(namespace) ? reads.countClaimed(namespace) : Mono.just(0L));
+        return Mono.defer(() ->
+                storedNamespace(namespace) ? reads.countInNamespace("countClaimed", namespace, true) : Mono.just(0L));
     }
 
     /** O46: a namespace no row can hold counts nothing, without a read. */

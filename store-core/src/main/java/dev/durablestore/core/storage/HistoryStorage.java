@@ -4,6 +4,7 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.UndecodableEvent;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.core.internal.EventEncoder;
@@ -65,11 +66,14 @@ public interface HistoryStorage {
     /** @return every workflow with an event, in id order (R9) */
     Flux<WorkflowId> listWorkflowIds();
 
-    /** @return the running workflows (R19) */
-    Flux<WorkflowId> listActive();
-
-    /** @return the paused workflows (R20) */
-    Flux<WorkflowId> listPaused();
+    /**
+     * R19–R23: the workflows whose projected status is {@code status}.
+     *
+     * @param operation the operation's name, for errors
+     * @param status {@code RUNNING} or {@code PAUSED}
+     * @return their ids, in id order
+     */
+    Flux<WorkflowId> listWithStatus(String operation, WorkflowStatus status);
 
     /**
      * @param filter the filter

@@ -28,16 +28,12 @@ public interface OutboxReadStorage {
     Flux<WorkflowId> listUnsettledWorkflowIds();
 
     /**
-     * @param namespace the namespace
-     * @return its pending and claimed rows (O44)
+     * @param operation the operation's name, for errors
+     * @param namespace a storable namespace
+     * @param claimedOnly count its claimed rows only (O45), not its pending and claimed rows (O44)
+     * @return the count
      */
-    Mono<Long> countInflight(String namespace);
-
-    /**
-     * @param namespace the namespace
-     * @return its claimed rows (O45)
-     */
-    Mono<Long> countClaimed(String namespace);
+    Mono<Long> countInNamespace(String operation, String namespace, boolean claimedOnly);
 
     /**
      * @param namespaces storable namespaces, at least one

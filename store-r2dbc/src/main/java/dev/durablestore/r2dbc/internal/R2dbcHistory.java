@@ -227,30 +227,24 @@ final class R2dbcHistory implements HistoryStorage {
     /** R1, R2. */
     @Override
     public Flux<Event> readHistory(WorkflowId workflowId) {
-        return Flux.defer(() -> {
-            String w = workflowId.toString();
-            return db.stream("readHistory", c -> Sql.query(c, READ_HISTORY, EventRows::stored, w))
-                    .map(events::decode);
-        });
+        String w = workflowId.toString();
+        return db.stream("readHistory", c -> Sql.query(c, READ_HISTORY, EventRows::stored, w))
+                .map(events::decode);
     }
 
     /** R3–R8: a range scan of the primary key (S28). */
     @Override
     public Flux<Event> readHistoryFrom(WorkflowId workflowId, long fromSeq) {
-        return Flux.defer(() -> {
-            String w = workflowId.toString();
-            return db.stream("readHistoryFrom", c -> Sql.query(c, READ_FROM, EventRows::stored, w, fromSeq))
-                    .map(events::decode);
-        });
+        String w = workflowId.toString();
+        return db.stream("readHistoryFrom", c -> Sql.query(c, READ_FROM, EventRows::stored, w, fromSeq))
+                .map(events::decode);
     }
 
     /** E2. */
     @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            String w = workflowId.toString();
-            return db.read("readHead", c -> EventRows.head(c, w));
-        });
+        String w = workflowId.toString();
+        return db.read("readHead", c -> EventRows.head(c, w));
     }
 
     /** R9. */
@@ -260,23 +254,12 @@ final class R2dbcHistory implements HistoryStorage {
                 .map(EventRows::workflowId);
     }
 
-    /** R19, R21–R23. */
-    @Override
-    public Flux<WorkflowId> listActive() {
-        return withStatus("listActive", WorkflowStatus.RUNNING);
-    }
-
-    /** R20–R23. */
-    @Override
-    public Flux<WorkflowId> listPaused() {
-        return withStatus("listPaused", WorkflowStatus.PAUSED);
-    }
-
     /**
      * The projected status (R10) is the one of the last lifecycle event, or RUNNING without one
      * (R11, R23), so only that kind is read per workflow, in one statement.
      */
-    private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
+    @Override
+    public Flux<WorkflowId> listWithStatus(String name, WorkflowStatus wanted) {
         return db.stream(
                         name,
                         c -> Sql.query(c, LAST_LIFECYCLE, row -> new String[] {Sql.textAt(row, 0), Sql.textAt(row, 1)}))
@@ -321,38 +304,36 @@ final class R2dbcHistory implements HistoryStorage {
      */
     @Override
     public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            String w = workflowId.toString();
-            return db.readConsistent(
-                    "readSummary",
-                    c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
-                            .collectList()
-                            .flatMap(stored -> {
-                                List<Event> queryable = events.decodeAll(stored);
-                                if (queryable.isEmpty()) {
-                                    return Mono.<WorkflowSummary>empty(); // unknown, or nothing a summary is made of
-                                }
-                                boolean failed = HistoryProjection.currentLeaseTerminal(queryable)
-                                                .orElse(null)
-                                        instanceof WorkflowFailed;
-                                // one statement after the other on the snapshot's connection
-                                return Sql.query(c, CHILD_STARTS_OF, EventRows::stored, w)
-                                        .collectList()
-                                        .flatMap(starts -> {
-                                            WorkflowId parent = new ParentIndex()
-                                                    .acceptAll(events.decodeAll(starts))
-                                                    .parentOf(workflowId)
-                                                    .orElse(null);
-                                            Mono<List<Event>> history = !failed
-                                                    ? Mono.just(queryable)
-                                                    : Mono.defer(() -> Sql.query(c, READ_HISTORY, EventRows::stored, w)
-                                                            .collectList()
-                                                            .map(events::decodeAll));
-                                            return history.flatMap(h -> Mono.justOrEmpty(
-                                                    HistoryProjection.summarize(workflowId, h, parent)));
-                                        });
-                            }));
-        });
+        String w = workflowId.toString();
+        return db.readConsistent(
+                "readSummary",
+                c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
+                        .collectList()
+                        .flatMap(stored -> {
+                            List<Event> queryable = events.decodeAll(stored);
+                            if (queryable.isEmpty()) {
+                                return Mono.<WorkflowSummary>empty(); // unknown, or nothing a summary is made of
+                            }
+                            boolean failed = HistoryProjection.currentLeaseTerminal(queryable)
+                                            .orElse(null)
+                                    instanceof WorkflowFailed;
+                            // one statement after the other on the snapshot's connection
+                            return Sql.query(c, CHILD_STARTS_OF, EventRows::stored, w)
+                                    .collectList()
+                                    .flatMap(starts -> {
+                                        WorkflowId parent = new ParentIndex()
+                                                .acceptAll(events.decodeAll(starts))
+                                                .parentOf(workflowId)
+                                                .orElse(null);
+                                        Mono<List<Event>> history = !failed
+                                                ? Mono.just(queryable)
+                                                : Mono.defer(() -> Sql.query(c, READ_HISTORY, EventRows::stored, w)
+                                                        .collectList()
+                                                        .map(events::decodeAll));
+                                        return history.flatMap(h ->
+                                                Mono.justOrEmpty(HistoryProjection.summarize(workflowId, h, parent)));
+                                    });
+                        }));
     }
 
     private Mono<List<WorkflowSummary>> summarize(Connection c, List<Event> queryable, WorkflowFilter filter) {
@@ -393,14 +374,12 @@ final class R2dbcHistory implements HistoryStorage {
     /** R40–R45. */
     @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            String w = workflowId.toString();
-            return db.read(
-                    "readRunChain",
-                    c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
-                            .collectList()
-                            .map(stored -> HistoryProjection.runChain(events.decodeAll(stored))));
-        });
+        String w = workflowId.toString();
+        return db.read(
+                "readRunChain",
+                c -> Sql.query(c, QUERYABLE_OF, EventRows::stored, w)
+                        .collectList()
+                        .map(stored -> HistoryProjection.runChain(events.decodeAll(stored))));
     }
 
     /** S25: decodes every event in (workflow id, seq) order and fails at the first that does not. */

@@ -98,16 +98,10 @@ public final class OutboxReads implements OutboxReadStorage {
                 .flatMapMany(Flux::fromIterable);
     }
 
-    /** O44. @param namespace ns @return count */
+    /** O44, O45: one count over the namespace's live or claimed rows. */
     @Override
-    public Mono<Long> countInflight(String namespace) {
-        return count("countInflight", COUNT_INFLIGHT, namespace);
-    }
-
-    /** O45. @param namespace ns @return count */
-    @Override
-    public Mono<Long> countClaimed(String namespace) {
-        return count("countClaimed", COUNT_CLAIMED, namespace);
+    public Mono<Long> countInNamespace(String operation, String namespace, boolean claimedOnly) {
+        return count(operation, claimedOnly ? COUNT_CLAIMED : COUNT_INFLIGHT, namespace);
     }
 
     private Mono<Long> count(String name, String sql, String namespace) {

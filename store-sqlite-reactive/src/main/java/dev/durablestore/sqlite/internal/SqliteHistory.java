@@ -142,10 +142,8 @@ public final class SqliteHistory implements HistoryStorage {
     /** E2. @param workflowId w @return head */
     @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
-        return Mono.defer(() -> {
-            String w = workflowId.toString();
-            return readers.read("readHead", c -> EventRows.head(c, w));
-        });
+        String w = workflowId.toString();
+        return readers.read("readHead", c -> EventRows.head(c, w));
     }
 
     /** R9. @return ids */
@@ -164,23 +162,12 @@ public final class SqliteHistory implements HistoryStorage {
         return ids;
     }
 
-    /** R19, R21–R23. @return running workflows */
-    @Override
-    public Flux<WorkflowId> listActive() {
-        return withStatus("listActive", WorkflowStatus.RUNNING);
-    }
-
-    /** R20–R23. @return paused workflows */
-    @Override
-    public Flux<WorkflowId> listPaused() {
-        return withStatus("listPaused", WorkflowStatus.PAUSED);
-    }
-
     /**
      * The projected status (R10) is the one of the last lifecycle event, or RUNNING without one
      * (R11, R23), so only lifecycle kinds are read, from the covering projection index.
      */
-    private Flux<WorkflowId> withStatus(String name, WorkflowStatus wanted) {
+    @Override
+    public Flux<WorkflowId> listWithStatus(String name, WorkflowStatus wanted) {
         return readers.readConsistent(name, c -> {
                     Map<String, EventKind> last = new TreeMap<>();
                     try (ResultSet rs = c.prepare(LIFECYCLE).executeQuery()) {
