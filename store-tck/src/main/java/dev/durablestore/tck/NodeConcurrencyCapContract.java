@@ -305,9 +305,13 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
 
     @Test
     void O65_O21_node_capped_claimers_on_four_instances_never_hold_more_than_the_cap_per_node() {
-        // given 120 due rows on the route and three more instances on the database, two claiming
-        // as n1 and two as n2 (a node's claimers sharing the database, on any instance)
-        List<OutboxRow> rows = stageRoute(120, 1, null);
+        // given 120 due rows on the route, 40 pinned to n1, 40 to n2 and 40 for either (so each
+        // node has rows only it can take, however the claimers are scheduled), and three more
+        // instances on the database, two claiming as n1 and two as n2 (a node's claimers sharing
+        // the database, on any instance)
+        List<OutboxRow> rows = new ArrayList<>(stageRoute(40, 1, "n1"));
+        rows.addAll(stageRoute(40, 41, "n2"));
+        rows.addAll(stageRoute(40, 81, null));
         List<ReactiveStore> instances = List.of(store, harness.open(), harness.open(), harness.open());
         int cap = 2;
         AtomicIntegerArray inFlight = new AtomicIntegerArray(2);
