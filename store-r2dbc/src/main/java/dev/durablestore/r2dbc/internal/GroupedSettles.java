@@ -77,7 +77,7 @@ final class GroupedSettles {
         this.db = db;
         this.now = now;
         this.wake = wake;
-        this.groups = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, this::write);
+        this.groups = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, true, this::write);
     }
 
     /**
