@@ -36,8 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       (the task does nothing), so its key joins the settle queue;
  *   <li>the settler writes the queue as the store's settle group does ({@code GroupedSettles}): one
  *       flush in flight, each taking every key queued meanwhile (at most {@value #MAX_GROUP}), keys
- *       sorted, one {@code UPDATE … FROM unnest(keys, statuses, attempts, visible times)} (its
- *       {@code SETTLE} text); once it committed, the room of its rows is free for the next claim.
+ *       sorted, one {@code UPDATE … WHERE dispatch_key = ANY(keys)} (its {@code SETTLE_ALIKE} text, sent
+ *       for a round of completes); once it committed, the room of its rows is free for the next claim.
  * </ul>
  *
  * <p>With claims of up to {@value #MAX_BATCH} the two threads take turns, each statement carrying all
@@ -64,16 +64,12 @@ final class RawPgShapedDrain {
             + "trace_context, priority";
 
     /**
-     * {@code GroupedSettles.SETTLE}, its {@code $n} markers as {@code ?} in the order they occur: the
-     * settle time ({@code $5}), then the keys, statuses, attempts and visible times ({@code $1}–{@code $4}).
+     * {@code GroupedSettles.SETTLE_ALIKE}, what the store's settle group sends for a round of completes
+     * (every settle of it {@code done}), its {@code $n} markers as {@code ?}: the status, the settle time,
+     * the keys.
      */
-    static final String SETTLE = "UPDATE outbox o SET status = u.status, claimed_at = NULL, "
-            + "attempt = CASE WHEN u.status = 'pending' THEN u.attempt ELSE o.attempt END, "
-            + "visible_after = CASE WHEN u.status = 'pending' THEN u.visible_after ELSE o.visible_after END, "
-            + "settled_at = CASE WHEN u.status = 'pending' THEN o.settled_at ELSE ? END "
-            + "FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) "
-            + "AS u(dispatch_key, status, attempt, visible_after) "
-            + "WHERE o.dispatch_key = u.dispatch_key AND o.status IN ('pending', 'claimed')";
+    static final String SETTLE = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ? "
+            + "WHERE dispatch_key = ANY(?::text[]) AND status IN ('pending', 'claimed')";
 
     /**
      * What one drain measured.
@@ -305,24 +301,12 @@ final class RawPgShapedDrain {
 
     private static int settle(Connection c, PreparedStatement settle, String[] keys) throws SQLException {
         Arrays.sort(keys); // code point order, as the store's settle group sorts (keys here are ASCII)
-        String[] statuses = new String[keys.length];
-        Long[] zeros = new Long[keys.length];
-        Arrays.fill(statuses, "done");
-        Arrays.fill(zeros, 0L);
         Array keyArray = c.createArrayOf("text", keys);
-        Array statusArray = c.createArrayOf("text", statuses);
-        Array attemptArray = c.createArrayOf("bigint", zeros);
-        Array visibleArray = c.createArrayOf("bigint", zeros);
-        settle.setLong(1, RawDb.nowNanos());
-        settle.setArray(2, keyArray);
-        settle.setArray(3, statusArray);
-        settle.setArray(4, attemptArray);
-        settle.setArray(5, visibleArray);
+        settle.setString(1, "done");
+        settle.setLong(2, RawDb.nowNanos());
+        settle.setArray(3, keyArray);
         int n = settle.executeUpdate();
         keyArray.free();
-        statusArray.free();
-        attemptArray.free();
-        visibleArray.free();
         return n;
     }
 

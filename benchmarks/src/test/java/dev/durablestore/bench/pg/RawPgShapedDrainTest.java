@@ -24,16 +24,16 @@ class RawPgShapedDrainTest {
     }
 
     @Test
-    void theSettleHasTheSettleTimeAndFourArrays() {
-        // given the store's grouped settle
+    void theSettleHasTheStatusTheSettleTimeAndTheKeys() {
+        // given the store's grouped settle of completes
         String sql = RawPgShapedDrain.SETTLE;
 
         // when its markers are counted
         long markers = markers(sql);
 
-        // then the settle time and the four arrays of unnest
-        assertThat(markers).isEqualTo(5);
-        assertThat(sql).contains("FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[])");
+        // then the status, the settle time and the array of keys
+        assertThat(markers).isEqualTo(3);
+        assertThat(sql).contains("WHERE dispatch_key = ANY(?::text[])");
     }
 
     private static long markers(String sql) {
