@@ -200,6 +200,40 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         assertThat(claims.get()).isGreaterThanOrEqualTo(5);
     }
 
+    @Test
+    void O52_a_stream_drained_with_64_completes_in_flight_claims_exactly_the_rows_asked_for() {
+        // given 600 due rows
+        List<OutboxRow> rows = stageDue(workflow(1), 600);
+
+        // when a subscriber keeps 64 rows in flight, completing each and asking for one more as each
+        // complete returns, until it has asked for 400 (demand comes back in bursts while a claim is in
+        // flight, and the claim reads its limit when it runs)
+        DrainingSubscriber drain = DrainingSubscriber.drain(
+                store.claimStream(ClaimStreamOptions.defaults().withPollInterval(HOUR)), store, 64, 400, 0);
+        try {
+            awaitTrue(
+                    "400 rows delivered and completed",
+                    () -> reactor.core.publisher.Mono.just(drain.delivered().size() >= 400 && drain.allCompleted()));
+
+            // then exactly 400 distinct rows arrived, each once, and no other row was claimed: once
+            // their completes returned, none is claimed and the other 200 are pending
+            assertThat(drain.error()).isNull();
+            assertThat(drain.deliveredTwice()).isEmpty();
+            assertThat(drain.delivered()).hasSize(400);
+            StepVerifier.create(store.countClaimed("default"))
+                    .expectNext(0L)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            for (OutboxRow r : rows) {
+                assertStatus(
+                        r.dispatchKey(),
+                        drain.delivered().contains(r.dispatchKey()) ? OutboxStatus.DONE : OutboxStatus.PENDING);
+            }
+        } finally {
+            drain.dispose();
+        }
+    }
+
     // ---------------------------------------------------------------- wake-ups
 
     @Test

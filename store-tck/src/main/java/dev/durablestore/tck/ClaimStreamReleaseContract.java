@@ -207,6 +207,32 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
     }
 
     @Test
+    void O52_a_stream_cancelled_while_drained_with_64_in_flight_gives_back_every_row_it_did_not_hand_over() {
+        // given 600 due rows
+        List<OutboxRow> staged = stageDue(600);
+
+        // when a subscriber keeping 64 rows in flight (completing each, asking for one more as each
+        // complete returns, so demand grows while a claim is in flight) cancels in its 150th onNext
+        DrainingSubscriber drain = DrainingSubscriber.drain(store.claimStream(options()), store, 64, 600, 150);
+        awaitTrue(
+                "150 rows delivered and completed",
+                () -> Mono.just(drain.delivered().size() >= 150 && drain.allCompleted()));
+
+        // then the 150 rows it received are done, and every other row is pending again at attempt 0
+        assertThat(drain.error()).isNull();
+        assertThat(drain.deliveredTwice()).isEmpty();
+        assertThat(drain.delivered()).hasSize(150);
+        awaitTrue(
+                "only the delivered rows are done, every other row is pending at attempt 0",
+                () -> Flux.fromIterable(staged)
+                        .concatMap(r -> store.rowState(r.dispatchKey())
+                                .map(st -> drain.delivered().contains(r.dispatchKey())
+                                        ? st.status() == OutboxStatus.DONE
+                                        : st.status() == OutboxStatus.PENDING && st.attempt() == 0))
+                        .all(ok -> ok));
+    }
+
+    @Test
     void O52_a_held_workflows_supplier_returning_null_fails_the_stream() {
         // given a due row
         stageDue(1);

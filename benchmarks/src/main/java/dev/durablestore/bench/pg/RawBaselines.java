@@ -11,8 +11,9 @@ import java.util.Map;
 /**
  * The raw PostgreSQL baselines of one run, plain JDBC with no store around them, on the tables the
  * store itself created (a node set's schema, emptied before each): the batched drain on 1, 2 and 4
- * connections ({@link RawPgDrain}), the multi-row guarded append ({@link RawPgAppend}) and the store's
- * own statement pattern ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage}
+ * connections ({@link RawPgDrain}), the drain in the store's shape with the store's statements
+ * ({@link RawPgShapedDrain}, the ceiling of {@code PG-drain-vs-db-scheduler}), the multi-row guarded
+ * append ({@link RawPgAppend}) and the store's own statement pattern ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage}
  * (written by the store's {@code appendOutboxBatch}).
  */
 final class RawBaselines {
@@ -31,12 +32,25 @@ final class RawBaselines {
     static final int DRAIN_SCALE = 3;
 
     /**
+     * @param maxClaim the claim cap of the drain in the store's shape
+     * @return its label (its rate, and its CPU row)
+     */
+    static String shapedLabel(int maxClaim) {
+        return "raw drain in the store's shape (1 claim in flight sized to the free room of "
+                + RawPgShapedDrain.IN_FLIGHT + " in flight, at most " + maxClaim
+                + ", the store's claim; 1 settle group in flight, the store's settle), 2 connections";
+    }
+
+    /**
      * The judged baselines of one run.
      *
      * @param drain the batched drain on one connection
      * @param append the multi-row guarded append
+     * @param shaped the faster of the two drains in the store's shape (the ceiling of
+     *     {@code PG-drain-vs-db-scheduler})
+     * @param shapedCounts that drain's rows per claim and per settle statement
      */
-    record Judged(Measured drain, Measured append) {}
+    record Judged(Measured drain, Measured append, Measured shaped, RawPgShapedDrain.Result shapedCounts) {}
 
     private final RawRows rows = new RawRows(EventCodec.create());
     private final RawPgDrain drain = new RawPgDrain(rows);
@@ -98,6 +112,24 @@ final class RawBaselines {
                             false,
                             (pool, claimed) -> drain.drain(pool, 1, drainRows, batch)));
         }
+        // the ceiling of PG-drain-vs-db-scheduler: the store's drain without the store, in both of its forms
+        Measured shaped = null;
+        RawPgShapedDrain.Result shapedCounts = null;
+        for (int maxClaim : new int[] {RawPgShapedDrain.MAX_BATCH, RawPgShapedDrain.OVERLAPPED}) {
+            RawPgShapedDrain shapedDrain = new RawPgShapedDrain(rows, maxClaim);
+            RawPgShapedDrain.Result[] counts = new RawPgShapedDrain.Result[1];
+            Measured m = figures.add(
+                    shapedLabel(maxClaim),
+                    "rows/s",
+                    timedOnStaged(server, nodes, meter, drainRows, fanOut, 2, false, (pool, claimed) -> {
+                        counts[0] = shapedDrain.drain(pool, drainRows);
+                        return counts[0].rowsPerSecond();
+                    }));
+            if (shaped == null || m.perSecond() > shaped.perSecond()) {
+                shaped = m;
+                shapedCounts = counts[0];
+            }
+        }
         Measured judgedAppend = figures.add(
                 "raw multi-row guarded append (" + RawPgAppend.GROUP + " per INSERT … unnest), 1 connection",
                 "appends/s",
@@ -118,7 +150,7 @@ final class RawBaselines {
                         + poolSize + " connections",
                 "rows/s",
                 timedOnStaged(server, nodes, meter, total, fanOut, poolSize, true, pattern::settles));
-        return new Judged(judgedDrain, judgedAppend);
+        return new Judged(judgedDrain, judgedAppend, shaped, shapedCounts);
     }
 
     /** A timed loop over events. */

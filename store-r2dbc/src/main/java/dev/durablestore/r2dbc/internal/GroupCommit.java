@@ -17,6 +17,13 @@ import reactor.core.publisher.MonoSink;
  * during one flush, up to {@code maxGroup}; every caller's {@code Mono} completes when the
  * statement that holds its change has committed.
  *
+ * <p>With the hop on, a request that finds a free slot made on a Netty event loop is taken once the
+ * loop's current task has returned ({@link EventLoops}; microseconds, no timer), with every request
+ * that task made meanwhile: a claim's rows are completed one by one as they are handed over, so
+ * without it the first complete of each claim went alone and the rest waited a whole flush for it
+ * (the issue-17 drain alternated flushes of 1 row and of about 62, and its claims did the same; with
+ * it both carry the 64 rows in flight: 31.7–35.9 commits per 1,000 rows instead of 79–102).
+ *
  * <p>A caller that cancels before its group is taken is left out of it; once taken, its change is
  * written (as a cancelled transaction may still commit) and no signal is sent.
  *
@@ -90,6 +97,7 @@ final class GroupCommit<R, T> {
     private final AtomicInteger flushing = new AtomicInteger();
     private final int maxGroup;
     private final int maxFlushes;
+    private final boolean hop;
     private final Flush<R, T> flush;
 
     /**
@@ -98,8 +106,20 @@ final class GroupCommit<R, T> {
      * @param flush writes a group
      */
     GroupCommit(int maxGroup, int maxFlushes, Flush<R, T> flush) {
+        this(maxGroup, maxFlushes, false, flush);
+    }
+
+    /**
+     * @param maxGroup the most requests in one group
+     * @param maxFlushes the most groups being written at once
+     * @param hop true to take a group once the event-loop task that made its first request has
+     *     returned ({@link EventLoops}), so the requests that task makes one by one go together
+     * @param flush writes a group
+     */
+    GroupCommit(int maxGroup, int maxFlushes, boolean hop, Flush<R, T> flush) {
         this.maxGroup = maxGroup;
         this.maxFlushes = maxFlushes;
+        this.hop = hop;
         this.flush = flush;
     }
 
@@ -127,19 +147,29 @@ final class GroupCommit<R, T> {
         }
         do {
             while (flushing.get() < maxFlushes && !queue.isEmpty()) {
-                List<Call<R, T>> group = new ArrayList<>(); // (size() walks the whole queue)
-                Call<R, T> call;
-                while (group.size() < maxGroup && (call = queue.poll()) != null) {
-                    if (!call.cancelled()) {
-                        group.add(call);
-                    }
-                }
-                if (!group.isEmpty()) {
-                    flushing.incrementAndGet();
-                    start(group);
+                flushing.incrementAndGet(); // the slot is this group's from now
+                if (!hop || !EventLoops.runAfterCurrentTask(this::takeAndStart)) {
+                    takeAndStart();
                 }
             }
         } while (wip.decrementAndGet() != 0);
+    }
+
+    /** Takes the group for the slot reserved in {@link #drain} and writes it; frees the slot when none is left. */
+    private void takeAndStart() {
+        List<Call<R, T>> group = new ArrayList<>(); // (size() walks the whole queue)
+        Call<R, T> call;
+        while (group.size() < maxGroup && (call = queue.poll()) != null) {
+            if (!call.cancelled()) {
+                group.add(call);
+            }
+        }
+        if (group.isEmpty()) {
+            flushing.decrementAndGet();
+            drain();
+            return;
+        }
+        start(group);
     }
 
     private void start(List<Call<R, T>> group) {

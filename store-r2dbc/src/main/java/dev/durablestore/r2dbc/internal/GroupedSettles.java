@@ -12,9 +12,10 @@ import reactor.util.retry.Retry;
 /**
  * The single-row settles on PostgreSQL ({@code complete}, {@code fail}, {@code settleCancelled},
  * {@code retry}, O29–O34), written in groups: concurrent settles of one store wait in one
- * {@link GroupCommit} and go out as one {@code UPDATE … FROM unnest(…)} per flush, which commits by
- * itself (no {@code BEGIN}/{@code COMMIT}: one round trip). Each caller's {@code Mono} completes once
- * the statement holding its change committed.
+ * {@link GroupCommit} and go out as one {@code UPDATE … FROM unnest(…)} per flush (one
+ * {@code UPDATE … WHERE dispatch_key = ANY(…)} when every settle of it ends in the same terminal
+ * status, as a drain's completes do), which commits by itself (no {@code BEGIN}/{@code COMMIT}: one
+ * round trip). Each caller's {@code Mono} completes once the statement holding its change committed.
  *
  * <p>Two requests for the same key in one group are written in rounds, one statement per round, in
  * submission order: the first occurrence of every key goes in the first round, the second in the
@@ -48,6 +49,15 @@ final class GroupedSettles {
             + "WHERE o.dispatch_key = u.dispatch_key AND o.status IN ('pending', 'claimed')";
 
     /**
+     * A round whose settles all end in the same terminal status (every complete of a drain): the
+     * keys as one array, no per-row status, attempt or visible time to encode, send, unnest and
+     * join. It changes exactly what {@link #SETTLE} changes for such a round (its keys are distinct),
+     * and a deadlock is sent again as for it.
+     */
+    private static final String SETTLE_ALIKE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2 "
+            + "WHERE dispatch_key = ANY($3::text[]) AND status IN ('pending', 'claimed')";
+
+    /**
      * One settle.
      *
      * @param key the dispatch key
@@ -77,7 +87,7 @@ final class GroupedSettles {
         this.db = db;
         this.now = now;
         this.wake = wake;
-        this.groups = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, this::write);
+        this.groups = new GroupCommit<>(MAX_GROUP, MAX_FLUSHES, true, this::write);
     }
 
     /**
@@ -116,6 +126,7 @@ final class GroupedSettles {
         Long[] attempts = new Long[n];
         Long[] visible = new Long[n];
         boolean retries = false;
+        boolean alike = true;
         for (int i = 0; i < n; i++) {
             Settle s = round.get(i).request();
             keys[i] = s.key();
@@ -123,11 +134,17 @@ final class GroupedSettles {
             attempts[i] = s.attempt();
             visible[i] = s.visibleAfter();
             retries |= s.retry();
+            alike &= s.status().equals(statuses[0]);
         }
         boolean wakes = retries;
+        boolean oneStatus = alike && !retries;
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
         return db.unguardedAutocommit(
-                        operation, n, c -> Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
+                        operation,
+                        n,
+                        c -> oneStatus
+                                ? Sql.update(c, SETTLE_ALIKE, statuses[0], now.getAsLong(), keys)
+                                : Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
                 .retryWhen(Retry.max(3)
                         .filter(Failures::isDeadlock)
                         .onRetryExhaustedThrow((spec, signal) -> signal.failure()))

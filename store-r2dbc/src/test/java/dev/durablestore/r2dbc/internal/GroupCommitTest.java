@@ -2,9 +2,11 @@ package dev.durablestore.r2dbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.util.concurrent.DefaultEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -48,6 +50,51 @@ class GroupCommitTest {
         GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
 
         // when one request is submitted
+        StepVerifier.create(group.submit(1))
+                .then(() -> {
+                    // then it is written at once, alone, and completes with its flush
+                    assertThat(flush.groups).containsExactly(List.of(1));
+                    flush.commit(0);
+                })
+                .expectNext(10)
+                .verifyComplete();
+    }
+
+    @Test
+    void with_the_hop_the_requests_one_event_loop_task_makes_go_out_as_one_group() throws Exception {
+        // given an idle group commit with the hop, and a Netty event loop
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, true, flush);
+        DefaultEventExecutor loop = new DefaultEventExecutor();
+        try {
+            // when one task of the loop submits five requests, one after the other
+            List<Integer> results = new CopyOnWriteArrayList<>();
+            loop.submit(() -> {
+                        for (int i = 1; i <= 5; i++) {
+                            group.submit(i).subscribe(results::add);
+                        }
+                        // then none is taken while the task runs
+                        assertThat(flush.groups).isEmpty();
+                    })
+                    .get(5, TimeUnit.SECONDS);
+            loop.submit(() -> {}).get(5, TimeUnit.SECONDS); // the loop's next tasks have run
+
+            // then all five went out as one group once the task returned, and complete with its flush
+            assertThat(flush.groups).containsExactly(List.of(1, 2, 3, 4, 5));
+            flush.commit(0);
+            assertThat(results).containsExactly(10, 20, 30, 40, 50);
+        } finally {
+            var unused = loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void with_the_hop_a_request_made_off_an_event_loop_still_goes_at_once() {
+        // given an idle group commit with the hop
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, true, flush);
+
+        // when one request is submitted from a thread that is no event loop
         StepVerifier.create(group.submit(1))
                 .then(() -> {
                     // then it is written at once, alone, and completes with its flush
