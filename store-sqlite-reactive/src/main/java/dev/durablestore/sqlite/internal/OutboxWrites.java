@@ -75,7 +75,7 @@ public final class OutboxWrites implements OutboxWriteStorage {
     /**
      * O8–O11.
      *
-     * @param batch rows to stage
+     * @param encoded checked, encoded rows to stage
      * @return completion
      */
     @Override
@@ -89,7 +89,7 @@ public final class OutboxWrites implements OutboxWriteStorage {
     /**
      * O12–O15.
      *
-     * @param batch rows to re-arm
+     * @param encoded checked, encoded rows to re-arm, in the caller's order
      * @return completion
      */
     @Override
