@@ -268,14 +268,14 @@ final class Claims implements ClaimStorage {
                 + ", claimed_by = " + p.add(Sql.text(claimer(scope)));
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
-            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.CLAIMED_COLUMNS);
-            return Sql.query(c, sql, row -> OutboxRows.claimed(row, claimedAt, token), p.values())
+            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.CLAIMED_RETURNING_PG);
+            return Sql.query(c, sql, row -> OutboxRows.claimed(row, claimedAt, token, true), p.values())
                     .collectList()
                     .map(rows -> new Taken(rows, null));
         }
         String limitMarker = p.add(limit);
         String pending = "status = 'pending'" + filter(p, scope, held, policy);
-        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_COLUMNS, pending);
+        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
         Long[] next = new Long[1];
         return Sql.query(
                         c,
@@ -284,7 +284,7 @@ final class Claims implements ClaimStorage {
                             next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
                             return Sql.textAt(row, 0) == null
                                     ? Optional.<OutboxRows.Stored>empty()
-                                    : Optional.of(OutboxRows.claimed(row, claimedAt, token));
+                                    : Optional.of(OutboxRows.claimed(row, claimedAt, token, true));
                         },
                         p.values())
                 .filter(Optional::isPresent)
@@ -331,7 +331,7 @@ final class Claims implements ClaimStorage {
                     return Sql.query(
                                     c,
                                     db.dialect().returning(update, OutboxRows.CLAIMED_COLUMNS),
-                                    row -> OutboxRows.claimed(row, claimedAt, token),
+                                    row -> OutboxRows.claimed(row, claimedAt, token, false),
                                     u.values())
                             .collectList();
                 });

@@ -34,6 +34,16 @@ final class OutboxRows {
     /** How many columns {@link #CLAIMED_COLUMNS} names. */
     static final int CLAIMED_COLUMN_COUNT = 13;
 
+    /**
+     * {@link #CLAIMED_COLUMNS} as PostgreSQL's claim returns them from its {@code UPDATE outbox o}:
+     * the input as hex text ({@code encode}), read with {@code hexInput}. r2dbc-postgresql reads
+     * {@code bytea} in the text format, and decodes that text through a regular expression, the
+     * dearest column of a claimed row; the same bytes as hex text are one plain pass.
+     */
+    static final String CLAIMED_RETURNING_PG = "o.dispatch_key, o.workflow_id, o.ordinal, o.run_id, o.namespace, "
+            + "o.task_queue, o.node, o.activity_type, encode(o.input, 'hex') AS input, o.attempt, o.visible_after, "
+            + "o.trace_context, o.priority";
+
     /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
     static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
@@ -117,9 +127,10 @@ final class OutboxRows {
      * @param row the row
      * @param claimedAt the claim's {@code claimed_at}
      * @param claimToken the claim's token
+     * @param hexInput true when the input comes as hex text ({@link #CLAIMED_RETURNING_PG})
      * @return the stored values
      */
-    static Stored claimed(Row row, Long claimedAt, Long claimToken) {
+    static Stored claimed(Row row, Long claimedAt, Long claimToken, boolean hexInput) {
         return new Stored(
                 Sql.textAt(row, 0),
                 Sql.textAt(row, 1),
@@ -129,7 +140,7 @@ final class OutboxRows {
                 Sql.textAt(row, 5),
                 Sql.textAt(row, 6),
                 Sql.textAt(row, 7),
-                Sql.bytesAt(row, 8),
+                hexInput ? Sql.hexAt(row, 8) : Sql.bytesAt(row, 8),
                 CLAIMED,
                 Sql.longAt(row, 9),
                 Sql.longAt(row, 10),
