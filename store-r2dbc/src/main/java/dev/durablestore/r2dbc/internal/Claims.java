@@ -261,27 +261,30 @@ final class Claims implements ClaimStorage {
             int limit,
             boolean wantNext) {
         Sql.Params p = new Sql.Params();
-        String set = "status = 'claimed', claimed_at = " + p.add(now) + ", claim_token = "
-                + p.add(newClaimToken(policy)) + ", claimed_by = " + p.add(Sql.text(claimer(scope)));
+        // what the claim writes is not read back (OutboxRows.claimed)
+        Long claimedAt = now;
+        Long token = newClaimToken(policy);
+        String set = "status = 'claimed', claimed_at = " + p.add(claimedAt) + ", claim_token = " + p.add(token)
+                + ", claimed_by = " + p.add(Sql.text(claimer(scope)));
         String due = "status = 'pending' AND visible_after <= " + p.add(now) + filter(p, scope, held, policy);
         if (!wantNext) {
-            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.COLUMNS);
-            return Sql.query(c, sql, OutboxRows::stored, p.values())
+            String sql = db.dialect().claim(set, due, p.add(limit), OutboxRows.CLAIMED_RETURNING_PG);
+            return Sql.query(c, sql, row -> OutboxRows.claimed(row, claimedAt, token, true), p.values())
                     .collectList()
                     .map(rows -> new Taken(rows, null));
         }
         String limitMarker = p.add(limit);
         String pending = "status = 'pending'" + filter(p, scope, held, policy);
-        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.COLUMNS, pending);
+        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
         Long[] next = new Long[1];
         return Sql.query(
                         c,
                         sql,
                         row -> {
-                            next[0] = Sql.longAt(row, OutboxRows.COLUMN_COUNT);
+                            next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
                             return Sql.textAt(row, 0) == null
                                     ? Optional.<OutboxRows.Stored>empty()
-                                    : Optional.of(OutboxRows.stored(row));
+                                    : Optional.of(OutboxRows.claimed(row, claimedAt, token, true));
                         },
                         p.values())
                 .filter(Optional::isPresent)
@@ -319,14 +322,16 @@ final class Claims implements ClaimStorage {
                         return Mono.just(List.<OutboxRows.Stored>of());
                     }
                     Sql.Params u = new Sql.Params();
-                    String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(now)
-                            + ", claim_token = " + u.add(newClaimToken(policy))
+                    Long claimedAt = now;
+                    Long token = newClaimToken(policy);
+                    String update = "UPDATE outbox SET status = 'claimed', claimed_at = " + u.add(claimedAt)
+                            + ", claim_token = " + u.add(token)
                             + ", claimed_by = " + u.add(Sql.text(claimer(scope)))
                             + " WHERE status = 'pending' AND dispatch_key IN " + u.list(keys);
                     return Sql.query(
                                     c,
-                                    db.dialect().returning(update, OutboxRows.COLUMNS),
-                                    OutboxRows::stored,
+                                    db.dialect().returning(update, OutboxRows.CLAIMED_COLUMNS),
+                                    row -> OutboxRows.claimed(row, claimedAt, token, false),
                                     u.values())
                             .collectList();
                 });

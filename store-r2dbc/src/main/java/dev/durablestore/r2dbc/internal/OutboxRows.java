@@ -24,12 +24,34 @@ final class OutboxRows {
     /** How many columns {@link #COLUMNS} names. */
     static final int COLUMN_COUNT = 16;
 
+    /**
+     * The columns a claim reads back: those of {@link #COLUMNS} but the three the claim sets itself
+     * ({@code status}, {@code claimed_at}, {@code claim_token}), whose values the claim already holds
+     * ({@link #claimed}), in this order.
+     */
+    static final String CLAIMED_COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, "
+            + "node, activity_type, input, attempt, visible_after, trace_context, priority";
+    /** How many columns {@link #CLAIMED_COLUMNS} names. */
+    static final int CLAIMED_COLUMN_COUNT = 13;
+
+    /**
+     * {@link #CLAIMED_COLUMNS} as PostgreSQL's claim returns them from its {@code UPDATE outbox o}:
+     * the input as hex text ({@code encode}), read with {@code hexInput}. r2dbc-postgresql reads
+     * {@code bytea} in the text format, and decodes that text through a regular expression, the
+     * dearest column of a claimed row; the same bytes as hex text are one plain pass.
+     */
+    static final String CLAIMED_RETURNING_PG = "o.dispatch_key, o.workflow_id, o.ordinal, o.run_id, o.namespace, "
+            + "o.task_queue, o.node, o.activity_type, encode(o.input, 'hex') AS input, o.attempt, o.visible_after, "
+            + "o.trace_context, o.priority";
+
     /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
     static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
             + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
             + "settled_at, trace_context, priority) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
             + "$16) "
             + "ON CONFLICT DO NOTHING";
+
+    private static final String CLAIMED = OutboxStatus.CLAIMED.token();
 
     private final EventCodec codec;
 
@@ -96,6 +118,36 @@ final class OutboxRows {
                 Sql.longAt(row, 13),
                 Sql.textAt(row, 14),
                 Sql.longAt(row, 15));
+    }
+
+    /**
+     * Copies one row of {@link #CLAIMED_COLUMNS} out of the driver, without decoding it, with the
+     * values its claim wrote.
+     *
+     * @param row the row
+     * @param claimedAt the claim's {@code claimed_at}
+     * @param claimToken the claim's token
+     * @param hexInput true when the input comes as hex text ({@link #CLAIMED_RETURNING_PG})
+     * @return the stored values
+     */
+    static Stored claimed(Row row, Long claimedAt, Long claimToken, boolean hexInput) {
+        return new Stored(
+                Sql.textAt(row, 0),
+                Sql.textAt(row, 1),
+                Sql.longAt(row, 2),
+                Sql.textAt(row, 3),
+                Sql.textAt(row, 4),
+                Sql.textAt(row, 5),
+                Sql.textAt(row, 6),
+                Sql.textAt(row, 7),
+                hexInput ? Sql.hexAt(row, 8) : Sql.bytesAt(row, 8),
+                CLAIMED,
+                Sql.longAt(row, 9),
+                Sql.longAt(row, 10),
+                claimedAt,
+                claimToken,
+                Sql.textAt(row, 11),
+                Sql.longAt(row, 12));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.r2dbc.spi.Row;
 import io.r2dbc.spi.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
@@ -23,6 +24,8 @@ final class Sql {
 
     static final Null NULL_TEXT = new Null(String.class);
     static final Null NULL_BIGINT = new Null(Long.class);
+
+    private static final HexFormat HEX = HexFormat.of();
 
     private Sql() {}
 
@@ -165,6 +168,16 @@ final class Sql {
      */
     static String textAt(Row row, int index) {
         return row.get(index, String.class);
+    }
+
+    /**
+     * @param row a row
+     * @param index a text column of hex digits (PostgreSQL's {@code encode(…, 'hex')})
+     * @return the bytes they spell, or {@code null}
+     */
+    static byte[] hexAt(Row row, int index) {
+        String hex = row.get(index, String.class);
+        return hex == null ? null : HEX.parseHex(hex);
     }
 
     /**

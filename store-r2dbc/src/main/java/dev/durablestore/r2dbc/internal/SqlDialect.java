@@ -52,28 +52,28 @@ abstract class SqlDialect {
      * @param set the {@code SET} clause of the claim, with its markers
      * @param due the predicate of due, admitted, not held rows, with its markers
      * @param limit the marker of the limit
-     * @param columns the row columns to return, unqualified
+     * @param returning what the claim returns of each row it took, columns of {@code outbox o}
      * @return one statement that claims the first {@code limit} due rows and returns them, or
      *     {@code null} when the dialect claims in two steps: {@link #dueKeys} then
      *     {@link #returning} of an {@code UPDATE} of exactly those keys
      */
-    abstract String claim(String set, String due, String limit, String columns);
+    abstract String claim(String set, String due, String limit, String returning);
 
     /**
      * Like {@link #claim}, and in the same statement the next due time of the route: the least
      * {@code visible_after} of its pending, not held rows other than those this statement claims
      * (the statement's snapshot still sees them pending). Every returned row carries it as one more
-     * column, {@code next_due}, after {@code columns}; when nothing is claimed, one row comes back
-     * whose columns are all NULL but {@code next_due}.
+     * column, {@code next_due}, after those of {@code returning}; when nothing is claimed, one row
+     * comes back whose columns are all NULL but {@code next_due}.
      *
      * @param set the {@code SET} clause of the claim, with its markers
      * @param due the predicate of due, admitted, not held rows, with its markers
      * @param limit the marker of the limit
-     * @param columns the row columns to return, unqualified
+     * @param returning what the claim returns of each row it took, columns of {@code outbox o}
      * @param pending the predicate of pending, admitted, not held rows, with its markers
      * @return the statement, or {@code null} when the dialect claims in two steps
      */
-    String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
+    String claimWithNextDue(String set, String due, String limit, String returning, String pending) {
         return null;
     }
 
@@ -169,23 +169,23 @@ abstract class SqlDialect {
         }
 
         @Override
-        String claim(String set, String due, String limit, String columns) {
+        String claim(String set, String due, String limit, String returning) {
             return "WITH " + due(due, limit) + " "
                     + "UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
-                    + "RETURNING " + qualify("o.", columns);
+                    + "RETURNING " + returning;
         }
 
         @Override
-        String claimWithNextDue(String set, String due, String limit, String columns, String pending) {
+        String claimWithNextDue(String set, String due, String limit, String returning, String pending) {
             return "WITH " + due(due, limit) + ", "
                     + "claimed AS (UPDATE outbox o SET " + set + " FROM due WHERE o.dispatch_key = due.dispatch_key "
-                    + "RETURNING " + qualify("o.", columns) + "), "
+                    + "RETURNING " + returning + "), "
                     // only read when the claim comes back short (a one-time filter: a full claim
                     // skips the scan, and its caller claims again at once)
                     + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
                     + "(SELECT count(*) FROM due) < " + limit + " AND " + pending
                     + " AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
-                    + "SELECT " + qualify("claimed.", columns) + ", next.next_due FROM next LEFT JOIN claimed ON true";
+                    + "SELECT claimed.*, next.next_due FROM next LEFT JOIN claimed ON true";
         }
 
         @Override
@@ -238,17 +238,6 @@ abstract class SqlDialect {
         @Override
         boolean blockingDriver() {
             return false;
-        }
-
-        private static String qualify(String prefix, String columns) {
-            StringBuilder sb = new StringBuilder();
-            for (String column : columns.split(",")) {
-                if (sb.length() > 0) {
-                    sb.append(", ");
-                }
-                sb.append(prefix).append(column.trim());
-            }
-            return sb.toString();
         }
     }
 

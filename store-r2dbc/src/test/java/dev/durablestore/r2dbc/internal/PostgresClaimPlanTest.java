@@ -75,7 +75,7 @@ class PostgresClaimPlanTest {
                 "status = 'claimed', claimed_at = $1, claim_token = $2, claimed_by = $3",
                 "status = 'pending' AND visible_after <= $4",
                 "$5",
-                OutboxRows.COLUMNS,
+                OutboxRows.CLAIMED_RETURNING_PG,
                 "status = 'pending'");
     }
 
