@@ -58,10 +58,13 @@ final class RawPgShapedDrain {
 
     private static final long STALL_NANOS = TimeUnit.MINUTES.toNanos(5);
 
-    /** {@code OutboxRows.COLUMNS}: every column a claim returns, in the store's order. */
-    private static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
-            + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
-            + "trace_context, priority";
+    /**
+     * {@code OutboxRows.CLAIMED_RETURNING_PG}: what the claim returns of each row it took, the
+     * columns the claim does not set itself, the input as hex text.
+     */
+    private static final String RETURNING = "o.dispatch_key, o.workflow_id, o.ordinal, o.run_id, o.namespace, "
+            + "o.task_queue, o.node, o.activity_type, encode(o.input, 'hex') AS input, o.attempt, o.visible_after, "
+            + "o.trace_context, o.priority";
 
     /**
      * {@code GroupedSettles.SETTLE_ALIKE}, what the store's settle group sends for a round of completes
@@ -256,11 +259,11 @@ final class RawPgShapedDrain {
                 + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
                 + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT ?), "
                 + "claimed AS (UPDATE outbox o SET status = 'claimed', claimed_at = ?, claim_token = ?, "
-                + "claimed_by = ? FROM due WHERE o.dispatch_key = due.dispatch_key RETURNING " + qualified("o.")
+                + "claimed_by = ? FROM due WHERE o.dispatch_key = due.dispatch_key RETURNING " + RETURNING
                 + "), next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
                 + "(SELECT count(*) FROM due) < ? AND status = 'pending' "
                 + "AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
-                + "SELECT " + qualified("claimed.") + ", next.next_due FROM next LEFT JOIN claimed ON true";
+                + "SELECT claimed.*, next.next_due FROM next LEFT JOIN claimed ON true";
     }
 
     /**
@@ -289,11 +292,8 @@ final class RawPgShapedDrain {
                 if (rs.getString(1) == null) {
                     continue; // nothing claimed: the one row of the next due time
                 }
-                keys.add(rows.readRow(rs));
-                rs.getLong(14);
-                rs.getString(15);
-                rs.getInt(16);
-                rs.getLong(17);
+                keys.add(rows.readClaimedRow(rs));
+                rs.getLong(14); // next_due
             }
         }
         return keys;
@@ -308,13 +308,5 @@ final class RawPgShapedDrain {
         int n = settle.executeUpdate();
         keyArray.free();
         return n;
-    }
-
-    private static String qualified(String prefix) {
-        StringBuilder sb = new StringBuilder();
-        for (String column : COLUMNS.split(", ")) {
-            sb.append(sb.length() == 0 ? "" : ", ").append(prefix).append(column);
-        }
-        return sb.toString();
     }
 }

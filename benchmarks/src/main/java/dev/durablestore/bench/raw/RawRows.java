@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.HexFormat;
 
 /**
  * Binds events and outbox rows to the store's insert statements and reads claimed rows back, doing
@@ -18,7 +19,7 @@ public final class RawRows {
 
     private final EventCodec codec;
 
-    /** @param codec the codec (the public one from {@code store-api}, as the store uses) */
+    /** @param codec the codec (the public one from {@code store-core}, as the store uses) */
     public RawRows(EventCodec codec) {
         this.codec = codec;
     }
@@ -147,6 +148,32 @@ public final class RawRows {
         rs.getLong(11);
         rs.getLong(12);
         rs.getLong(13);
+        return key;
+    }
+
+    /**
+     * Reads one row of the store's PostgreSQL claim ({@code OutboxRows.CLAIMED_RETURNING_PG}): the
+     * 13 columns a claim does not set itself, the input as hex text ({@code encode(input, 'hex')}),
+     * decoded as the store decodes it.
+     *
+     * @param rs a positioned result set
+     * @return the row's dispatch key
+     * @throws SQLException on driver failure
+     */
+    public String readClaimedRow(ResultSet rs) throws SQLException {
+        String key = rs.getString(1);
+        rs.getString(2);
+        rs.getLong(3);
+        rs.getString(4);
+        rs.getString(5);
+        rs.getString(6);
+        rs.getString(7);
+        rs.getString(8);
+        var unused = codec.decodePayload(HexFormat.of().parseHex(rs.getString(9)));
+        rs.getInt(10);
+        rs.getLong(11);
+        rs.getString(12);
+        rs.getInt(13);
         return key;
     }
 
