@@ -1,7 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.EventEncoder;
@@ -108,19 +107,6 @@ final class EventRows {
             events.add(decode(s));
         }
         return events;
-    }
-
-    /**
-     * @param text a stored workflow id
-     * @return the id
-     * @throws SerializationException when the text is not a canonical UUID
-     */
-    static WorkflowId workflowId(String text) {
-        try {
-            return WorkflowId.parse(text);
-        } catch (RuntimeException e) {
-            throw new SerializationException("stored workflow id '" + text + "' is not a canonical UUID", e);
-        }
     }
 
     /** An event row as stored: {@code workflow_id, seq, event}. */

@@ -9,6 +9,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.core.internal.OutboxListingSql;
+import dev.durablestore.core.internal.StoredRows;
 import dev.durablestore.core.storage.OutboxReadStorage;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ final class OutboxReads implements OutboxReadStorage {
     @Override
     public Flux<WorkflowId> listUnsettledWorkflowIds() {
         return db.stream("listUnsettledWorkflowIds", c -> Sql.query(c, UNSETTLED, row -> Sql.textAt(row, 0)))
-                .map(EventRows::workflowId);
+                .map(StoredRows::workflowId);
     }
 
     /** O44, O45: one count over the namespace's live or claimed rows. */

@@ -8,6 +8,7 @@ import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.OutboxRowEncoder;
+import dev.durablestore.core.internal.StoredRows;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
@@ -171,7 +172,7 @@ final class OutboxRows {
             long claimToken = status == OutboxStatus.CLAIMED && s.claimToken != null ? s.claimToken : 0L;
             return new OutboxRow(
                     s.dispatchKey,
-                    EventRows.workflowId(s.workflowId),
+                    StoredRows.workflowId(s.workflowId),
                     s.ordinal,
                     s.runId == null ? null : RunId.parse(s.runId),
                     s.namespace == null ? OutboxRow.DEFAULT_ROUTE : s.namespace,

@@ -16,6 +16,7 @@ import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
+import dev.durablestore.core.internal.StoredRows;
 import dev.durablestore.core.projection.HistoryProjection;
 import dev.durablestore.core.projection.ParentIndex;
 import dev.durablestore.core.storage.HistoryStorage;
@@ -251,7 +252,7 @@ final class R2dbcHistory implements HistoryStorage {
     @Override
     public Flux<WorkflowId> listWorkflowIds() {
         return db.stream("listWorkflowIds", c -> Sql.query(c, WORKFLOW_IDS, row -> Sql.textAt(row, 0)))
-                .map(EventRows::workflowId);
+                .map(StoredRows::workflowId);
     }
 
     /**
@@ -275,7 +276,7 @@ final class R2dbcHistory implements HistoryStorage {
                         status = kind.projectedStatus();
                     }
                     if (status == wanted) {
-                        sink.next(EventRows.workflowId(pair[0]));
+                        sink.next(StoredRows.workflowId(pair[0]));
                     }
                 });
     }

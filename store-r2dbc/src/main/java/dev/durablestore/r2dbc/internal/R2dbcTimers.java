@@ -1,10 +1,8 @@
 package dev.durablestore.r2dbc.internal;
 
-import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.core.storage.StoredTimer;
 import dev.durablestore.core.storage.TimerStorage;
-import java.util.Comparator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -16,10 +14,6 @@ final class R2dbcTimers implements TimerStorage {
 
     private static final String EXPIRED = "SELECT workflow_id, timer_id, fire_at FROM timers WHERE fire_at <= $1 "
             + "ORDER BY fire_at, workflow_id, timer_id";
-
-    private static final Comparator<TimerEntry> ORDER = Comparator.comparing(TimerEntry::fireAt)
-            .thenComparing(e -> e.workflowId().toString(), Times.CODE_POINT_ORDER)
-            .thenComparing(e -> e.timerId().canonicalText(), Times.CODE_POINT_ORDER);
 
     private final Db db;
 

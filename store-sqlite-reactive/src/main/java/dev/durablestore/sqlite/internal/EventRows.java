@@ -1,7 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.SerializationException;
-import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.EventEncoder;
@@ -153,19 +152,6 @@ public final class EventRows {
                     "stored event of workflow " + workflowId + " at seq " + seq + " cannot be decoded: "
                             + e.getMessage(),
                     e);
-        }
-    }
-
-    /**
-     * @param text a stored workflow id
-     * @return the id
-     * @throws SerializationException when the text is not a canonical UUID
-     */
-    static WorkflowId workflowId(String text) {
-        try {
-            return WorkflowId.parse(text);
-        } catch (RuntimeException e) {
-            throw new SerializationException("stored workflow id '" + text + "' is not a canonical UUID", e);
         }
     }
 

@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.core.internal.OutboxListingSql;
+import dev.durablestore.core.internal.StoredRows;
 import dev.durablestore.core.storage.OutboxReadStorage;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -90,7 +91,7 @@ public final class OutboxReads implements OutboxReadStorage {
                     List<WorkflowId> ids = new ArrayList<>();
                     try (ResultSet rs = c.prepare(UNSETTLED).executeQuery()) {
                         while (rs.next()) {
-                            ids.add(EventRows.workflowId(rs.getString(1)));
+                            ids.add(StoredRows.workflowId(rs.getString(1)));
                         }
                     }
                     return ids;

@@ -8,6 +8,7 @@ import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.OutboxRowEncoder;
+import dev.durablestore.core.internal.StoredRows;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -98,7 +99,7 @@ public final class OutboxRows {
             long claimToken = status == OutboxStatus.CLAIMED ? rs.getLong(14) : 0L;
             return new OutboxRow(
                     key,
-                    EventRows.workflowId(rs.getString(2)),
+                    StoredRows.workflowId(rs.getString(2)),
                     rs.getLong(3),
                     runId == null ? null : RunId.parse(runId),
                     namespace == null ? OutboxRow.DEFAULT_ROUTE : namespace,

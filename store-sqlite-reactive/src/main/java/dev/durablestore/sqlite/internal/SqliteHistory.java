@@ -12,6 +12,7 @@ import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
+import dev.durablestore.core.internal.StoredRows;
 import dev.durablestore.core.projection.HistoryProjection;
 import dev.durablestore.core.projection.ParentIndex;
 import dev.durablestore.core.storage.HistoryStorage;
@@ -156,7 +157,7 @@ public final class SqliteHistory implements HistoryStorage {
         List<WorkflowId> ids = new ArrayList<>();
         try (ResultSet rs = c.prepare(WORKFLOW_IDS).executeQuery()) {
             while (rs.next()) {
-                ids.add(EventRows.workflowId(rs.getString(1)));
+                ids.add(StoredRows.workflowId(rs.getString(1)));
             }
         }
         return ids;
