@@ -96,7 +96,7 @@ final class GroupedSettles {
      * @return completes once the statement holding it committed
      */
     Mono<Void> submit(String operation, Settle settle) {
-        return db.guarded(operation, groups.submit(settle));
+        return groups.submit(settle, operation, db); // admitted and bounded as Db.guarded does
     }
 
     private Mono<Void> write(List<GroupCommit.Call<Settle, Void>> group) {
