@@ -277,11 +277,15 @@ final class Claims implements ClaimStorage {
         String pending = "status = 'pending'" + filter(p, scope, held, policy);
         String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
         Long[] next = new Long[1];
+        boolean[] read = new boolean[1];
         return Sql.query(
                         c,
                         sql,
                         row -> {
-                            next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
+                            if (!read[0]) { // every row carries the same next_due: decode it once
+                                next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
+                                read[0] = true;
+                            }
                             return Sql.textAt(row, 0) == null
                                     ? Optional.<OutboxRows.Stored>empty()
                                     : Optional.of(OutboxRows.claimed(row, claimedAt, token, true));
