@@ -151,8 +151,9 @@ final class Db implements GroupCommit.Gate {
 
     /**
      * Like {@link #autocommit} without the close check and the in-flight count: for the flush of a
-     * {@link GroupCommit}, whose callers were each admitted by {@link #guarded}. It keeps the
-     * operation timeout, so a database that stops answering cannot hold the group's flush slot.
+     * {@link GroupCommit}, whose callers were each admitted by {@link #guarded} or through this
+     * class as the group's gate. It keeps the operation timeout, so a database that stops
+     * answering cannot hold the group's flush slot.
      *
      * @param operation the operation name
      * @param commands how many callers' commands the statements carry
@@ -261,8 +262,10 @@ final class Db implements GroupCommit.Gate {
 
     /**
      * Admits one operation: refused once the store is closed, counted in flight until it ends
-     * (close waits for it), bounded by the operation timeout, timed for the metrics. The group
-     * commits admit each caller here and run their flushes unguarded.
+     * (close waits for it), bounded by the operation timeout, timed for the metrics. Grouped appends
+     * admit each caller here, grouped settles through this class as their {@link GroupCommit.Gate}
+     * (the same admission, one watchdog instead of a timer per caller); both run their flushes
+     * unguarded.
      *
      * @param operation the operation name
      * @param run the operation
