@@ -1205,6 +1205,36 @@ class EventCodecTest {
                 .isEqualTo(Payload.json("{\"a\":1}"));
     }
 
+    @Test
+    void M25_a_payload_decodes_alike_whatever_the_order_of_its_members_and_unknown_ones_are_ignored() {
+        // the canonical form (read in one streaming pass) and every other form (read as a tree) agree
+        Payload expected = Payload.json("{\"a\":1}");
+        assertThat(codec.decodePayload(utf8("{\"content_type\":\"Json\",\"bytes\":\"eyJhIjoxfQ==\"}")))
+                .isEqualTo(expected);
+        assertThat(codec.decodePayload(utf8("{\"bytes\":\"eyJhIjoxfQ==\",\"content_type\":\"Json\"}")))
+                .isEqualTo(expected);
+        assertThat(codec.decodePayload(utf8(" {\"bytes\" : \"eyJhIjoxfQ==\", \"content_type\":\"Json\"} ")))
+                .isEqualTo(expected);
+        assertThat(codec.decodePayload(utf8("{\"x\":[1],\"bytes\":\"eyJhIjoxfQ==\",\"content_type\":\"Json\"}")))
+                .isEqualTo(expected);
+        assertThat(codec.decodePayload(utf8("{\"content_type\":\"J\\u0073on\",\"bytes\":\"eyJhIjoxfQ==\"}")))
+                .isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "{\"content_type\":\"Json\",\"content_type\":\"Json\",\"bytes\":\"\"}",
+                "{\"content_type\":\"Json\",\"bytes\":\"\",\"bytes\":\"\"}",
+                "{\"content_type\":\"Json\",\"bytes\":\"e30=\"",
+                "{\"content_type\":\"Json\",\"bytes\":\" e30=\"}",
+                "{\"content_type\":null,\"bytes\":\"e30=\"}",
+                "{\"content_type\":\"Json\",\"bytes\":null}"
+            })
+    void X6_payloads_with_a_repeated_member_or_cut_short_are_undecodable(String json) {
+        assertThatThrownBy(() -> codec.decodePayload(utf8(json))).isExactlyInstanceOf(SerializationException.class);
+    }
+
     @ParameterizedTest
     @ValueSource(
             strings = {

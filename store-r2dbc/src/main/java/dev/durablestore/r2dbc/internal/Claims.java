@@ -96,6 +96,13 @@ final class Claims implements ClaimStorage {
     private static final String CLAIMED_ON_ROUTE = "SELECT count(*), count(CASE WHEN claimed_by = $1 THEN 1 END) "
             + "FROM outbox WHERE status = 'claimed' AND claimed_at IS NOT NULL AND namespace = $2 AND task_queue = $3";
 
+    /**
+     * The stream claim's text on PostgreSQL with nothing held, by shape (no scope, a scope without a
+     * node, with one; plain or serial): the same text every time, so built once (racy: two threads
+     * may both build it, and store equal texts).
+     */
+    private final String[] streamClaims = new String[6];
+
     private final Db db;
     private final OutboxRows codec;
     private final Clock clock;
@@ -275,13 +282,28 @@ final class Claims implements ClaimStorage {
         }
         String limitMarker = p.add(limit);
         String pending = "status = 'pending'" + filter(p, scope, held, policy);
-        String sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
+        String sql;
+        if (held.isEmpty()) {
+            // the text then depends only on the shape of scope and policy: built once per shape
+            int shape = (scope == null ? 0 : scope.node() == null ? 1 : 2) + (policy.serialPerWorkflow() ? 3 : 0);
+            sql = streamClaims[shape];
+            if (sql == null) {
+                sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
+                streamClaims[shape] = sql;
+            }
+        } else {
+            sql = db.dialect().claimWithNextDue(set, due, limitMarker, OutboxRows.CLAIMED_RETURNING_PG, pending);
+        }
         Long[] next = new Long[1];
+        boolean[] read = new boolean[1];
         return Sql.query(
                         c,
                         sql,
                         row -> {
-                            next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
+                            if (!read[0]) { // every row carries the same next_due: decode it once
+                                next[0] = Sql.longAt(row, OutboxRows.CLAIMED_COLUMN_COUNT);
+                                read[0] = true;
+                            }
                             return Sql.textAt(row, 0) == null
                                     ? Optional.<OutboxRows.Stored>empty()
                                     : Optional.of(OutboxRows.claimed(row, claimedAt, token, true));

@@ -9,12 +9,15 @@ import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.IsolationLevel;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * How every operation reaches the database: a connection from the factory per operation, each
@@ -26,7 +29,7 @@ import reactor.core.scheduler.Scheduler;
  * (r2dbc-h2 wraps the blocking H2 engine), every operation is subscribed on the store's own
  * scheduler, and writes of this instance go through one {@link WriteLane}.
  */
-final class Db {
+final class Db implements GroupCommit.Gate {
 
     private final ConnectionFactory factory;
     private final SqlDialect dialect;
@@ -148,8 +151,9 @@ final class Db {
 
     /**
      * Like {@link #autocommit} without the close check and the in-flight count: for the flush of a
-     * {@link GroupCommit}, whose callers were each admitted by {@link #guarded}. It keeps the
-     * operation timeout, so a database that stops answering cannot hold the group's flush slot.
+     * {@link GroupCommit}, whose callers were each admitted by {@link #guarded} or through this
+     * class as the group's gate. It keeps the operation timeout, so a database that stops
+     * answering cannot hold the group's flush slot.
      *
      * @param operation the operation name
      * @param commands how many callers' commands the statements carry
@@ -258,8 +262,10 @@ final class Db {
 
     /**
      * Admits one operation: refused once the store is closed, counted in flight until it ends
-     * (close waits for it), bounded by the operation timeout, timed for the metrics. The group
-     * commits admit each caller here and run their flushes unguarded.
+     * (close waits for it), bounded by the operation timeout, timed for the metrics. Grouped appends
+     * admit each caller here, grouped settles through this class as their {@link GroupCommit.Gate}
+     * (the same admission, one watchdog instead of a timer per caller); both run their flushes
+     * unguarded.
      *
      * @param operation the operation name
      * @param run the operation
@@ -280,30 +286,57 @@ final class Db {
         });
     }
 
-    /**
-     * @param operation the operation that timed out
-     * @return its error: the database did not answer in time (a write may still commit)
-     */
-    private BackendException timedOut(String operation) {
-        return new TransientBackendException(operation + " timed out after " + operationTimeout
-                + ": the database did not answer" + " (a write may still commit: read it back)");
-    }
+    // GroupCommit.Gate: what guarded() does around one operation, for the callers of a group commit
+    // that each wait for a flush (GroupCommit.submit with a gate), with one watchdog per group commit
+    // instead of a timer per caller. Only for a non-blocking driver (no scheduler to subscribe on).
 
-    /** Counts an operation out; the last one out after close lets the close go on. */
-    private void leave() {
-        if (inFlight.decrementAndGet() == 0 && closed) {
-            drained.tryEmitEmpty();
-        }
-    }
-
-    /** Counts an operation in, unless the store is closed. */
-    private boolean enter() {
+    @Override
+    public boolean enter() {
         inFlight.incrementAndGet();
         if (closed) {
             inFlight.decrementAndGet();
             return false;
         }
         return true;
+    }
+
+    /** Counts an operation out; the last one out after close lets the close go on. */
+    @Override
+    public void leave() {
+        if (inFlight.decrementAndGet() == 0 && closed) {
+            drained.tryEmitEmpty();
+        }
+    }
+
+    @Override
+    public Throwable refused(String operation) {
+        return closedError(operation);
+    }
+
+    @Override
+    public long timeoutNanos() {
+        return operationTimeout.toNanos();
+    }
+
+    @Override
+    public void ended(String operation, long nanos, boolean success) {
+        metrics.operation(operation, nanos, success);
+    }
+
+    /** Runs on Reactor's parallel scheduler, where {@code Mono.timeout} runs its timers. */
+    @Override
+    public Disposable schedule(Runnable task, long delayNanos) {
+        return Schedulers.parallel().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * @param operation the operation that timed out
+     * @return its error: the database did not answer in time (a write may still commit)
+     */
+    @Override
+    public BackendException timedOut(String operation) {
+        return new TransientBackendException(operation + " timed out after " + operationTimeout
+                + ": the database did not answer" + " (a write may still commit: read it back)");
     }
 
     /**

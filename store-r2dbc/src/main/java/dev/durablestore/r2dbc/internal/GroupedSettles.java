@@ -1,6 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,12 +97,30 @@ final class GroupedSettles {
      * @return completes once the statement holding it committed
      */
     Mono<Void> submit(String operation, Settle settle) {
-        return db.guarded(operation, groups.submit(settle));
+        return groups.submit(settle, operation, db); // admitted and bounded as Db.guarded does
     }
 
     private Mono<Void> write(List<GroupCommit.Call<Settle, Void>> group) {
+        // the usual group (a drain's completes) has no key twice: one round, found by sorting it,
+        // which its statement needs anyway, instead of counting every key in a map
+        List<GroupCommit.Call<Settle, Void>> sorted = new ArrayList<>(group);
+        sorted.sort(BY_KEY);
+        boolean distinct = true;
+        for (int i = 1; i < sorted.size() && distinct; i++) {
+            distinct = !sorted.get(i)
+                    .request()
+                    .key()
+                    .equals(sorted.get(i - 1).request().key());
+        }
+        if (distinct) {
+            return writeRound(sorted);
+        }
         return Flux.fromIterable(rounds(group)).concatMap(this::writeRound).then();
     }
+
+    /** Code-point order of the keys, the order PostgreSQL's {@code "C"} index locks them in. */
+    private static final Comparator<GroupCommit.Call<Settle, Void>> BY_KEY = (a, b) ->
+            Times.CODE_POINT_ORDER.compare(a.request().key(), b.request().key());
 
     /** @return the group split so that no key appears twice in a round; rounds in submission order */
     static <T> List<List<GroupCommit.Call<Settle, T>>> rounds(List<GroupCommit.Call<Settle, T>> group) {
@@ -118,8 +137,7 @@ final class GroupedSettles {
     }
 
     private Mono<Void> writeRound(List<GroupCommit.Call<Settle, Void>> round) {
-        round.sort((a, b) ->
-                Times.CODE_POINT_ORDER.compare(a.request().key(), b.request().key()));
+        round.sort(BY_KEY); // (linear when sorted already)
         int n = round.size();
         String[] keys = new String[n];
         String[] statuses = new String[n];

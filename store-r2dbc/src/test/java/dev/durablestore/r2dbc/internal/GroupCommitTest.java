@@ -215,4 +215,128 @@ class GroupCommitTest {
         // then both callers of the failed group get the error
         assertThat(errors).hasSize(2).allSatisfy(e -> assertThat(e).hasMessage("server lost"));
     }
+
+    /** A gate like the store's Db: counts callers in flight, times out after {@code timeout}, may be closed. */
+    private static final class TestGate implements GroupCommit.Gate {
+        final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        final List<String> ended = new CopyOnWriteArrayList<>();
+        final java.time.Duration timeout;
+        volatile boolean closed;
+
+        TestGate(java.time.Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        @Override
+        public boolean enter() {
+            if (closed) {
+                return false;
+            }
+            inFlight.incrementAndGet();
+            return true;
+        }
+
+        @Override
+        public void leave() {
+            inFlight.decrementAndGet();
+        }
+
+        @Override
+        public Throwable refused(String operation) {
+            return new IllegalStateException(operation + " refused");
+        }
+
+        @Override
+        public Throwable timedOut(String operation) {
+            return new IllegalStateException(operation + " timed out");
+        }
+
+        @Override
+        public long timeoutNanos() {
+            return timeout.toNanos();
+        }
+
+        @Override
+        public void ended(String operation, long nanos, boolean success) {
+            ended.add(operation + ":" + success);
+        }
+
+        @Override
+        public Disposable schedule(Runnable task, long delayNanos) {
+            return reactor.core.scheduler.Schedulers.parallel().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Test
+    void a_gated_request_completes_with_its_flush_and_leaves_the_gate() {
+        // given an idle group commit and a gate with a long timeout
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
+        TestGate gate = new TestGate(java.time.Duration.ofMinutes(1));
+
+        // when one gated request is submitted and its flush commits
+        StepVerifier.create(group.submit(1, "complete", gate))
+                .then(() -> {
+                    assertThat(gate.inFlight.get()).isEqualTo(1);
+                    flush.commit(0);
+                })
+                // then it completes with its value, reported once and counted out
+                .expectNext(10)
+                .verifyComplete();
+        assertThat(gate.ended).containsExactly("complete:true");
+        assertThat(gate.inFlight.get()).isZero();
+    }
+
+    @Test
+    void gated_requests_time_out_by_their_operation_and_one_not_yet_taken_is_left_out() {
+        // given a flush in flight that never commits, and a gate with a short timeout
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
+        TestGate gate = new TestGate(java.time.Duration.ofMillis(100));
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        group.submit(1, "complete", gate).subscribe(v -> {}, errors::add);
+        group.submit(2, "retry", gate).subscribe(v -> {}, errors::add); // waits for the flush of 1
+
+        // when their deadlines pass
+        long began = System.nanoTime();
+        while (errors.size() < 2 && System.nanoTime() - began < TimeUnit.SECONDS.toNanos(10)) {
+            Thread.onSpinWait();
+        }
+
+        // then both fail with their own operation's timeout, counted out and reported as failures (in
+        // either order: a watchdog that re-arms at once may run on another thread of the scheduler)
+        assertThat(errors)
+                .extracting(Throwable::getMessage)
+                .containsExactlyInAnyOrder("complete timed out", "retry timed out");
+        assertThat(System.nanoTime() - began).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(gate.inFlight.get()).isZero();
+        assertThat(gate.ended).containsExactlyInAnyOrder("complete:false", "retry:false");
+
+        // and when the stuck flush ends, the timed-out request that was still queued is not written
+        flush.pending.get(0).tryEmitEmpty();
+        assertThat(flush.groups).containsExactly(List.of(1));
+    }
+
+    @Test
+    void a_gated_request_is_refused_once_the_gate_is_closed_and_a_cancelled_one_leaves_it() {
+        // given a flush in flight and a gate
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
+        TestGate gate = new TestGate(java.time.Duration.ofMinutes(1));
+        group.submit(1, "complete", gate).subscribe();
+
+        // when a queued caller cancels, it is counted out and left out of the next group
+        Disposable queued = group.submit(2, "complete", gate).subscribe();
+        assertThat(gate.inFlight.get()).isEqualTo(2);
+        queued.dispose();
+        assertThat(gate.inFlight.get()).isEqualTo(1);
+        flush.commit(0);
+        assertThat(flush.groups).containsExactly(List.of(1));
+
+        // and once the gate is closed a new caller is refused, naming its operation
+        gate.closed = true;
+        StepVerifier.create(group.submit(3, "fail", gate))
+                .expectErrorMessage("fail refused")
+                .verify();
+    }
 }
