@@ -159,7 +159,8 @@ final class RawPgClaimDrain {
                 + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
                 + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT ?), "
                 + "claimed AS (UPDATE outbox o SET status = 'claimed', claimed_at = ?, claim_token = ? "
-                + "FROM due WHERE o.dispatch_key = due.dispatch_key RETURNING " + columns("o.") + "), "
+                + "WHERE o.dispatch_key = ANY (ARRAY(SELECT dispatch_key FROM due)) RETURNING " + columns("o.")
+                + "), "
                 + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
                 + "(SELECT count(*) FROM due) < ? AND " + pending
                 + " AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "

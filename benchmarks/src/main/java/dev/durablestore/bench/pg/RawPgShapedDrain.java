@@ -259,7 +259,8 @@ final class RawPgShapedDrain {
                 + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
                 + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT ?), "
                 + "claimed AS (UPDATE outbox o SET status = 'claimed', claimed_at = ?, claim_token = ?, "
-                + "claimed_by = ? FROM due WHERE o.dispatch_key = due.dispatch_key RETURNING " + RETURNING
+                + "claimed_by = ? WHERE o.dispatch_key = ANY (ARRAY(SELECT dispatch_key FROM due)) RETURNING "
+                + RETURNING
                 + "), next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
                 + "(SELECT count(*) FROM due) < ? AND status = 'pending' "
                 + "AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
