@@ -9,6 +9,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.api.WorkflowId;
@@ -19,7 +20,9 @@ import io.r2dbc.spi.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -124,6 +127,83 @@ class PostgresGroupedSettleTest {
         assertThat(state(k.get(3)).status()).isEqualTo(OutboxStatus.CANCELLED);
         assertThat(state(k.get(4))).isEqualTo(new OutboxRowState(OutboxStatus.PENDING, 3, later));
         assertThat(batches).contains(4);
+    }
+
+    @Test
+    void W6_fenced_settles_in_one_group_are_each_fenced_by_their_own_claim() {
+        // given five rows claimed at once, rows 1 and 4 retried and claimed again by a second claim
+        List<String> k = stage(5);
+        Map<String, OutboxRow> first = byKey(store.claim(5).block(TIMEOUT));
+        StepVerifier.create(
+                        Mono.when(store.retry(k.get(1), 1, clock.instant()), store.retry(k.get(4), 1, clock.instant())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        Map<String, OutboxRow> second = byKey(store.claim(2).block(TIMEOUT));
+        assertThat(second.keySet()).containsExactlyInAnyOrder(k.get(1), k.get(4));
+        Instant later = clock.instant().plusSeconds(60);
+        Mono<Void> stale;
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(first.get(k.get(0))).cache();
+            blocked.subscribe();
+            batches.clear();
+
+            // when one group holds a complete of row 1 under its first (stale) claim, a complete of
+            // row 4 under its second claim (the token row 1 now holds), a fail and a retry
+            stale = store.complete(first.get(k.get(1))).cache();
+            stale.subscribe(null, e -> {}); // verified below
+            Mono<Void> group = Mono.when(
+                    store.complete(second.get(k.get(4))),
+                    store.fail(first.get(k.get(2))),
+                    store.retry(first.get(k.get(3)), 2, later));
+            StepVerifier.create(group.and(blocked))
+                    .then(lock::release)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+
+        // then the stale settle alone is refused and changed nothing; the others took their change,
+        // from one statement of four
+        StepVerifier.create(stale).expectError(StaleClaimException.class).verify(TIMEOUT);
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.CLAIMED);
+        assertThat(state(k.get(0)).status()).isEqualTo(OutboxStatus.DONE);
+        assertThat(state(k.get(4)).status()).isEqualTo(OutboxStatus.DONE);
+        assertThat(state(k.get(2)).status()).isEqualTo(OutboxStatus.FAILED);
+        assertThat(state(k.get(3))).isEqualTo(new OutboxRowState(OutboxStatus.PENDING, 2, later));
+        assertThat(batches).contains(4);
+        // and the row's current claim still settles it
+        StepVerifier.create(store.complete(second.get(k.get(1))))
+                .expectComplete()
+                .verify(TIMEOUT);
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.DONE);
+    }
+
+    @Test
+    void W6_a_second_fenced_complete_of_a_row_in_one_group_is_refused() {
+        // given a claimed row, and the fenced flush in flight waiting for a lock on another
+        List<String> k = stage(2);
+        Map<String, OutboxRow> rows = byKey(store.claim(2).block(TIMEOUT));
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(rows.get(k.get(0))).cache();
+            blocked.subscribe();
+
+            // when the same claimed row is completed twice in one group
+            Mono<Void> once = store.complete(rows.get(k.get(1))).cache();
+            Mono<Void> twice = store.complete(rows.get(k.get(1))).cache();
+            once.subscribe(null, e -> {});
+            twice.subscribe(null, e -> {});
+            lock.release();
+
+            // then the first completes and the second, applied after it, finds the row done
+            StepVerifier.create(blocked.and(once)).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(twice).expectError(StaleClaimException.class).verify(TIMEOUT);
+        }
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.DONE);
+    }
+
+    private static Map<String, OutboxRow> byKey(List<OutboxRow> rows) {
+        Map<String, OutboxRow> byKey = new HashMap<>();
+        rows.forEach(r -> byKey.put(r.dispatchKey(), r));
+        return byKey;
     }
 
     @Test

@@ -86,6 +86,7 @@ final class OutboxWrites implements OutboxWriteStorage {
     private final Clock clock;
     private final Runnable wake;
     private final GroupedSettles settles;
+    private final GroupedFencedSettles fencedSettles;
 
     /**
      * @param db database access
@@ -99,6 +100,7 @@ final class OutboxWrites implements OutboxWriteStorage {
         this.clock = clock;
         this.wake = wake;
         this.settles = db.dialect().postgres() ? new GroupedSettles(db, this::now, wake) : null;
+        this.fencedSettles = db.dialect().postgres() ? new GroupedFencedSettles(db, this::now, wake) : null;
     }
 
     /** A write that may make rows claimable: wake-up (and the notify of other nodes) after the commit. */
@@ -107,15 +109,16 @@ final class OutboxWrites implements OutboxWriteStorage {
     }
 
     /**
-     * W6: a settle fenced by the claim that returned the row, one statement: on PostgreSQL it
-     * commits on its own; an update count of 0 means the claim is no longer current, and nothing
-     * was written.
+     * W6: a settle fenced by the claim that returned the row: on PostgreSQL grouped with concurrent
+     * fenced settles into one statement ({@link GroupedFencedSettles}); on H2 one statement in its
+     * transaction, whose update count of 0 means the claim is no longer current (nothing written).
      */
     @Override
     public Mono<Void> fenced(StepEncoder.Settle s, String operation) {
-        Mono<Void> write = db.dialect().postgres()
-                ? db.autocommit(operation, 1, c -> FencedSettles.apply(c, s, now(), operation))
-                : db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
+        if (fencedSettles != null) {
+            return fencedSettles.submit(operation, s); // wakes the streams itself after a retry
+        }
+        Mono<Void> write = db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
         return s.settlement() == WorkflowStep.Settlement.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
     }
 
