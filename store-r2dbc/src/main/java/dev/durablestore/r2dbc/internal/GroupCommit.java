@@ -56,6 +56,9 @@ final class GroupCommit<R, T> {
     @FunctionalInterface
     interface Flush<R, T> {
         /**
+         * Called for one group at a time, in the order the groups were taken (queue order); the
+         * returned {@code Mono} is subscribed at once, and may run beside another group's.
+         *
          * @param group the requests, in submission order; never empty
          * @return completes when every statement of the group finished
          */
@@ -253,6 +256,8 @@ final class GroupCommit<R, T> {
     private final ArrayDeque<Call<R, T>> watched = new ArrayDeque<>();
     /** The watchdog armed for the head of {@link #watched}, or {@code null}; guarded by {@link #watched}. */
     private Disposable watchdog;
+    /** Held while a group is taken and its write assembled, so groups are taken in queue order. */
+    private final Object takeLock = new Object();
 
     /**
      * @param maxGroup the most requests in one group
@@ -363,26 +368,43 @@ final class GroupCommit<R, T> {
         } while (wip.decrementAndGet() != 0);
     }
 
-    /** Takes the group for the slot reserved in {@link #drain} and writes it; frees the slot when none is left. */
+    /**
+     * Takes the group for the slot reserved in {@link #drain} and writes it; frees the slot when none
+     * is left. Groups are taken, and their writes assembled ({@link Flush#write}), one at a time, so
+     * a flush sees the groups taken before it in the order they were taken: queue order.
+     */
     private void takeAndStart() {
         List<Call<R, T>> group = new ArrayList<>(); // (size() walks the whole queue)
-        Call<R, T> call;
-        while (group.size() < maxGroup && (call = queue.poll()) != null) {
-            if (call.open()) { // a call cancelled or timed out meanwhile is left out
-                group.add(call);
+        Mono<Void> write = null;
+        synchronized (takeLock) {
+            Call<R, T> call;
+            while (group.size() < maxGroup && (call = queue.poll()) != null) {
+                if (call.open()) { // a call cancelled or timed out meanwhile is left out
+                    group.add(call);
+                }
+            }
+            if (!group.isEmpty()) {
+                write = assemble(group);
             }
         }
-        if (group.isEmpty()) {
+        if (write == null) {
             flushing.decrementAndGet();
             drain();
             return;
         }
-        start(group);
+        start(group, write);
     }
 
-    private void start(List<Call<R, T>> group) {
-        Mono.defer(() -> flush.write(group))
-                .doFinally(signal -> {
+    private Mono<Void> assemble(List<Call<R, T>> group) {
+        try {
+            return flush.write(group);
+        } catch (RuntimeException e) {
+            return Mono.error(e);
+        }
+    }
+
+    private void start(List<Call<R, T>> group, Mono<Void> write) {
+        write.doFinally(signal -> {
                     flushing.decrementAndGet();
                     drain();
                 })
