@@ -55,6 +55,13 @@ public final class PostgresComparison implements Workload {
      * loops run more, see {@link RawBaselines}).
      */
     public static final int SCALE_DOWN = 10;
+    /**
+     * P1's timed loops (both stores) run this many times the scaled-down appends: at 20,000-40,000
+     * appends/s a tenth of P1 took 0.12-0.3 s, short enough for one JIT or GC pause on the shared
+     * cores to halve a run's figure (one run of three at 39,953/s, two at ~17,000/s, JVM CPU 16
+     * against 76-86 ms per 1,000 appends).
+     */
+    static final int P1_SCALE = 4;
     /** The node counts of the claims comparison. */
     public static final List<Integer> NODE_COUNTS = List.of(1, 2, 4);
     /** The pool sizes of the pool-sizing context figures (one node). */
@@ -224,11 +231,11 @@ public final class PostgresComparison implements Workload {
                 double sqlite;
                 Measured pg;
                 if (sqliteFirst) {
-                    sqlite = sqliteAppends(ctx, mode.sqlite(), appends);
-                    pg = pgAppends(nodes, appends, meter);
+                    sqlite = sqliteAppends(ctx, mode.sqlite(), appends * P1_SCALE);
+                    pg = pgAppends(nodes, appends * P1_SCALE, meter);
                 } else {
-                    pg = pgAppends(nodes, appends, meter);
-                    sqlite = sqliteAppends(ctx, mode.sqlite(), appends);
+                    pg = pgAppends(nodes, appends * P1_SCALE, meter);
+                    sqlite = sqliteAppends(ctx, mode.sqlite(), appends * P1_SCALE);
                 }
                 ctx.log(String.format(
                         "PG   P1 PostgreSQL %.0f appends/s, SQLite %.0f appends/s", pg.perSecond(), sqlite));
@@ -343,7 +350,8 @@ public final class PostgresComparison implements Workload {
                 + "mode may lose the last commits on a power loss or OS crash, not on an application crash). "
                 + "Each run opens its PostgreSQL nodes on fresh schemas (the `search_path` of their connections; "
                 + "pools filled before any timing), empties the tables between measurements and drops the schemas "
-                + "afterwards. Sizes are a tenth of P1's and P2's, the same for both stores. P1: " + appends
+                + "afterwards. Sizes are a tenth of P1's and P2's, the same for both stores, but P1 times "
+                + P1_SCALE + "× as many (a tenth is a fraction of a second at these rates). P1: " + appends * P1_SCALE
                 + " appends, one `WorkflowStarted` each on a new workflow (expected head 0), " + IN_FLIGHT
                 + " in flight. P2: " + rows + " rows staged with `appendWithOutbox` (" + fanOut + " per workflow, "
                 + "64 in flight, timed separately), then drained by `claimStream(maxBatch 100)` → "
@@ -460,8 +468,7 @@ public final class PostgresComparison implements Workload {
 
     private static Measured pgAppends(PgNodes nodes, int n, CpuMeter meter) {
         // the nodes are opened fresh each run: their connections prepare the append statements here,
-        // untimed, as a long-running store's have (a store's first 5,000 appends after opening cost
-        // it 2-3x the JVM time per append of the next 5,000)
+        // untimed, as a long-running store's have
         Drives.appendRate(nodes.stores().get(0), Drives.startEvents(PER_SET_WARM_UP), IN_FLIGHT);
         List<Event> events = Drives.startEvents(n);
         nodes.truncate();

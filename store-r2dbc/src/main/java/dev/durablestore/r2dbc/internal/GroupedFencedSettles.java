@@ -4,13 +4,13 @@ import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.StepEncoder;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.util.retry.Retry;
 
 /**
  * The fenced single-row settles on PostgreSQL ({@code complete(row)}, {@code fail(row)},
@@ -97,6 +97,10 @@ final class GroupedFencedSettles {
         return groups.submit(new Fenced(settle, operation), operation, db);
     }
 
+    /** Code-point order of the keys, the order PostgreSQL's {@code "C"} index locks them in. */
+    private static final Comparator<GroupCommit.Call<Fenced, Void>> BY_KEY = (a, b) -> Times.CODE_POINT_ORDER.compare(
+            a.request().settle().dispatchKey(), b.request().settle().dispatchKey());
+
     private Mono<Void> write(List<GroupCommit.Call<Fenced, Void>> group) {
         List<List<GroupCommit.Call<Fenced, Void>>> rounds =
                 GroupedSettles.rounds(group, call -> call.request().settle().dispatchKey());
@@ -105,9 +109,11 @@ final class GroupedFencedSettles {
 
     private Mono<Void> writeRound(List<GroupCommit.Call<Fenced, Void>> calls) {
         long nowNanos = now.getAsLong();
+        List<GroupCommit.Call<Fenced, Void>> sorted = new ArrayList<>(calls);
+        sorted.sort(BY_KEY);
         List<GroupCommit.Call<Fenced, Void>> round = new ArrayList<>(calls.size());
         List<Long> visible = new ArrayList<>(calls.size());
-        for (GroupCommit.Call<Fenced, Void> call : calls) {
+        for (GroupCommit.Call<Fenced, Void> call : sorted) {
             StepEncoder.Settle s = call.request().settle();
             try {
                 visible.add(s.settlement() == WorkflowStep.Settlement.RETRY ? s.retryVisibleAfter(nowNanos) : 0L);
@@ -120,86 +126,56 @@ final class GroupedFencedSettles {
             return Mono.empty();
         }
         int n = round.size();
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        java.util.Arrays.sort(
-                order,
-                (a, b) -> Times.CODE_POINT_ORDER.compare(
-                        round.get(a).request().settle().dispatchKey(),
-                        round.get(b).request().settle().dispatchKey()));
         String[] keys = new String[n];
         Long[] tokens = new Long[n];
         String[] statuses = new String[n];
         Long[] attempts = new Long[n];
-        Long[] visibleAfter = new Long[n];
+        Long[] visibleAfter = visible.toArray(new Long[0]);
         boolean retries = false;
         boolean alike = true;
         for (int i = 0; i < n; i++) {
-            StepEncoder.Settle s = round.get(order[i]).request().settle();
+            StepEncoder.Settle s = round.get(i).request().settle();
             keys[i] = s.dispatchKey();
             tokens[i] = s.claimToken();
             statuses[i] = s.settlement() == WorkflowStep.Settlement.RETRY
                     ? PENDING
                     : s.settlement().status().token();
             attempts[i] = (long) s.nextAttempt();
-            visibleAfter[i] = visible.get(order[i]);
             retries |= PENDING.equals(statuses[i]);
             alike &= statuses[i].equals(statuses[0]);
         }
         boolean wakes = retries;
         boolean oneStatus = alike && !retries;
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
-        return db.unguardedAutocommit(
-                        operation,
-                        n,
-                        c -> (oneStatus
-                                        ? Sql.query(
-                                                c,
-                                                SETTLE_ALIKE,
-                                                row -> Sql.textAt(row, 0),
-                                                keys,
-                                                tokens,
-                                                statuses[0],
-                                                nowNanos)
-                                        : Sql.query(
-                                                c,
-                                                SETTLE,
-                                                row -> Sql.textAt(row, 0),
-                                                keys,
-                                                tokens,
-                                                statuses,
-                                                attempts,
-                                                visibleAfter,
-                                                nowNanos))
-                                .collect(HashSet<String>::new, Set::add))
-                .retryWhen(Retry.max(3)
-                        .filter(Failures::isDeadlock)
-                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
-                .doOnSuccess(changed -> {
-                    if (wakes) {
-                        wake.run();
+        return GroupedSettles.sendRound(
+                db,
+                operation,
+                round,
+                c -> (oneStatus
+                                ? Sql.query(
+                                        c, SETTLE_ALIKE, row -> Sql.textAt(row, 0), keys, tokens, statuses[0], nowNanos)
+                                : Sql.query(
+                                        c,
+                                        SETTLE,
+                                        row -> Sql.textAt(row, 0),
+                                        keys,
+                                        tokens,
+                                        statuses,
+                                        attempts,
+                                        visibleAfter,
+                                        nowNanos))
+                        .collect(HashSet<String>::new, Set::add),
+                wakes ? wake : null,
+                (call, changed) -> {
+                    Fenced f = call.request();
+                    if (changed.contains(f.settle().dispatchKey())) {
+                        call.succeed(null);
+                    } else { // its fence failed: nothing of it was written
+                        call.fail(new StaleClaimException(
+                                f.operation(),
+                                f.settle().dispatchKey(),
+                                f.settle().claimToken()));
                     }
-                    for (GroupCommit.Call<Fenced, Void> call : round) {
-                        Fenced f = call.request();
-                        if (changed != null && changed.contains(f.settle().dispatchKey())) {
-                            call.succeed(null);
-                        } else {
-                            call.fail(new StaleClaimException(
-                                    f.operation(),
-                                    f.settle().dispatchKey(),
-                                    f.settle().claimToken()));
-                        }
-                    }
-                })
-                // a failed round fails its own callers; the group's later rounds are still sent
-                .onErrorResume(e -> {
-                    for (GroupCommit.Call<Fenced, Void> call : round) {
-                        call.fail(e);
-                    }
-                    return Mono.empty();
-                })
-                .then();
+                });
     }
 }

@@ -1,10 +1,12 @@
 package dev.durablestore.r2dbc.internal;
 
+import io.r2dbc.spi.Connection;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import reactor.core.publisher.Flux;
@@ -173,26 +175,55 @@ final class GroupedSettles {
         boolean wakes = retries;
         boolean oneStatus = alike && !retries;
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
-        return db.unguardedAutocommit(
-                        operation,
-                        n,
-                        c -> oneStatus
-                                ? Sql.update(c, SETTLE_ALIKE, statuses[0], now.getAsLong(), keys)
-                                : Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()))
+        return sendRound(
+                db,
+                operation,
+                round,
+                c -> oneStatus
+                        ? Sql.update(c, SETTLE_ALIKE, statuses[0], now.getAsLong(), keys)
+                        : Sql.update(c, SETTLE, keys, statuses, attempts, visible, now.getAsLong()),
+                wakes ? wake : null,
+                (call, changed) -> call.succeed(null));
+    }
+
+    /**
+     * Sends the statement of one round of a settle group, which commits by itself: again when
+     * PostgreSQL aborted it as a deadlock victim (an aborted statement changed nothing), up to
+     * three times. Once it committed, {@code wake} runs (when given: the round made rows
+     * claimable) and {@code settle} completes each caller from what the statement returned; a
+     * failed round fails its own callers (the group's later rounds are still sent).
+     *
+     * @param db database access
+     * @param operation the round's operation name
+     * @param round the calls the statement carries
+     * @param statement sends the statement
+     * @param wake wakes the claim streams after the commit, or {@code null}
+     * @param settle completes one caller from the statement's result
+     * @param <R> a request
+     * @param <X> what the statement returns
+     * @return completes once every caller of the round has its signal
+     */
+    static <R, X> Mono<Void> sendRound(
+            Db db,
+            String operation,
+            List<GroupCommit.Call<R, Void>> round,
+            Function<Connection, Mono<X>> statement,
+            Runnable wake,
+            BiConsumer<GroupCommit.Call<R, Void>, X> settle) {
+        return db.unguardedAutocommit(operation, round.size(), statement)
                 .retryWhen(Retry.max(3)
                         .filter(Failures::isDeadlock)
                         .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
-                .doOnSuccess(changed -> {
-                    if (wakes) {
+                .doOnSuccess(result -> {
+                    if (wake != null) {
                         wake.run();
                     }
-                    for (GroupCommit.Call<Settle, Void> call : round) {
-                        call.succeed(null);
+                    for (GroupCommit.Call<R, Void> call : round) {
+                        settle.accept(call, result);
                     }
                 })
-                // a failed round fails its own callers; the group's later rounds are still sent
                 .onErrorResume(e -> {
-                    for (GroupCommit.Call<Settle, Void> call : round) {
+                    for (GroupCommit.Call<R, Void> call : round) {
                         call.fail(e);
                     }
                     return Mono.empty();

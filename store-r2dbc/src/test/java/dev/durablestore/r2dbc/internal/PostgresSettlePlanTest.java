@@ -1,18 +1,17 @@
 package dev.durablestore.r2dbc.internal;
 
+import static dev.durablestore.r2dbc.internal.PlanFixture.lines;
+import static dev.durablestore.r2dbc.internal.PlanFixture.rowsReadFromOutbox;
+import static dev.durablestore.r2dbc.internal.PlanFixture.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.r2dbc.PostgresServer;
-import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
-import io.r2dbc.spi.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,15 +64,7 @@ class PostgresSettlePlanTest {
         ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
         List<String> lines = Mono.usingWhen(
                         Mono.from(factory.create()),
-                        c -> run(c, "CREATE SCHEMA " + schema)
-                                .then(run(c, "SET search_path TO " + schema))
-                                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
-                                .concatMap(sql -> run(c, sql))
-                                .then(run(c, "ALTER TABLE outbox SET (autovacuum_enabled = false)"))
-                                .then(run(c, rows))
-                                .then(run(c, "DELETE FROM outbox"))
-                                .then(run(c, "ANALYZE outbox"))
-                                .then(run(c, rows))
+                        c -> PlanFixture.analysedWhileEmpty(c, schema, rows)
                                 .then(run(c, "SET plan_cache_mode = " + planCacheMode))
                                 .thenMany(Flux.fromIterable(work))
                                 .concatMap(sql -> run(c, sql))
@@ -128,31 +119,5 @@ class PostgresSettlePlanTest {
 
     private static String array(java.util.stream.Stream<String> values, String type) {
         return "ARRAY[" + values.collect(Collectors.joining(",")) + "]::" + type + "[]";
-    }
-
-    /**
-     * @param plan {@code EXPLAIN ANALYZE} output
-     * @return the rows every scan of the outbox produced, over all its loops
-     */
-    private static long rowsReadFromOutbox(String plan) {
-        Matcher scan = Pattern.compile("Scan[^(\\n]* on outbox\\b[^(\\n]*\\(actual rows=(\\d+) loops=(\\d+)\\)")
-                .matcher(plan);
-        long read = 0;
-        while (scan.find()) {
-            read += Long.parseLong(scan.group(1)) * Long.parseLong(scan.group(2));
-        }
-        return read;
-    }
-
-    /** Sent by the simple query protocol (a batch), so the driver binds nothing to {@code $n}. */
-    private static Mono<Long> run(Connection c, String sql) {
-        return Flux.from(c.createBatch().add(sql).execute())
-                .concatMap(Result::getRowsUpdated)
-                .reduce(0L, Long::sum);
-    }
-
-    private static Flux<String> lines(Connection c, String sql) {
-        return Flux.from(c.createBatch().add(sql).execute())
-                .concatMap(r -> r.map((row, meta) -> String.valueOf(row.get(0))));
     }
 }

@@ -1,0 +1,64 @@
+package dev.durablestore.r2dbc.internal;
+
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Result;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** What the plan tests share: an outbox with wrong statistics, and reading {@code EXPLAIN} output. */
+final class PlanFixture {
+
+    private PlanFixture() {}
+
+    /**
+     * Creates the store's schema in {@code schema} (the connection's search path from then on),
+     * fills the outbox with {@code rows}, empties it, analyses it while it holds no live row
+     * (autovacuum off, so the statistics stay as they are: {@code reltuples = 0}), and fills it again.
+     *
+     * @param c the connection
+     * @param schema a fresh schema name
+     * @param rows an {@code INSERT INTO outbox …}
+     * @return completes once the outbox is refilled
+     */
+    static Mono<Void> analysedWhileEmpty(Connection c, String schema, String rows) {
+        return run(c, "CREATE SCHEMA " + schema)
+                .then(run(c, "SET search_path TO " + schema))
+                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
+                .concatMap(sql -> run(c, sql))
+                .then(run(c, "ALTER TABLE outbox SET (autovacuum_enabled = false)"))
+                .then(run(c, rows))
+                .then(run(c, "DELETE FROM outbox"))
+                .then(run(c, "ANALYZE outbox"))
+                .then(run(c, rows))
+                .then();
+    }
+
+    /**
+     * @param plans {@code EXPLAIN ANALYZE} output
+     * @return the rows every scan of the outbox produced, over all its loops
+     */
+    static long rowsReadFromOutbox(String plans) {
+        Matcher scan = Pattern.compile("Scan[^(\\n]* on outbox\\b[^(\\n]*\\(actual rows=(\\d+) loops=(\\d+)\\)")
+                .matcher(plans);
+        long read = 0;
+        while (scan.find()) {
+            read += Long.parseLong(scan.group(1)) * Long.parseLong(scan.group(2));
+        }
+        return read;
+    }
+
+    /** Sent by the simple query protocol (a batch), so the driver binds nothing to {@code $n}. */
+    static Mono<Long> run(Connection c, String sql) {
+        return Flux.from(c.createBatch().add(sql).execute())
+                .concatMap(Result::getRowsUpdated)
+                .reduce(0L, Long::sum);
+    }
+
+    /** @return the first column of every row {@code sql} returns, as text */
+    static Flux<String> lines(Connection c, String sql) {
+        return Flux.from(c.createBatch().add(sql).execute())
+                .concatMap(r -> r.map((row, meta) -> String.valueOf(row.get(0))));
+    }
+}
