@@ -56,6 +56,7 @@ class PostgresGroupedAppendOrderTest {
 
     @Test
     void pipelined_appends_of_one_workflow_commit_in_submission_order_across_groups() {
+        // given 40 workflows, five appends each (expected heads 0 to 4)
         int workflows = 40;
         int perWorkflow = 5;
         List<WorkflowId> ids = new ArrayList<>();
@@ -63,7 +64,7 @@ class PostgresGroupedAppendOrderTest {
             ids.add(WorkflowId.random());
         }
         Instant at = clock.instant();
-        // seq 1 of every workflow, then seq 2 of every workflow, …: all subscribed at once
+        // when seq 1 of every workflow, then seq 2 of every workflow, …, are all subscribed at once
         List<Mono<Void>> appends = new ArrayList<>();
         for (int seq = 1; seq <= perWorkflow; seq++) {
             for (WorkflowId w : ids) {
@@ -74,6 +75,8 @@ class PostgresGroupedAppendOrderTest {
             }
         }
         Flux.fromIterable(appends).flatMap(m -> m, appends.size()).then().block(TIMEOUT);
+
+        // then every append committed (none refused as a conflict), over more than one group
 
         for (WorkflowId w : ids) {
             assertThat(store.readHead(w).block(TIMEOUT)).isEqualTo(perWorkflow);
