@@ -49,8 +49,15 @@ final class RawBaselines {
      * @param shaped the faster of the two drains in the store's shape (the ceiling of
      *     {@code PG-drain-vs-db-scheduler})
      * @param shapedCounts that drain's rows per claim and per settle statement
+     * @param shapedTurns the drain in the store's shape whose claim and settle take turns (claims of
+     *     up to {@link RawPgShapedDrain#MAX_BATCH}), as the store's claims and settles of about 64 do
      */
-    record Judged(Measured drain, Measured append, Measured shaped, RawPgShapedDrain.Result shapedCounts) {}
+    record Judged(
+            Measured drain,
+            Measured append,
+            Measured shaped,
+            RawPgShapedDrain.Result shapedCounts,
+            Measured shapedTurns) {}
 
     private final RawRows rows = new RawRows(EventCodec.create());
     private final RawPgDrain drain = new RawPgDrain(rows);
@@ -114,6 +121,7 @@ final class RawBaselines {
         }
         // the ceiling of PG-drain-vs-db-scheduler: the store's drain without the store, in both of its forms
         Measured shaped = null;
+        Measured shapedTurns = null;
         RawPgShapedDrain.Result shapedCounts = null;
         for (int maxClaim : new int[] {RawPgShapedDrain.MAX_BATCH, RawPgShapedDrain.OVERLAPPED}) {
             RawPgShapedDrain shapedDrain = new RawPgShapedDrain(rows, maxClaim);
@@ -125,6 +133,9 @@ final class RawBaselines {
                         counts[0] = shapedDrain.drain(pool, drainRows);
                         return counts[0].rowsPerSecond();
                     }));
+            if (maxClaim == RawPgShapedDrain.MAX_BATCH) {
+                shapedTurns = m;
+            }
             if (shaped == null || m.perSecond() > shaped.perSecond()) {
                 shaped = m;
                 shapedCounts = counts[0];
@@ -150,7 +161,7 @@ final class RawBaselines {
                         + poolSize + " connections",
                 "rows/s",
                 timedOnStaged(server, nodes, meter, total, fanOut, poolSize, true, pattern::settles));
-        return new Judged(judgedDrain, judgedAppend, shaped, shapedCounts);
+        return new Judged(judgedDrain, judgedAppend, shaped, shapedCounts, shapedTurns);
     }
 
     /** A timed loop over events. */
