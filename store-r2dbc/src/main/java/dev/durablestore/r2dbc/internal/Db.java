@@ -315,7 +315,10 @@ final class Db implements GroupCommit.Gate {
 
     @Override
     public long timeoutNanos() {
-        return operationTimeout.toNanos();
+        // a timeout of some centuries has no nanosecond count: it never fires
+        return operationTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+                ? Long.MAX_VALUE
+                : operationTimeout.toNanos();
     }
 
     @Override

@@ -239,7 +239,12 @@ final class GroupCommit<R, T> {
             if (!call.open()) {
                 return; // cancelled in onSubscribe: left it at once
             }
-            commit.watch(call);
+            try {
+                commit.watch(call);
+            } catch (RuntimeException e) { // its watchdog could not be armed (a scheduler shut down)
+                call.fail(e); // counted out, signalled, never queued
+                return;
+            }
             commit.queue.add(call);
             commit.drain();
         }

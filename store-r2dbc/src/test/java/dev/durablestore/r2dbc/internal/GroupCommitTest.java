@@ -222,6 +222,7 @@ class GroupCommitTest {
         final List<String> ended = new CopyOnWriteArrayList<>();
         final java.time.Duration timeout;
         volatile boolean closed;
+        volatile boolean schedulerDown;
 
         TestGate(java.time.Duration timeout) {
             this.timeout = timeout;
@@ -263,6 +264,9 @@ class GroupCommitTest {
 
         @Override
         public Disposable schedule(Runnable task, long delayNanos) {
+            if (schedulerDown) {
+                throw new java.util.concurrent.RejectedExecutionException("scheduler shut down");
+            }
             return reactor.core.scheduler.Schedulers.parallel().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         }
     }
@@ -338,5 +342,23 @@ class GroupCommitTest {
         StepVerifier.create(group.submit(3, "fail", gate))
                 .expectErrorMessage("fail refused")
                 .verify();
+    }
+
+    @Test
+    void a_gated_request_whose_watchdog_cannot_be_armed_fails_and_leaves_the_gate() {
+        // given an idle group commit and a gate whose scheduler refuses every task
+        HeldFlush flush = new HeldFlush();
+        GroupCommit<Integer, Integer> group = new GroupCommit<>(8, 1, flush);
+        TestGate gate = new TestGate(java.time.Duration.ofMinutes(1));
+        gate.schedulerDown = true;
+
+        // when a gated request is submitted
+        // then it fails with the refusal, is counted out, and nothing is written
+        StepVerifier.create(group.submit(1, "complete", gate))
+                .expectErrorMessage("scheduler shut down")
+                .verify();
+        assertThat(gate.inFlight.get()).isZero();
+        assertThat(gate.ended).containsExactly("complete:false");
+        assertThat(flush.groups).isEmpty();
     }
 }
