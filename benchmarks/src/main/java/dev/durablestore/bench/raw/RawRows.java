@@ -127,14 +127,14 @@ public final class RawRows {
     }
 
     /**
-     * Reads a row of {@link RawSql#COLUMNS} the way a dispatcher needs it: every column, the input
-     * decoded.
+     * Reads the first eight columns, which a full row and the PostgreSQL claim's row share: the
+     * dispatch key, workflow, ordinal, run, route, node and activity type.
      *
      * @param rs a positioned result set
      * @return the dispatch key
      * @throws SQLException on failure
      */
-    public String readRow(ResultSet rs) throws SQLException {
+    private static String readLeadingColumns(ResultSet rs) throws SQLException {
         String key = rs.getString(1);
         rs.getString(2);
         rs.getLong(3);
@@ -143,6 +143,19 @@ public final class RawRows {
         rs.getString(6);
         rs.getString(7);
         rs.getString(8);
+        return key;
+    }
+
+    /**
+     * Reads a row of {@link RawSql#COLUMNS} the way a dispatcher needs it: every column, the input
+     * decoded.
+     *
+     * @param rs a positioned result set
+     * @return the dispatch key
+     * @throws SQLException on failure
+     */
+    public String readRow(ResultSet rs) throws SQLException {
+        String key = readLeadingColumns(rs);
         var unused = codec.decodePayload(rs.getBytes(9)); // decoded for its cost, as a dispatcher would
         rs.getString(10);
         rs.getLong(11);
@@ -161,14 +174,7 @@ public final class RawRows {
      * @throws SQLException on driver failure
      */
     public String readClaimedRow(ResultSet rs) throws SQLException {
-        String key = rs.getString(1);
-        rs.getString(2);
-        rs.getLong(3);
-        rs.getString(4);
-        rs.getString(5);
-        rs.getString(6);
-        rs.getString(7);
-        rs.getString(8);
+        String key = readLeadingColumns(rs);
         var unused = codec.decodePayload(HexFormat.of().parseHex(rs.getString(9)));
         rs.getInt(10);
         rs.getLong(11);
