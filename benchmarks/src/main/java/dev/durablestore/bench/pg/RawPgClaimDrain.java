@@ -153,9 +153,9 @@ final class RawPgClaimDrain {
         String due = "status = 'pending' AND visible_after <= ?" + filter;
         String pending = "status = 'pending'" + filter;
         return "WITH p AS (SELECT dispatch_key FROM outbox WHERE priority > 0 AND " + due
-                + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT ? FOR UPDATE SKIP LOCKED), "
+                + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT (SELECT ?) FOR UPDATE SKIP LOCKED), "
                 + "z AS (SELECT dispatch_key FROM outbox WHERE " + due + " "
-                + "ORDER BY visible_after, dispatch_key LIMIT ? FOR UPDATE SKIP LOCKED), "
+                + "ORDER BY visible_after, dispatch_key LIMIT (SELECT ?) FOR UPDATE SKIP LOCKED), "
                 + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
                 + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT ?), "
                 + "claimed AS (UPDATE outbox o SET status = 'claimed', claimed_at = ?, claim_token = ? "

@@ -79,8 +79,9 @@ class PostgresClaimPlanTest {
         assertThat(rowsReadFromOutbox(plans)).as(plans).isLessThanOrEqualTo(2 * 2 * 30);
     }
 
-    @Test
-    void a_claim_on_a_never_analysed_queue_reads_the_pending_index_in_order() {
+    @ParameterizedTest
+    @ValueSource(strings = {"force_generic_plan", "force_custom_plan"})
+    void a_claim_on_a_never_analysed_queue_reads_the_pending_index_in_order(String mode) {
         // given a fresh outbox with 10,000 due rows and no statistics on any column
         String schema = "plan_" + UUID.randomUUID().toString().substring(0, 8);
         ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
@@ -98,7 +99,7 @@ class PostgresClaimPlanTest {
                                                 + "'\\x00'::bytea, 'pending', 0, 1000 + g / 100, 'default', 'default' "
                                                 + "FROM generate_series(1, " + PENDING + ") g"))
                                 // when the stream's claim statement is planned generically (as cached)
-                                .then(run(c, "SET plan_cache_mode = force_generic_plan"))
+                                .then(run(c, "SET plan_cache_mode = " + mode))
                                 // (inside a DO block: the driver sends no statement text with $n markers unbound)
                                 .then(run(
                                         c,
@@ -117,6 +118,75 @@ class PostgresClaimPlanTest {
         assertThat(text).contains("Index Scan using outbox_pending");
         assertThat(text).doesNotContain("Sort Key: outbox_1.visible_after");
         assertThat(text.replace("Bitmap Index Scan on outbox_pkey", "")).doesNotContain("Bitmap Index Scan");
+    }
+
+    @Test
+    void a_cached_claim_keeps_its_generic_plan_and_locks_only_its_limit() {
+        // given 20,000 due rows, analysed
+        String schema = "plan_" + UUID.randomUUID().toString().substring(0, 8);
+        ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
+        List<String> seen = Mono.usingWhen(
+                        Mono.zip(Mono.from(factory.create()), Mono.from(factory.create())),
+                        both -> {
+                            io.r2dbc.spi.Connection c = both.getT1();
+                            io.r2dbc.spi.Connection other = both.getT2();
+                            return run(c, "CREATE SCHEMA " + schema)
+                                    .then(run(c, "SET search_path TO " + schema))
+                                    .then(run(other, "SET search_path TO " + schema))
+                                    .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
+                                    .concatMap(sql -> run(c, sql))
+                                    .then(run(
+                                            c,
+                                            "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, "
+                                                    + "input, status, attempt, visible_after, namespace, task_queue) "
+                                                    + "SELECT 'k' || lpad(g::text, 8, '0'), 'w' || g, 0, 'a', "
+                                                    + "'\\x00'::bytea, 'pending', 0, 1000 + g, 'default', 'default' "
+                                                    + "FROM generate_series(1, 20000) g"))
+                                    .then(run(c, "ANALYZE outbox"))
+                                    // when the stream's claim of 40, whose text carries the plan bound
+                                    // 64, runs ten times as a cached statement (planned as PostgreSQL
+                                    // chooses), each in its own transaction
+                                    .then(run(c, "SET plan_cache_mode = auto"))
+                                    .then(run(
+                                            c,
+                                            "DO $do$ BEGIN EXECUTE $q$PREPARE claim(bigint, bigint, text, bigint, "
+                                                    + "int) AS " + claimStatement() + "$q$; END $do$"))
+                                    .thenMany(Flux.range(0, 10)
+                                            .concatMap(i -> run(c, "BEGIN")
+                                                    .thenMany(lines(c, "EXECUTE claim(5000, 7, NULL, 999999999, 40)"))
+                                                    .count()
+                                                    // and while the tenth is not yet committed, another
+                                                    // transaction takes every row it can lock
+                                                    .flatMap(claimed -> (i < 9
+                                                                    ? Mono.just("")
+                                                                    : lines(
+                                                                                    other,
+                                                                                    "SELECT count(*) FROM (SELECT 1 "
+                                                                                            + "FROM outbox FOR UPDATE SKIP "
+                                                                                            + "LOCKED) free")
+                                                                            .next()
+                                                                            .map(free -> " free=" + free))
+                                                            .map(free -> "claimed=" + claimed + free))
+                                                    .flatMap(line ->
+                                                            run(c, "COMMIT").thenReturn(line))))
+                                    .concatWith(lines(
+                                            c,
+                                            "SELECT 'generic=' || generic_plans || ' custom=' || custom_plans "
+                                                    + "FROM pg_prepared_statements WHERE name = 'claim'"))
+                                    .collectList()
+                                    .flatMap(lines -> run(c, "DROP SCHEMA " + schema + " CASCADE")
+                                            .thenReturn(lines));
+                        },
+                        both -> Mono.from(both.getT1().close())
+                                .then(Mono.from(both.getT2().close())))
+                .block(TIMEOUT);
+
+        // then every claim took its 40 rows and locked no more (the other transaction could lock
+        // all 20,000 rows but the 40 of the claim in flight), and PostgreSQL kept the generic plan
+        // after its first five custom ones rather than planning each run afresh
+        assertThat(seen.subList(0, 9)).containsOnly("claimed=40");
+        assertThat(seen.get(9)).isEqualTo("claimed=40 free=19960");
+        assertThat(seen.get(10)).isEqualTo("generic=5 custom=5");
     }
 
     /**
