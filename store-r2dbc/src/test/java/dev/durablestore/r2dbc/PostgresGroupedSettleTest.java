@@ -200,6 +200,45 @@ class PostgresGroupedSettleTest {
         assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.DONE);
     }
 
+    @Test
+    void W6_a_fenced_group_that_fails_fails_every_caller_and_settles_none_of_its_rows() {
+        // given four claimed rows, and a fenced flush in flight waiting for a lock on the whole table
+        List<String> k = stage(4);
+        Map<String, OutboxRow> rows = byKey(store.claim(4).block(TIMEOUT));
+        List<Mono<Void>> group = new ArrayList<>();
+        try (Lock lock = Lock.table(harness.factory())) {
+            Mono<Void> blocked = store.complete(rows.get(k.get(0)))
+                    .onErrorResume(e -> Mono.empty())
+                    .cache();
+            blocked.subscribe();
+
+            // when three fenced settles queue behind it and the table goes away before they run
+            group.add(store.complete(rows.get(k.get(1))).cache());
+            group.add(store.fail(rows.get(k.get(2))).cache());
+            group.add(store.retry(rows.get(k.get(3)), 1, clock.instant()).cache());
+            group.forEach(caller -> caller.subscribe(null, e -> {})); // verified below
+            lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
+            lock.release();
+            StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
+        }
+
+        // then every caller of the group fails with a backend error (X7), none with a stale claim
+        for (Mono<Void> caller : group) {
+            StepVerifier.create(caller).expectError(BackendException.class).verify(TIMEOUT);
+        }
+        // and once the table is back, none of their rows was settled: each is still claimed, and
+        // its claim still settles it
+        try (Lock renamed = new Lock(harness.factory(), "ALTER TABLE outbox_gone RENAME TO outbox")) {
+            renamed.release();
+        }
+        for (int i = 1; i < 4; i++) {
+            assertThat(state(k.get(i)).status()).isEqualTo(OutboxStatus.CLAIMED);
+            StepVerifier.create(store.complete(rows.get(k.get(i))))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+    }
+
     private static Map<String, OutboxRow> byKey(List<OutboxRow> rows) {
         Map<String, OutboxRow> byKey = new HashMap<>();
         rows.forEach(r -> byKey.put(r.dispatchKey(), r));
