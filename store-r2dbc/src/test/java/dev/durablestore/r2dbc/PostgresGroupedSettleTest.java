@@ -239,6 +239,41 @@ class PostgresGroupedSettleTest {
         }
     }
 
+    @Test
+    void O3_a_settle_leaves_a_row_whose_status_token_is_unknown_as_it_is() {
+        // given two claimed rows whose stored status tokens were then damaged (O3: corrupt)
+        List<String> k = stage(2);
+        Map<String, OutboxRow> rows = byKey(store.claim(2).block(TIMEOUT));
+        try (Lock damage =
+                new Lock(harness.factory(), "UPDATE outbox SET status = 'nope' WHERE dispatch_key = ANY($1)", (Object)
+                        k.toArray(new String[0]))) {
+            damage.release();
+        }
+
+        // when one is completed by its key and the other by its claim
+        StepVerifier.create(store.complete(k.get(0))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.complete(rows.get(k.get(1))))
+                .expectError(StaleClaimException.class)
+                .verify(TIMEOUT);
+
+        // then neither is live, so neither was settled: both still hold the damaged token, as on
+        // the SQLite store
+        assertThat(storedStatuses(k)).containsExactly("nope", "nope");
+    }
+
+    private List<String> storedStatuses(List<String> keys) {
+        return Flux.usingWhen(
+                        harness.factory().create(),
+                        c -> Flux.from(c.createStatement(
+                                                "SELECT status FROM outbox WHERE dispatch_key = ANY($1) ORDER BY dispatch_key")
+                                        .bind(0, keys.toArray(new String[0]))
+                                        .execute())
+                                .concatMap(r -> r.map((row, meta) -> row.get(0, String.class))),
+                        Connection::close)
+                .collectList()
+                .block(TIMEOUT);
+    }
+
     private static Map<String, OutboxRow> byKey(List<OutboxRow> rows) {
         Map<String, OutboxRow> byKey = new HashMap<>();
         rows.forEach(r -> byKey.put(r.dispatchKey(), r));

@@ -42,12 +42,12 @@ final class GroupedFencedSettles {
 
     /**
      * Where a fenced row is found: by its key (the primary key, {@code ANY(keys)}), then its claim
-     * and token. Its status is {@code claimed}, written as "none of the others" for the reason
-     * {@link GroupedSettles#LIVE} gives: as {@code status = 'claimed'}, the planner walked
+     * and token. Its status is {@code claimed}, tested on {@code status || ''} for the reason
+     * {@link GroupedSettles#live} gives: as {@code status = 'claimed'}, the planner walked
      * {@code outbox_workflow} for it when the statistics said the table was empty.
      */
     private static final String FENCE = "WHERE o.dispatch_key = ANY($1::text[]) AND o.dispatch_key = u.dispatch_key "
-            + "AND o.claim_token = u.claim_token AND o.status NOT IN ('pending', 'done', 'failed', 'cancelled') "
+            + "AND o.claim_token = u.claim_token AND (o.status || '') = 'claimed' "
             + "RETURNING o.dispatch_key";
 
     /** Every settle of a round ends in the same terminal status (the usual group: completes). */

@@ -44,13 +44,20 @@ final class GroupedSettles {
     private static final String PENDING = "pending";
 
     /**
-     * A live row ({@code pending} or {@code claimed}), written as "none of the settled statuses" so
-     * that no index can serve it: the rows of a settle are then found only through the primary key,
-     * by {@code dispatch_key = ANY(keys)}, whatever the table's statistics say. Written as
-     * {@code IN ('pending', 'claimed')}, a settle of 64 keys on an outbox analysed while empty and
-     * refilled walked every row of {@code outbox_workflow} (PostgresSettlePlanTest).
+     * A live row ({@code pending} or {@code claimed}), tested on {@code status || ''} so that no
+     * index can serve it: the rows of a settle are then found only through the primary key, by
+     * {@code dispatch_key = ANY(keys)}, whatever the table's statistics say. Written on the bare
+     * column, {@code status IN ('pending', 'claimed')}, a settle of 64 keys on an outbox analysed
+     * while empty and refilled walked every row of {@code outbox_workflow} (PostgresSettlePlanTest).
+     * Written as "none of the settled statuses" it also matched a row whose stored token is none of
+     * the five (O3: corrupt), which a settle then overwrote where the SQLite store leaves it.
+     *
+     * @param status the status column, qualified when needed
+     * @return the predicate
      */
-    static final String LIVE = "NOT IN ('done', 'failed', 'cancelled')";
+    static String live(String status) {
+        return "(" + status + " || '') IN ('pending', 'claimed')";
+    }
 
     /** One statement settles every row of a round; a retry ({@code pending}) keeps {@code settled_at}. */
     static final String SETTLE = "UPDATE outbox o SET status = u.status, claimed_at = NULL, "
@@ -59,7 +66,7 @@ final class GroupedSettles {
             + "settled_at = CASE WHEN u.status = 'pending' THEN o.settled_at ELSE $5 END "
             + "FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) "
             + "AS u(dispatch_key, status, attempt, visible_after) "
-            + "WHERE o.dispatch_key = ANY($1::text[]) AND o.dispatch_key = u.dispatch_key AND o.status " + LIVE;
+            + "WHERE o.dispatch_key = ANY($1::text[]) AND o.dispatch_key = u.dispatch_key AND " + live("o.status");
 
     /**
      * A round whose settles all end in the same terminal status (every complete of a drain): the
@@ -68,7 +75,7 @@ final class GroupedSettles {
      * and a deadlock is sent again as for it.
      */
     static final String SETTLE_ALIKE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2 "
-            + "WHERE dispatch_key = ANY($3::text[]) AND status " + LIVE;
+            + "WHERE dispatch_key = ANY($3::text[]) AND " + live("status");
 
     /**
      * One settle.
