@@ -62,6 +62,15 @@ public final class PostgresComparison implements Workload {
      * against 76-86 ms per 1,000 appends).
      */
     static final int P1_SCALE = 4;
+    /**
+     * The claims drains (1, 2 and 4 nodes) and db-scheduler's drain run this many times the
+     * scaled-down rows, as many as the raw drains ({@link RawBaselines#DRAIN_SCALE}): at ~15,000
+     * rows/s a tenth of P2 took 0.6 s, and within one run of the PG section the 1-node drain ranged
+     * from 9,239 to 17,235 rows/s and db-scheduler from 5,415 to 8,517 executions/s, so the median
+     * of three per-run ratios against db-scheduler came out anywhere from 1.56 to 2.22 in four runs
+     * of the same code.
+     */
+    static final int CLAIMS_SCALE = RawBaselines.DRAIN_SCALE;
     /** The node counts of the claims comparison. */
     public static final List<Integer> NODE_COUNTS = List.of(1, 2, 4);
     /** The pool sizes of the pool-sizing context figures (one node). */
@@ -277,7 +286,7 @@ public final class PostgresComparison implements Workload {
             Map<Integer, Measured> claims = new LinkedHashMap<>();
             for (int count : NODE_COUNTS) {
                 ctx.log("PG run " + run + "/" + ctx.runs() + " claims, " + count + " node(s)");
-                Measured drain = claimsDrain(durable, count, rows, fanOut, meter, results);
+                Measured drain = claimsDrain(durable, count, rows * CLAIMS_SCALE, fanOut, meter, results);
                 ctx.log(String.format(
                         "PG   %d node(s): %.0f rows/s, rows per node %s",
                         count, drain.perSecond(), results.lastSpread));
@@ -299,7 +308,7 @@ public final class PostgresComparison implements Workload {
                     "db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, " + DbSchedulerDrain.THREADS
                             + " threads, no-op one-time task",
                     "executions/s",
-                    DbSchedulerDrain.drain(server, meter, rows));
+                    DbSchedulerDrain.drain(server, meter, rows * CLAIMS_SCALE));
             ctx.log(String.format(
                     "PG   db-scheduler %.0f executions/s; raw drain in the store's shape %.0f rows/s (%.1f rows per "
                             + "claim, %.1f per settle statement): %.2fx db-scheduler, the store %.2fx of it",
@@ -356,7 +365,8 @@ public final class PostgresComparison implements Workload {
                 + " appends, one `WorkflowStarted` each on a new workflow (expected head 0), " + IN_FLIGHT
                 + " in flight. P2: " + rows + " rows staged with `appendWithOutbox` (" + fanOut + " per workflow, "
                 + "64 in flight, timed separately), then drained by `claimStream(maxBatch 100)` → "
-                + "`flatMap(complete, " + CONCURRENCY + ")`. Claims: " + rows + " rows staged with "
+                + "`flatMap(complete, " + CONCURRENCY + ")`. Claims: " + rows * CLAIMS_SCALE + " rows ("
+                + CLAIMS_SCALE + "× P2's: a tenth of P2 drained in a fraction of a second) staged with "
                 + "`appendOutboxBatch` (untimed; within a run, later drains of no more rows get a copy of the rows "
                 + "it wrote back by one `INSERT … SELECT`), then drained at once by 1, 2 and 4 nodes — separate "
                 + "`R2dbcReactiveStore` instances, each with its own pool — each running `claimStream(maxBatch 100)` "
@@ -369,8 +379,8 @@ public final class PostgresComparison implements Workload {
                 + "durable nodes' schema, emptied before each), plain JDBC (pgjdbc over HikariCP, "
                 + "`synchronous_commit=on`, autocommit: every statement its own transaction) with no store around "
                 + "them; outbox rows staged as for the claims drains (untimed). Batched drain: "
-                + rows * RawBaselines.DRAIN_SCALE + " rows (" + RawBaselines.DRAIN_SCALE + "× the store's: it is "
-                + "several times faster, and a loop of milliseconds would time the clock); each of 1, 2 or 4 "
+                + rows * RawBaselines.DRAIN_SCALE + " rows (as many as the store's claims drains); each of 1, 2 "
+                + "or 4 "
                 + "threads with its own connection loops on `UPDATE outbox SET "
                 + "status='claimed' … WHERE dispatch_key IN (SELECT … WHERE status='pending' AND visible_after <= ? "
                 + "ORDER BY visible_after, dispatch_key LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING <every column>` "
@@ -404,7 +414,8 @@ public final class PostgresComparison implements Workload {
                 + "in flight on its pool.\n\n"
                 + "db-scheduler " + DbSchedulerDrain.VERSION + " (com.github.kagkarlsson:db-scheduler) as a peer on "
                 + "the same server: its `scheduled_tasks` table from its PostgreSQL DDL (with its three indexes) in "
-                + "a schema of its own; " + rows + " executions of a no-op one-time task staged due by one `INSERT "
+                + "a schema of its own; " + rows * CLAIMS_SCALE + " executions of a no-op one-time task (as many as "
+                + "the store's claims drains) staged due by one `INSERT "
                 + "… SELECT … generate_series` (untimed), then one scheduler started with the lock-and-fetch "
                 + "polling strategy (`SELECT … FOR UPDATE SKIP LOCKED`), timed from `start()` until every "
                 + "execution ran and was deleted. Settings from its docs/performance.md (its best lock-and-fetch "

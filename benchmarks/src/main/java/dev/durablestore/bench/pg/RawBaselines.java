@@ -28,7 +28,11 @@ final class RawBaselines {
      * faster, and a loop of a few tens of milliseconds would time the clock, not the database.
      */
     static final int APPEND_SCALE = 10;
-    /** The batched drain drains this many times the store's rows, for the same reason (it is 5–10× faster). */
+    /**
+     * The raw drains drain this many times P2's rows, as the store's claims drains and db-scheduler
+     * do ({@code PostgresComparison.CLAIMS_SCALE}): a tenth of P2 is drained in a fraction of a
+     * second, short enough for one pause on the shared cores to halve a figure.
+     */
     static final int DRAIN_SCALE = 3;
 
     /**
