@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -202,25 +203,18 @@ class PostgresGroupedSettleTest {
 
     @Test
     void W6_a_fenced_group_that_fails_fails_every_caller_and_settles_none_of_its_rows() {
-        // given four claimed rows, and a fenced flush in flight waiting for a lock on the whole table
+        // given four claimed rows
         List<String> k = stage(4);
         Map<String, OutboxRow> rows = byKey(store.claim(4).block(TIMEOUT));
-        List<Mono<Void>> group = new ArrayList<>();
-        try (Lock lock = Lock.table(harness.factory())) {
-            Mono<Void> blocked = store.complete(rows.get(k.get(0)))
-                    .onErrorResume(e -> Mono.empty())
-                    .cache();
-            blocked.subscribe();
 
-            // when three fenced settles queue behind it and the table goes away before they run
-            group.add(store.complete(rows.get(k.get(1))).cache());
-            group.add(store.fail(rows.get(k.get(2))).cache());
-            group.add(store.retry(rows.get(k.get(3)), 1, clock.instant()).cache());
-            group.forEach(caller -> caller.subscribe(null, e -> {})); // verified below
-            lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
-            lock.release();
-            StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
-        }
+        // when a fenced flush waits for a lock on the whole table, three fenced settles queue behind
+        // it, and the table goes away before they run
+        List<Mono<Void>> group = queuedBehindAVanishingTable(
+                () -> store.complete(rows.get(k.get(0))),
+                List.of(
+                        () -> store.complete(rows.get(k.get(1))),
+                        () -> store.fail(rows.get(k.get(2))),
+                        () -> store.retry(rows.get(k.get(3)), 1, clock.instant())));
 
         // then every caller of the group fails with a backend error (X7), none with a stale claim
         for (Mono<Void> caller : group) {
@@ -228,9 +222,7 @@ class PostgresGroupedSettleTest {
         }
         // and once the table is back, none of their rows was settled: each is still claimed, and
         // its claim still settles it
-        try (Lock renamed = new Lock(harness.factory(), "ALTER TABLE outbox_gone RENAME TO outbox")) {
-            renamed.release();
-        }
+        HarnessSupport.execute(harness.factory(), "ALTER TABLE outbox_gone RENAME TO outbox");
         for (int i = 1; i < 4; i++) {
             assertThat(state(k.get(i)).status()).isEqualTo(OutboxStatus.CLAIMED);
             StepVerifier.create(store.complete(rows.get(k.get(i))))
@@ -244,11 +236,9 @@ class PostgresGroupedSettleTest {
         // given two claimed rows whose stored status tokens were then damaged (O3: corrupt)
         List<String> k = stage(2);
         Map<String, OutboxRow> rows = byKey(store.claim(2).block(TIMEOUT));
-        try (Lock damage =
-                new Lock(harness.factory(), "UPDATE outbox SET status = 'nope' WHERE dispatch_key = ANY($1)", (Object)
-                        k.toArray(new String[0]))) {
-            damage.release();
-        }
+        HarnessSupport.execute(
+                harness.factory(), "UPDATE outbox SET status = 'nope' WHERE dispatch_key = ANY($1)", (Object)
+                        k.toArray(new String[0]));
 
         // when one is completed by its key and the other by its claim
         StepVerifier.create(store.complete(k.get(0))).expectComplete().verify(TIMEOUT);
@@ -272,6 +262,28 @@ class PostgresGroupedSettleTest {
                         Connection::close)
                 .collectList()
                 .block(TIMEOUT);
+    }
+
+    /**
+     * Sends {@code first} while a lock on the whole table holds it, queues {@code queued} behind it
+     * (one group), then renames the table away and releases the lock, so the group's statement
+     * finds no table. {@code first}'s own outcome is ignored.
+     *
+     * @return the queued callers, subscribed, in order
+     */
+    private List<Mono<Void>> queuedBehindAVanishingTable(
+            Supplier<Mono<Void>> first, List<Supplier<Mono<Void>>> queued) {
+        List<Mono<Void>> group = new ArrayList<>();
+        try (Lock lock = Lock.table(harness.factory())) {
+            Mono<Void> blocked = first.get().onErrorResume(e -> Mono.empty()).cache();
+            blocked.subscribe();
+            queued.forEach(settle -> group.add(settle.get().cache()));
+            group.forEach(caller -> caller.subscribe(null, e -> {})); // verified by the caller
+            lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
+            lock.release();
+            StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
+        }
+        return group;
     }
 
     private static Map<String, OutboxRow> byKey(List<OutboxRow> rows) {
@@ -332,23 +344,17 @@ class PostgresGroupedSettleTest {
 
     @Test
     void a_group_that_fails_fails_every_caller_in_it_with_a_backend_error() {
-        // given three staged rows, and the flush in flight waiting for a lock on the whole table
+        // given three staged rows
         List<String> k = stage(3);
-        List<Mono<Void>> group = new ArrayList<>();
-        try (Lock lock = Lock.table(harness.factory())) {
-            Mono<Void> blocked =
-                    store.complete(k.get(0)).onErrorResume(e -> Mono.empty()).cache();
-            blocked.subscribe();
 
-            // when three settles queue behind it and the table goes away before they run
-            group.add(store.complete(k.get(1)).cache());
-            group.add(store.fail(k.get(2)).cache());
-            group.add(store.retry(k.get(1), 1, clock.instant()).cache());
-            group.forEach(caller -> caller.subscribe(null, e -> {})); // verified below
-            lock.run("ALTER TABLE outbox RENAME TO outbox_gone");
-            lock.release();
-            StepVerifier.create(blocked).expectComplete().verify(TIMEOUT);
-        }
+        // when a flush waits for a lock on the whole table, three settles queue behind it, and the
+        // table goes away before they run
+        List<Mono<Void>> group = queuedBehindAVanishingTable(
+                () -> store.complete(k.get(0)),
+                List.of(
+                        () -> store.complete(k.get(1)),
+                        () -> store.fail(k.get(2)),
+                        () -> store.retry(k.get(1), 1, clock.instant())));
 
         // then every caller of the group fails with a backend error (X7)
         for (Mono<Void> caller : group) {

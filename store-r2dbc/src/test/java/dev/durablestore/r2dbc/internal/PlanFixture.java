@@ -23,16 +23,40 @@ final class PlanFixture {
      * @return completes once the outbox is refilled
      */
     static Mono<Void> analysedWhileEmpty(Connection c, String schema, String rows) {
-        return run(c, "CREATE SCHEMA " + schema)
-                .then(run(c, "SET search_path TO " + schema))
-                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
-                .concatMap(sql -> run(c, sql))
+        return created(c, schema)
                 .then(run(c, "ALTER TABLE outbox SET (autovacuum_enabled = false)"))
                 .then(run(c, rows))
                 .then(run(c, "DELETE FROM outbox"))
                 .then(run(c, "ANALYZE outbox"))
                 .then(run(c, rows))
                 .then();
+    }
+
+    /**
+     * Creates the store's schema in {@code schema}, the connection's search path from then on.
+     *
+     * @param c the connection
+     * @param schema a fresh schema name
+     * @return completes once the tables and indexes exist
+     */
+    static Mono<Void> created(Connection c, String schema) {
+        return run(c, "CREATE SCHEMA " + schema)
+                .then(run(c, "SET search_path TO " + schema))
+                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
+                .concatMap(sql -> run(c, sql))
+                .then();
+    }
+
+    /**
+     * @param n rows
+     * @return an {@code INSERT INTO outbox …} of {@code n} due rows, ten per workflow, on the
+     *     default route
+     */
+    static String pendingRows(int n) {
+        return "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, input, status, "
+                + "attempt, visible_after, namespace, task_queue) "
+                + "SELECT 'k' || lpad(g::text, 8, '0'), 'w' || (g / 10), g % 10, 'a', '\\x00'::bytea, 'pending', 0, "
+                + "1000 + g / 100, 'default', 'default' FROM generate_series(1, " + n + ") g";
     }
 
     /**

@@ -39,10 +39,7 @@ class PostgresClaimPlanTest {
         // given an outbox analysed while it held no live row (autovacuum off, so the statistics
         // stay as they are), then refilled with 10,000 due rows
         String schema = "plan_" + UUID.randomUUID().toString().substring(0, 8);
-        String rows = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, input, status, "
-                + "attempt, visible_after, namespace, task_queue) "
-                + "SELECT 'k' || lpad(g::text, 8, '0'), 'w' || (g / 10), g % 10, 'a', '\\x00'::bytea, 'pending', 0, "
-                + "1000 + g / 100, 'default', 'default' FROM generate_series(1, " + PENDING + ") g";
+        String rows = PlanFixture.pendingRows(PENDING);
         ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
         List<String> lines = Mono.usingWhen(
                         Mono.from(factory.create()),
@@ -87,18 +84,10 @@ class PostgresClaimPlanTest {
         ConnectionFactory factory = ConnectionFactories.get(PostgresServer.options());
         List<String> plan = Mono.usingWhen(
                         Mono.from(factory.create()),
-                        c -> run(c, "CREATE SCHEMA " + schema)
-                                .then(run(c, "SET search_path TO " + schema))
-                                .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
-                                .concatMap(sql -> run(c, sql))
-                                .then(run(
-                                        c,
-                                        "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, input, "
-                                                + "status, attempt, visible_after, namespace, task_queue) "
-                                                + "SELECT 'k' || lpad(g::text, 8, '0'), 'w' || (g / 10), g % 10, 'a', "
-                                                + "'\\x00'::bytea, 'pending', 0, 1000 + g / 100, 'default', 'default' "
-                                                + "FROM generate_series(1, " + PENDING + ") g"))
-                                // when the stream's claim statement is planned generically (as cached)
+                        c -> PlanFixture.created(c, schema)
+                                .then(run(c, PlanFixture.pendingRows(PENDING)))
+                                // when the stream's claim statement is planned generically (as a cached
+                                // statement is once PostgreSQL keeps its plan) or with its parameters known
                                 .then(run(c, "SET plan_cache_mode = " + mode))
                                 // (inside a DO block: the driver sends no statement text with $n markers unbound)
                                 .then(run(
@@ -130,11 +119,8 @@ class PostgresClaimPlanTest {
                         both -> {
                             io.r2dbc.spi.Connection c = both.getT1();
                             io.r2dbc.spi.Connection other = both.getT2();
-                            return run(c, "CREATE SCHEMA " + schema)
-                                    .then(run(c, "SET search_path TO " + schema))
+                            return PlanFixture.created(c, schema)
                                     .then(run(other, "SET search_path TO " + schema))
-                                    .thenMany(Flux.fromIterable(Schema.statements(SqlDialect.POSTGRES)))
-                                    .concatMap(sql -> run(c, sql))
                                     .then(run(
                                             c,
                                             "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, activity_type, "
@@ -143,9 +129,8 @@ class PostgresClaimPlanTest {
                                                     + "'\\x00'::bytea, 'pending', 0, 1000 + g, 'default', 'default' "
                                                     + "FROM generate_series(1, 20000) g"))
                                     .then(run(c, "ANALYZE outbox"))
-                                    // when the stream's claim of 40, whose text carries the plan bound
-                                    // 64, runs ten times as a cached statement (planned as PostgreSQL
-                                    // chooses), each in its own transaction
+                                    // when the stream's claim of 40 runs ten times as a cached statement
+                                    // (planned as PostgreSQL chooses), each in its own transaction
                                     .then(run(c, "SET plan_cache_mode = auto"))
                                     .then(run(
                                             c,
