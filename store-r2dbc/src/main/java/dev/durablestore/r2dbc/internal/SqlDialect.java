@@ -254,8 +254,27 @@ abstract class SqlDialect {
                     "CREATE INDEX IF NOT EXISTS outbox_claimed ON outbox (claimed_at, dispatch_key) "
                             + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
                     "CREATE INDEX IF NOT EXISTS outbox_settled ON outbox (settled_at) "
-                            + "WHERE status IN ('done', 'failed', 'cancelled')");
+                            + "WHERE status IN ('done', 'failed', 'cancelled')",
+                    OUTBOX_FILLFACTOR);
         }
+
+        /**
+         * Half of each outbox page left free ({@code fillfactor} 50), unless the table has a
+         * fillfactor already (a new table, or one made before this setting; one an operator tuned
+         * keeps theirs). Every row is updated twice, by its claim and by its settle, and neither
+         * update can be HOT (both change {@code status}, which the partial indexes test), so each
+         * writes a new version of the row: with room on its page the version stays there, and a claim
+         * of 64 rows writes to the few pages it read instead of spreading over new ones. Measured on
+         * the issue-17 drain (30,000 rows, one node, {@code claimStream} then {@code complete} at 64
+         * in flight, seven rounds taking turns on one server): 1.13× and 1.10× the rows per second of
+         * the same drain on a table at the default fillfactor (medians of the rounds' ratios), for
+         * twice the pages of rows not yet updated. Setting it rewrites nothing: pages written from then
+         * on keep the room. Checked first, so a store opening again changes nothing (an {@code ALTER}
+         * would make every session replan its statements on the table).
+         */
+        private static final String OUTBOX_FILLFACTOR = "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_class "
+                + "WHERE oid = 'outbox'::regclass AND array_to_string(reloptions, ',') LIKE '%fillfactor=%') "
+                + "THEN ALTER TABLE outbox SET (fillfactor = 50); END IF; END $$";
 
         @Override
         String schemaLock() {
