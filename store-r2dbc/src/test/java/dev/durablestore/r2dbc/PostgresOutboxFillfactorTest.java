@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,69 +30,66 @@ import reactor.core.publisher.Mono;
  */
 class PostgresOutboxFillfactorTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = HarnessSupport.TIMEOUT;
     private static final ClaimScope SCOPE = new ClaimScope("ns", "q", "n1");
+
+    private PostgresHarness h;
+
+    @BeforeEach
+    void newDatabase() {
+        h = new PostgresHarness(TestClock.atDefaultStart());
+    }
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
 
     @Test
     void S6_a_new_outbox_leaves_half_of_each_page_free_and_opening_again_keeps_it() {
-        PostgresHarness h = new PostgresHarness(TestClock.atDefaultStart());
-        try {
-            // given a new database
-            // when a store creates it, closes, and a store opens it again
-            h.open().close();
-            h.open().close();
+        // given a new database
+        // when a store creates it, closes, and a store opens it again
+        h.open().close();
+        h.open().close();
 
-            // then the outbox has the setting once
-            assertThat(reloptions(h.factory())).isEqualTo("fillfactor=50");
-        } finally {
-            h.close();
-        }
+        // then the outbox has the setting once
+        assertThat(reloptions(h.factory())).isEqualTo("fillfactor=50");
     }
 
     @Test
     void S7_opening_an_outbox_made_before_the_setting_sets_it_in_place_and_its_rows_claim_as_before() {
-        PostgresHarness h = new PostgresHarness(TestClock.atDefaultStart());
-        try {
-            // given three pending rows in an outbox of the earlier layout (no fillfactor)
-            List<OutboxRow> rows = pendingRows(3);
-            ReactiveStore first = h.open();
-            first.appendOutboxBatch(rows).block(TIMEOUT);
-            first.close();
-            HarnessSupport.execute(h.factory(), "ALTER TABLE outbox RESET (fillfactor)");
-            assertThat(reloptions(h.factory())).isEqualTo("-");
-            String file = fileOf(h.factory());
+        // given three pending rows in an outbox of the earlier layout (no fillfactor)
+        List<OutboxRow> rows = pendingRows(3);
+        ReactiveStore first = h.open();
+        first.appendOutboxBatch(rows).block(TIMEOUT);
+        first.close();
+        HarnessSupport.execute(h.factory(), "ALTER TABLE outbox RESET (fillfactor)");
+        assertThat(reloptions(h.factory())).isEqualTo("-");
+        String file = fileOf(h.factory());
 
-            // when a store opens it
-            ReactiveStore store = h.open();
+        // when a store opens it
+        ReactiveStore store = h.open();
 
-            // then the outbox has the setting, its file was not rewritten, and its rows claim in order
-            assertThat(reloptions(h.factory())).isEqualTo("fillfactor=50");
-            assertThat(fileOf(h.factory())).isEqualTo(file);
-            assertThat(store.claim(SCOPE, 10, Set.of(), DispatchPolicy.none()).block(TIMEOUT))
-                    .extracting(OutboxRow::dispatchKey)
-                    .containsExactlyElementsOf(
-                            rows.stream().map(OutboxRow::dispatchKey).toList());
-        } finally {
-            h.close();
-        }
+        // then the outbox has the setting, its file was not rewritten, and its rows claim in order
+        assertThat(reloptions(h.factory())).isEqualTo("fillfactor=50");
+        assertThat(fileOf(h.factory())).isEqualTo(file);
+        assertThat(store.claim(SCOPE, 10, Set.of(), DispatchPolicy.none()).block(TIMEOUT))
+                .extracting(OutboxRow::dispatchKey)
+                .containsExactlyElementsOf(
+                        rows.stream().map(OutboxRow::dispatchKey).toList());
     }
 
     @Test
     void S7_an_outbox_whose_operator_chose_a_fillfactor_keeps_it() {
-        PostgresHarness h = new PostgresHarness(TestClock.atDefaultStart());
-        try {
-            // given an outbox tuned by its operator
-            h.open().close();
-            HarnessSupport.execute(h.factory(), "ALTER TABLE outbox SET (fillfactor = 80)");
+        // given an outbox tuned by its operator
+        h.open().close();
+        HarnessSupport.execute(h.factory(), "ALTER TABLE outbox SET (fillfactor = 80)");
 
-            // when a store opens it
-            h.open().close();
+        // when a store opens it
+        h.open().close();
 
-            // then the operator's setting stands
-            assertThat(reloptions(h.factory())).isEqualTo("fillfactor=80");
-        } finally {
-            h.close();
-        }
+        // then the operator's setting stands
+        assertThat(reloptions(h.factory())).isEqualTo("fillfactor=80");
     }
 
     private static List<OutboxRow> pendingRows(int n) {

@@ -79,7 +79,7 @@ final class Schema {
         all.add("UPDATE outbox SET task_queue = 'default' WHERE task_queue IS NULL");
         all.add("CREATE INDEX IF NOT EXISTS timers_fire_at ON timers (fire_at, workflow_id, timer_id)");
         all.add("CREATE INDEX IF NOT EXISTS outbox_workflow ON outbox (workflow_id, status)");
-        all.addAll(dialect.indexes());
+        all.addAll(dialect.schemaExtras());
         return all;
     }
 

@@ -106,8 +106,8 @@ abstract class SqlDialect {
     /** @return the statement that serializes write transactions across instances, or {@code null} */
     abstract String writeLock();
 
-    /** @return the dialect's extra schema statements, run after the tables */
-    abstract List<String> indexes();
+    /** @return the dialect's own schema statements (its indexes, table settings), run after the tables */
+    abstract List<String> schemaExtras();
 
     /** @return the statement that serializes concurrent schema creation, or {@code null} */
     abstract String schemaLock();
@@ -233,7 +233,7 @@ abstract class SqlDialect {
         }
 
         @Override
-        List<String> indexes() {
+        List<String> schemaExtras() {
             return List.of(
                     // only the queryable events, which every read of it asks for: activity events
                     // (most of a history) cost no index write; databases made before it had the
@@ -264,15 +264,11 @@ abstract class SqlDialect {
          * updated twice, by its claim and by its settle, and neither update can be HOT (both change
          * {@code status}, which the partial indexes test), so each writes a new version of the row:
          * with room on its page the version stays there, and a claim of 64 rows writes to the few
-         * pages it read instead of spreading over new ones. Measured on the issue-17 drain (30,000
-         * rows, one node, {@code claimStream} then {@code complete} at 64 in flight, rounds taking
-         * turns on one server against a table at the default fillfactor): 1.13× the rows per second
-         * in two probes of six and seven rounds (fillfactor 30 gave 1.04×); the same statements by
-         * plain JDBC with claims overlapping settles went from 15,646 to 21,251 rows/s between two
-         * full benchmark runs. The cost is twice the pages for rows not yet updated. Setting it
-         * rewrites nothing: pages written from then on keep the room. Checked first, so a store
-         * opening again changes nothing (an {@code ALTER} would make every session replan its
-         * statements on the table).
+         * pages it read instead of spreading over new ones (the issue-17 drain, interleaved with one
+         * on the default fillfactor: 1.13× the rows per second), for twice the pages of rows not yet
+         * updated. Setting it rewrites nothing: pages written from then on keep the room. Checked
+         * first, so a store opening again changes nothing (an {@code ALTER} would make every session
+         * replan its statements on the table).
          */
         private static final String OUTBOX_FILLFACTOR = "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_class "
                 + "WHERE oid = 'outbox'::regclass AND array_to_string(reloptions, ',') LIKE '%fillfactor=%') "
@@ -332,7 +328,7 @@ abstract class SqlDialect {
         }
 
         @Override
-        List<String> indexes() {
+        List<String> schemaExtras() {
             return List.of(
                     // H2 has no partial index: every event, the queryable ones first
                     "CREATE INDEX IF NOT EXISTS events_projection ON events "
