@@ -33,6 +33,8 @@ final class DbSchedulerDrain {
     static final double LOWER = 4.0;
     static final double UPPER = 20.0;
     static final long POLL_MILLIS = 100;
+    /** The most executions the scheduler holds picked and not yet done: its threads times its upper limit. */
+    static final int PICKED_AT_MOST = (int) (THREADS * UPPER);
 
     private static final String DDL = "CREATE TABLE %s.scheduled_tasks ("
             + "task_name TEXT NOT NULL, task_instance TEXT NOT NULL, task_data BYTEA, "

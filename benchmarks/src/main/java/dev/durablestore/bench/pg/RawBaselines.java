@@ -12,7 +12,7 @@ import java.util.Map;
  * The raw PostgreSQL baselines of one run, plain JDBC with no store around them, on the tables the
  * store itself created (a node set's schema, emptied before each): the batched drain on 1, 2 and 4
  * connections ({@link RawPgDrain}), the drain in the store's shape with the store's statements
- * ({@link RawPgShapedDrain}, the ceiling of {@code PG-drain-vs-db-scheduler}), the multi-row guarded
+ * ({@link RawPgShapedDrain}, the ceiling of the store's 64-in-flight drain against db-scheduler), the multi-row guarded
  * append ({@link RawPgAppend}) and the store's own statement pattern ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage}
  * (written by the store's {@code appendOutboxBatch}).
  */
@@ -51,7 +51,7 @@ final class RawBaselines {
      * @param drain the batched drain on one connection
      * @param append the multi-row guarded append
      * @param shaped the faster of the two drains in the store's shape (the ceiling of
-     *     {@code PG-drain-vs-db-scheduler})
+     *     the store's 64-in-flight drain against db-scheduler)
      * @param shapedCounts that drain's rows per claim and per settle statement
      * @param shapedTurns the drain in the store's shape whose claim and settle take turns (claims of
      *     up to {@link RawPgShapedDrain#MAX_BATCH}), as the store's claims and settles of about 64 do
@@ -123,7 +123,8 @@ final class RawBaselines {
                             false,
                             (pool, claimed) -> drain.drain(pool, 1, drainRows, batch)));
         }
-        // the ceiling of PG-drain-vs-db-scheduler: the store's drain without the store, in both of its forms
+        // the ceiling of the store's 64-in-flight drain against db-scheduler: the store's drain without the store, in
+        // both of its forms
         Measured shaped = null;
         Measured shapedTurns = null;
         RawPgShapedDrain.Result shapedCounts = null;
