@@ -118,8 +118,9 @@ public final class PostgresComparison implements Workload {
      * configured as its docs/performance.md advise, may hold picked and not yet done (its threads
      * times its upper fetch limit), so both drains may hold as many claimed rows at once. A drain's
      * rate is at most its rows in flight divided by the time a row stays claimed (Little's law): at
-     * P2's 64 in flight a row stays claimed for one claim and one settle statement (about 2 and 1.5 ms
-     * here), which bounds the store near 16,000 rows/s whatever the server could do. In an interleaved
+     * P2's 64 in flight a row stays claimed for one claim and one settle statement and the steps
+     * between them (about 4 ms a round here), which bounds the store at 14,000 to 16,000 rows/s
+     * whatever the server could do. In an interleaved
      * probe of four rounds (30,000 rows each) the store drained a median 14,286 rows/s at 64 in flight
      * (1.82× db-scheduler) and 22,033 at 400 (2.87×), db-scheduler 7,832.
      */
@@ -194,8 +195,9 @@ public final class PostgresComparison implements Workload {
     }
 
     /**
-     * The untimed warm-up: the store's appends and both drains on every node count, the raw loops and
-     * db-scheduler, each on {@link #WARM_UP} appends or rows.
+     * The untimed warm-up: the store's appends and both drains on every node count, its 1-node drain at
+     * {@link #PEER_IN_FLIGHT} in flight, the raw loops and db-scheduler, each on {@link #WARM_UP}
+     * appends or rows.
      */
     private static void warmUp(RunContext ctx, PgServer server, CpuMeter meter, int fanOut) {
         int rows = WARM_UP / fanOut * fanOut;
@@ -229,7 +231,8 @@ public final class PostgresComparison implements Workload {
      * One run: P1 and P2 on both stores in both pairings, then the claims drains, on two sets of
      * nodes opened for this run on fresh schemas ({@code on}: as many nodes as the largest count;
      * {@code off}: one), emptied between measurements; then the raw baselines on the {@code on} set's
-     * tables, db-scheduler, and the pool sizes on one node each.
+     * tables, db-scheduler and the store's 1-node drain at {@link #PEER_IN_FLIGHT} in flight (one right
+     * after the other), and the pool sizes on one node each.
      */
     private static void measure(
             RunContext ctx,
@@ -458,7 +461,8 @@ public final class PostgresComparison implements Workload {
                 + "picked and not yet done (" + DbSchedulerDrain.THREADS + " threads × upper limit "
                 + DbSchedulerDrain.UPPER + "). A drain's rate is at most its rows in flight divided by the time a "
                 + "row stays claimed, so at P2's 64 in flight the store's drain is bound by its claim and settle "
-                + "times, not by the server; that drain against db-scheduler is kept below as context.\n\n"
+                + "times, not by the server; that drain against db-scheduler is kept below as context (it runs earlier "
+                + "in each run, with the claims drains, not next to db-scheduler's).\n\n"
                 + "Pool sizes (context for choosing the default): P1's appends and the 1-node claims drain on one "
                 + "node with pools of " + POOL_SIZES + " connections, on " + appends / POOL_SIZING_SHARE
                 + " appends and " + rows / POOL_SIZING_SHARE / fanOut * fanOut + " rows (the pool of " + POOL_SIZE
@@ -468,7 +472,8 @@ public final class PostgresComparison implements Workload {
                 + "when the server is not the embedded one) over each timed loop, in ms per 1,000 rows, appends or "
                 + "executions. Warm-up before the first run, untimed: " + WARM_UP + " appends and " + WARM_UP
                 + " rows for each kind of measurement (the store's appends, its P2 drain, its claims drain on 1, 2 "
-                + "and 4 nodes, every raw loop, db-scheduler); and before each timed P1 loop, " + PER_SET_WARM_UP
+                + "and 4 nodes and on 1 node at " + PEER_IN_FLIGHT
+                + " in flight, every raw loop, db-scheduler); and before each timed P1 loop, " + PER_SET_WARM_UP
                 + " untimed appends on the same node (its nodes are opened fresh each run, so their connections "
                 + "prepare the statements there, not in the timed loop). Targets (issue 17) are medians of the per-run ratios "
                 + "against the baseline measured in the same run; the store drain judged by `PG-drain-vs-raw` and "
@@ -505,7 +510,7 @@ public final class PostgresComparison implements Workload {
                 target,
                 CONCURRENCY,
                 target / vsShaped,
-                ceiling < target ? ", above the ceiling itself" : "",
+                ceiling < target / vsShaped ? ", above this run's" : "",
                 PEER_IN_FLIGHT);
     }
 
@@ -659,19 +664,20 @@ public final class PostgresComparison implements Workload {
                     "db-scheduler",
                     scheduler);
             section.sideBySide(
-                    "drained rows/s, 1 node: the store vs raw JDBC in its shape",
+                    "drained rows/s, 1 node: the store at " + CONCURRENCY + " in flight vs raw JDBC in its shape",
                     "rows/s",
-                    "store",
+                    "store, " + CONCURRENCY + " in flight",
                     storeDrain,
                     "raw, store's shape",
                     shaped);
             section.sideBySide(
-                    "drained rows/s, 1 node: the store vs raw JDBC in its shape with claim and settle taking turns "
+                    "drained rows/s, 1 node: the store at " + CONCURRENCY + " in flight vs raw JDBC in its shape "
+                            + "with claim and settle taking turns "
                             + "(claims of up to " + RawPgShapedDrain.MAX_BATCH
                             + ", what the store's claims and settles "
                             + "of about " + CONCURRENCY + " rows do)",
                     "rows/s",
-                    "store",
+                    "store, " + CONCURRENCY + " in flight",
                     storeDrain,
                     "raw, taking turns",
                     shapedTurns);
