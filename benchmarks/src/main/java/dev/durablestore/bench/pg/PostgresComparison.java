@@ -120,9 +120,9 @@ public final class PostgresComparison implements Workload {
      * rate is at most its rows in flight divided by the time a row stays claimed (Little's law): at
      * P2's 64 in flight a row stays claimed for one claim and one settle statement and the steps
      * between them (about 4 ms a round here), which bounds the store at 14,000 to 16,000 rows/s
-     * whatever the server could do. In an interleaved
-     * probe of four rounds (30,000 rows each) the store drained a median 14,286 rows/s at 64 in flight
-     * (1.82× db-scheduler) and 22,033 at 400 (2.87×), db-scheduler 7,832.
+     * whatever the server could do. In an interleaved probe of four rounds (30,000 rows each) the
+     * store drained a median 14,286 rows/s at 64 in flight (1.82× db-scheduler) and 22,033 at 400
+     * (2.87×), db-scheduler 7,832.
      */
     static final int PEER_IN_FLIGHT = DbSchedulerDrain.PICKED_AT_MOST;
 
@@ -322,32 +322,27 @@ public final class PostgresComparison implements Workload {
             results.nodes4vs1.run(claims.get(maxNodes).perSecond(), storeDrain.perSecond());
             // the judged pair, one right after the other and taking turns going first, so a change of
             // pace of this shared machine between them moves the ratio as little as it can
-            Measured scheduler = null;
-            Measured peerDrain = null;
-            for (int turn = 0; turn < 2; turn++) {
-                if ((turn == 0) == (run % 2 == 1)) {
-                    ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
-                    scheduler = results.metered.add(
-                            "db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, "
-                                    + DbSchedulerDrain.THREADS + " threads, no-op one-time task",
-                            "executions/s",
-                            DbSchedulerDrain.drain(server, meter, rows * CLAIMS_SCALE));
-                } else {
-                    ctx.log("PG run " + run + "/" + ctx.runs() + " claims, 1 node, " + PEER_IN_FLIGHT + " in flight");
-                    peerDrain = results.metered.add(
-                            "store drain (claimStream + complete), 1 node, " + PEER_IN_FLIGHT + " in flight",
-                            "rows/s",
-                            claimsDrain(durable, 1, PEER_IN_FLIGHT, rows * CLAIMS_SCALE, fanOut, meter, new Results()));
-                }
+            Measured scheduler;
+            Measured peerDrain;
+            if (run % 2 == 1) {
+                scheduler = schedulerDrain(ctx, server, meter, run, rows * CLAIMS_SCALE, results);
+                peerDrain = peerDrain(ctx, durable, meter, run, rows * CLAIMS_SCALE, fanOut, results);
+            } else {
+                peerDrain = peerDrain(ctx, durable, meter, run, rows * CLAIMS_SCALE, fanOut, results);
+                scheduler = schedulerDrain(ctx, server, meter, run, rows * CLAIMS_SCALE, results);
             }
             ctx.log(String.format(
-                    "PG   db-scheduler %.0f executions/s; raw drain in the store's shape %.0f rows/s (%.1f rows per "
-                            + "claim, %.1f per settle statement): %.2fx db-scheduler, the store %.2fx of it",
+                    "PG   store at %d in flight %.0f rows/s; db-scheduler %.0f executions/s; raw drain in the "
+                            + "store's shape %.0f rows/s (%.1f rows per claim, %.1f per settle statement): %.2fx "
+                            + "db-scheduler, the store at %d %.2fx of it",
+                    PEER_IN_FLIGHT,
+                    peerDrain.perSecond(),
                     scheduler.perSecond(),
                     raw.shaped().perSecond(),
                     raw.shapedCounts().rowsPerClaim(),
                     raw.shapedCounts().rowsPerFlush(),
                     raw.shaped().perSecond() / scheduler.perSecond(),
+                    CONCURRENCY,
                     storeDrain.perSecond() / raw.shaped().perSecond()));
             results.drainVsDbScheduler.run(peerDrain.perSecond(), scheduler.perSecond());
             results.peerDrain.add(peerDrain.perSecond());
@@ -419,8 +414,9 @@ public final class PostgresComparison implements Workload {
                 + "ANY(?)` until a claim finds nothing; the same on 1 connection with claims of 64 and of 32 rows "
                 + "gives the ceilings of a drain with 64 rows in flight, whose claims can carry at most 64 rows (and "
                 + "about 32 when claims overlap the settles of the rows before). Drain in the store's shape (the "
-                + "ceiling of the store's drain at 64 in flight against db-scheduler): as many rows, drained as "
-                + "one node of the store drains them, by two threads with a connection each: one sends one claim at a time with the very "
+                + "ceiling of the store's drain at " + CONCURRENCY + " in flight against db-scheduler): as many rows, "
+                + "drained as one node of the store drains them, by two threads with a connection each: one sends "
+                + "one claim at a time with the very "
                 + "statement the store's claim stream sends (both arms `FOR UPDATE SKIP LOCKED`, `claimed_at`, a "
                 + "claim token and `claimed_by` set, the next due time in the same statement; every column read, "
                 + "the input decoded), sized when sent to the free room of " + RawPgShapedDrain.IN_FLIGHT
@@ -460,9 +456,9 @@ public final class PostgresComparison implements Workload {
                 + PEER_IN_FLIGHT + ")`: as many rows in flight (claimed, not yet settled) as db-scheduler may hold "
                 + "picked and not yet done (" + DbSchedulerDrain.THREADS + " threads × upper limit "
                 + DbSchedulerDrain.UPPER + "). A drain's rate is at most its rows in flight divided by the time a "
-                + "row stays claimed, so at P2's 64 in flight the store's drain is bound by its claim and settle "
-                + "times, not by the server; that drain against db-scheduler is kept below as context (it runs earlier "
-                + "in each run, with the claims drains, not next to db-scheduler's).\n\n"
+                + "row stays claimed, so at P2's " + CONCURRENCY + " in flight the store's drain is bound by its "
+                + "claim and settle times, not by the server; that drain against db-scheduler is kept below as "
+                + "context (it runs earlier in each run, with the claims drains, not next to db-scheduler's).\n\n"
                 + "Pool sizes (context for choosing the default): P1's appends and the 1-node claims drain on one "
                 + "node with pools of " + POOL_SIZES + " connections, on " + appends / POOL_SIZING_SHARE
                 + " appends and " + rows / POOL_SIZING_SHARE / fanOut * fanOut + " rows (the pool of " + POOL_SIZE
@@ -477,7 +473,8 @@ public final class PostgresComparison implements Workload {
                 + " untimed appends on the same node (its nodes are opened fresh each run, so their connections "
                 + "prepare the statements there, not in the timed loop). Targets (issue 17) are medians of the per-run ratios "
                 + "against the baseline measured in the same run; the store drain judged by `PG-drain-vs-raw` and "
-                + "`PG-nodes-4-vs-1` is the 1-node claims drain at 64 in flight, by `PG-drain-vs-db-scheduler` the "
+                + "`PG-nodes-4-vs-1` is the 1-node claims drain at " + CONCURRENCY
+                + " in flight, by `PG-drain-vs-db-scheduler` the "
                 + "1-node drain at " + PEER_IN_FLIGHT + " in flight; the appends are P1's with "
                 + "`synchronous_commit=on`.";
     }
@@ -580,6 +577,27 @@ public final class PostgresComparison implements Workload {
         return new Measured(drain.rowsPerSecond(), cost);
     }
 
+    /** db-scheduler's drain of {@code rows} executions, its CPU recorded beside the others. */
+    private static Measured schedulerDrain(
+            RunContext ctx, PgServer server, CpuMeter meter, int run, int rows, Results results) {
+        ctx.log("PG run " + run + "/" + ctx.runs() + " db-scheduler " + DbSchedulerDrain.VERSION);
+        return results.metered.add(
+                "db-scheduler " + DbSchedulerDrain.VERSION + " drain, lock-and-fetch, " + DbSchedulerDrain.THREADS
+                        + " threads, no-op one-time task",
+                "executions/s",
+                DbSchedulerDrain.drain(server, meter, rows));
+    }
+
+    /** The store's 1-node drain at {@link #PEER_IN_FLIGHT} in flight, judged against db-scheduler's. */
+    private static Measured peerDrain(
+            RunContext ctx, PgNodes nodes, CpuMeter meter, int run, int rows, int fanOut, Results results) {
+        ctx.log("PG run " + run + "/" + ctx.runs() + " claims, 1 node, " + PEER_IN_FLIGHT + " in flight");
+        return results.metered.add(
+                "store drain (claimStream + complete), 1 node, " + PEER_IN_FLIGHT + " in flight",
+                "rows/s",
+                claimsDrain(nodes, 1, PEER_IN_FLIGHT, rows, fanOut, meter, new Results()));
+    }
+
     private static void checkExactlyOnce(PgNodes nodes, Drives.Drain drain, long rows) {
         Map<String, Long> statuses = nodes.outboxStatusCounts();
         if (drain.duplicates() != 0 || !statuses.equals(Map.of("done", rows))) {
@@ -621,7 +639,8 @@ public final class PostgresComparison implements Workload {
         private final TargetResult.Builder appendVsRaw = APPEND_VS_RAW.builder();
         private final TargetResult.Builder nodes4vs1 = NODES_4_VS_1.builder();
         private final TargetResult.Builder drainVsDbScheduler = DRAIN_VS_DB_SCHEDULER.builder();
-        // per run: the store drain at 64 in flight, the raw drain in its shape, db-scheduler's, and the shape's batches
+        // per run: the store drain at CONCURRENCY in flight, the raw drain in its shape, db-scheduler's, and the
+        // shape's batches
         private final List<Double> storeDrain = new ArrayList<>();
         // the store's 1-node drain with db-scheduler's rows in flight (PEER_IN_FLIGHT): the judged one
         private final List<Double> peerDrain = new ArrayList<>();
@@ -657,7 +676,8 @@ public final class PostgresComparison implements Workload {
                     storeDrain);
             section.sideBySide(
                     "drained rows/s: raw JDBC in the store's 1-node shape with its claim and settle statements (the "
-                            + "faster of its two loops) vs db-scheduler (the ceiling of the store at 64 in flight against it)",
+                            + "faster of its two loops) vs db-scheduler (the ceiling of the store at " + CONCURRENCY
+                            + " in flight against it)",
                     "rows/s",
                     "raw, store's shape",
                     shaped,
@@ -682,9 +702,9 @@ public final class PostgresComparison implements Workload {
                     "raw, taking turns",
                     shapedTurns);
             section.figure(
-                    "ceiling of the store at 64 in flight against db-scheduler: raw drain in the store's shape ÷ "
-                            + "db-scheduler (what the "
-                            + "store's statements in its shape reach with no store around them)",
+                    "ceiling of the store at " + CONCURRENCY + " in flight against db-scheduler: raw drain in the "
+                            + "store's shape ÷ db-scheduler (what the store's statements in its shape reach with no "
+                            + "store around them)",
                     ceiling,
                     "×");
             section.figure("raw drain in the store's shape: rows per claim", shapedRowsPerClaim, "");

@@ -12,9 +12,10 @@ import java.util.Map;
  * The raw PostgreSQL baselines of one run, plain JDBC with no store around them, on the tables the
  * store itself created (a node set's schema, emptied before each): the batched drain on 1, 2 and 4
  * connections ({@link RawPgDrain}), the drain in the store's shape with the store's statements
- * ({@link RawPgShapedDrain}, the ceiling of the store's 64-in-flight drain against db-scheduler), the multi-row guarded
- * append ({@link RawPgAppend}) and the store's own statement pattern ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage}
- * (written by the store's {@code appendOutboxBatch}).
+ * ({@link RawPgShapedDrain}, the ceiling of the store's 64-in-flight drain against db-scheduler),
+ * the multi-row guarded append ({@link RawPgAppend}) and the store's own statement pattern
+ * ({@link RawPgStorePattern}). Rows are staged untimed by {@link PgNodes#stage} (written by the
+ * store's {@code appendOutboxBatch}).
  */
 final class RawBaselines {
 

@@ -20,10 +20,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The ceiling of the store's drain at 64 in flight against db-scheduler: the store's 1-node drain ({@code claimStream(maxBatch
- * 100)} → {@code flatMap(complete, 64)}, a no-op task) done by plain JDBC with no store around it, in the
- * store's shape and with the store's own statements on PostgreSQL. Two threads, each with its own
- * connection in autocommit, as the store keeps one claim and one settle flush in flight per node:
+ * The ceiling of the store's drain at 64 in flight against db-scheduler: the store's 1-node drain
+ * ({@code claimStream(maxBatch 100)} → {@code flatMap(complete, 64)}, a no-op task) done by plain
+ * JDBC with no store around it, in the store's shape and with the store's own statements on
+ * PostgreSQL. Two threads, each with its own connection in autocommit, as the store keeps one claim
+ * and one settle flush in flight per node:
  *
  * <ul>
  *   <li>the claimer sends one claim at a time, sized to the free room of the {@value #IN_FLIGHT} rows in
