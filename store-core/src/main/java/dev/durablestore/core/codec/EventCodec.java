@@ -115,6 +115,14 @@ public final class EventCodec {
         this.mapper = JsonMapper.builder(factory)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .build();
+        // The mapper builds its tree deserializer on first use, under a lock (Jackson's
+        // DeserializerCache): built here, a first decode on a Netty event loop never waits for
+        // another thread's (BlockHound caught two event loops decoding their first events at once).
+        try {
+            mapper.readTree(new byte[] {'{', '}'});
+        } catch (IOException e) {
+            throw new IllegalStateException("the JSON mapper cannot read an empty object", e);
+        }
     }
 
     /**
