@@ -152,18 +152,18 @@ final class RawPgClaimDrain {
         String filter = " AND namespace = ? AND task_queue = ? AND node IS NULL" + (serial ? SERIAL : "");
         String due = "status = 'pending' AND visible_after <= ?" + filter;
         String pending = "status = 'pending'" + filter;
-        return "WITH p AS (SELECT dispatch_key FROM outbox WHERE priority > 0 AND " + due
+        return "WITH p AS (SELECT ctid AS tid, dispatch_key FROM outbox WHERE priority > 0 AND " + due
                 + " ORDER BY priority DESC, visible_after, dispatch_key LIMIT (SELECT ?) FOR UPDATE SKIP LOCKED), "
-                + "z AS (SELECT dispatch_key FROM outbox WHERE " + due + " "
+                + "z AS (SELECT ctid AS tid, dispatch_key FROM outbox WHERE " + due + " "
                 + "ORDER BY visible_after, dispatch_key LIMIT (SELECT ?) FOR UPDATE SKIP LOCKED), "
-                + "due AS (SELECT dispatch_key FROM p UNION ALL (SELECT dispatch_key FROM z "
+                + "due AS (SELECT tid FROM p UNION ALL (SELECT tid FROM z "
                 + "WHERE dispatch_key NOT IN (SELECT dispatch_key FROM p)) LIMIT ?), "
                 + "claimed AS (UPDATE outbox o SET status = 'claimed', claimed_at = ?, claim_token = ? "
-                + "WHERE o.dispatch_key = ANY (ARRAY(SELECT dispatch_key FROM due)) RETURNING " + columns("o.")
+                + "WHERE o.ctid = ANY (ARRAY(SELECT tid FROM due)) RETURNING " + columns("o.")
                 + "), "
                 + "next AS (SELECT min(visible_after) AS next_due FROM outbox WHERE "
-                + "(SELECT count(*) FROM due) < ? AND " + pending
-                + " AND dispatch_key NOT IN (SELECT dispatch_key FROM due)) "
+                + "(SELECT count(*) FROM claimed) < ? AND " + pending
+                + " AND dispatch_key NOT IN (SELECT dispatch_key FROM claimed)) "
                 + "SELECT " + columns("claimed.") + ", next.next_due FROM next LEFT JOIN claimed ON true";
     }
 
