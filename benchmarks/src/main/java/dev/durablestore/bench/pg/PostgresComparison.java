@@ -349,6 +349,7 @@ public final class PostgresComparison implements Workload {
             results.storeDrain.add(storeDrain.perSecond());
             results.shaped.add(raw.shaped().perSecond());
             results.shapedTurns.add(raw.shapedTurns().perSecond());
+            results.rawDrain.add(raw.drain().perSecond());
             results.scheduler.add(scheduler.perSecond());
             results.shapedRowsPerClaim.add(raw.shapedCounts().rowsPerClaim());
             results.shapedRowsPerFlush.add(raw.shapedCounts().rowsPerFlush());
@@ -511,6 +512,35 @@ public final class PostgresComparison implements Workload {
                 PEER_IN_FLIGHT);
     }
 
+    /**
+     * The store's drain at 64 in flight against the raw batched drain is its pace against the raw
+     * loop in its shape whose claim and settle take turns, times that loop's against the batched
+     * drain; the second factor is what the store's statements reach as its drain sends them.
+     */
+    private static String drainCeilingNote(double turnsCeiling, double shapedVsRaw, double storeVsTurns) {
+        double target = DRAIN_VS_RAW.value();
+        return String.format(
+                Locale.ROOT,
+                "`PG-drain-vs-raw` is (store ÷ raw drain in the store's shape taking turns) × (that raw drain "
+                        + "÷ raw batched drain), all of the same run. At %d in flight the store's claim carries "
+                        + "the rows the settle before it freed, so its claims and settles take turns, each with "
+                        + "about %d rows, where the batched drain's carry 100. The second factor, the ceiling of "
+                        + "that shape, was %.2f× in this run: the store's own claim and settle statements sent "
+                        + "that way by plain JDBC with no store around them. The store ran at %.2f× of that loop, "
+                        + "so %.2f× the batched drain needs a ceiling of at least %.2f×%s. The faster of the "
+                        + "two raw loops in the store's shape (the other's claims of at most %d overlap the "
+                        + "settle before) reached %.2f× the batched drain.",
+                CONCURRENCY,
+                CONCURRENCY,
+                turnsCeiling,
+                storeVsTurns,
+                target,
+                target / storeVsTurns,
+                turnsCeiling < target / storeVsTurns ? ", above this run's" : "",
+                RawPgShapedDrain.OVERLAPPED,
+                shapedVsRaw);
+    }
+
     private static double sqliteAppends(RunContext ctx, String synchronous, int n) {
         Path db = ctx.freshDb("pg-p1-sqlite-" + synchronous);
         List<Event> events = Drives.startEvents(n);
@@ -647,6 +677,8 @@ public final class PostgresComparison implements Workload {
         private final List<Double> shaped = new ArrayList<>();
         // the raw drain in the store's shape whose claim and settle take turns (claims of up to 100)
         private final List<Double> shapedTurns = new ArrayList<>();
+        // the raw batched drain on 1 connection: PG-drain-vs-raw's baseline
+        private final List<Double> rawDrain = new ArrayList<>();
         private final List<Double> scheduler = new ArrayList<>();
         private final List<Double> shapedRowsPerClaim = new ArrayList<>();
         private final List<Double> shapedRowsPerFlush = new ArrayList<>();
@@ -707,11 +739,23 @@ public final class PostgresComparison implements Workload {
                             + "store around them)",
                     ceiling,
                     "×");
+            List<Double> turnsCeiling = Stats.ratios(shapedTurns, rawDrain);
+            section.figure(
+                    "ceiling of PG-drain-vs-raw in the store's shape: raw drain in the store's shape with claim "
+                            + "and settle taking turns ÷ raw batched drain, 1 connection (what the store's "
+                            + "statements reach, with no store around them, as its drain at " + CONCURRENCY
+                            + " in flight sends them)",
+                    turnsCeiling,
+                    "×");
             section.figure("raw drain in the store's shape: rows per claim", shapedRowsPerClaim, "");
             section.figure("raw drain in the store's shape: rows per settle statement", shapedRowsPerFlush, "");
             section.note(ceilingNote(
                     Stats.summarize(ceiling).median(),
                     Stats.summarize(Stats.ratios(storeDrain, shaped)),
+                    Stats.summarize(Stats.ratios(storeDrain, shapedTurns)).median()));
+            section.note(drainCeilingNote(
+                    Stats.summarize(turnsCeiling).median(),
+                    Stats.summarize(Stats.ratios(shaped, rawDrain)).median(),
                     Stats.summarize(Stats.ratios(storeDrain, shapedTurns)).median()));
             for (Mode mode : MODES) {
                 section.sideBySide(
