@@ -184,26 +184,31 @@ abstract class SqlDialect {
         /**
          * The rows of {@code due}, found where the arms locked them: their tuple ids go to the
          * update as one array (an init plan), so it reaches each row with one fetch from the heap
-         * (a TID scan), whatever the statistics say. Written as {@code UPDATE … FROM due WHERE
-         * o.dispatch_key = due.dispatch_key}, the update was a join, and a join is planned from
-         * the table's statistics: analysed when it held no live row (a queue drained empty,
-         * autoanalyse running before the next burst is staged), the table is believed to hold one
-         * row, and PostgreSQL walked all of it for every claim (a nested loop over
-         * {@code outbox_pkey}: 10,000 rows read and 640,000 key comparisons for a claim of 64,
-         * 105 ms instead of 1 ms; with no statistics at all, a hash join over a sequential scan).
-         * Capped claims run one at a time under the route's lock (O64), so the four-node drain of
-         * {@code POLPG} fell from about 7,000 to 390 rows/s for as long as those statistics
-         * lasted.
+         * (a TID scan). Written as {@code UPDATE … FROM due WHERE o.dispatch_key =
+         * due.dispatch_key}, the update was a join, and a join is planned from the table's
+         * statistics: analysed when it held no live row (a queue drained empty, autoanalyse
+         * running before the next burst is staged), the table is believed to hold one row, and
+         * PostgreSQL walked all of it for every claim (a nested loop over {@code outbox_pkey}:
+         * 10,000 rows read and 640,000 key comparisons for a claim of 64, 105 ms instead of 1 ms;
+         * with no statistics at all, a hash join over a sequential scan). Capped claims run one at
+         * a time under the route's lock (O64), so the four-node drain of {@code POLPG} fell from
+         * about 7,000 to 390 rows/s for as long as those statistics lasted.
          *
          * <p>The keys as an array ({@code o.dispatch_key = ANY (ARRAY(SELECT dispatch_key FROM
          * due))}) had the same plan through {@code outbox_pkey}: one index descent per row before
-         * its fetch. By tuple id a claim of 64 took about 4% less time (2.03 against 2.11 ms, plain
-         * JDBC, the claim alone, medians of 8 interleaved rounds). The update reads the rows through its own snapshot, so a
-         * row another transaction updated after the statement began and that still qualified when
-         * an arm locked it is locked in its newest version, which that snapshot does not see: the
-         * update skips it and it stays pending, unclaimed (never taken twice). The next-due read
-         * of {@link #claimWithNextDue} therefore counts and excludes the rows {@code claimed}, not
-         * those of {@code due}.
+         * its fetch. By tuple id a claim of 64 took about 4% less time (2.03 against 2.11 ms,
+         * plain JDBC, the claim alone, medians of 8 interleaved rounds).
+         *
+         * <p>One case differs: a row another transaction updated (still due) and committed after
+         * the statement's snapshot was taken, before an arm locked it. The arm's lock then follows
+         * the update to the row's newest version and returns that version's tuple id, and the
+         * update, reading through the statement's snapshot, does not see that version: it leaves
+         * the row out. The row stays pending, neither claimed twice nor lost, and the next claim
+         * takes it (by key the update followed the row to its newest version and claimed it; now,
+         * in that window, a claim comes back short, and a prioritized row can wait one claim). The
+         * next-due read of {@link #claimWithNextDue} therefore counts and excludes the rows
+         * {@code claimed}, not those of {@code due}, so such a row is reported due at once
+         * ({@code PostgresClaimRaceTest}).
          */
         private static final String BY_DUE_TIDS = " WHERE o.ctid = ANY (ARRAY(SELECT tid FROM due)) ";
 

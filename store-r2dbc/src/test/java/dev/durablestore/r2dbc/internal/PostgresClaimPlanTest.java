@@ -23,7 +23,7 @@ import reactor.core.publisher.Mono;
  * after autovacuum analysed it while it was empty, is exactly when a dispatcher drains it. The
  * claim must then still walk {@code outbox_pending} in claim order and stop at its limit, not read
  * and sort every pending row (which once made each claim cost O(pending) and the PostgreSQL drain
- * 2.3× slower at 10,000 rows), and update the rows it took through their keys, not by walking the
+ * 2.3× slower at 10,000 rows), and update the rows it took where its arms locked them (by tuple id), not by walking the
  * table (which once made each claim of 64 on 10,000 rows cost 105 ms instead of 1 ms, and the
  * capped four-node drain, whose claims run one at a time, 18× slower). Checked on the generic
  * plan, the one a driver's cached prepared statement runs, and where it matters on the custom one.
