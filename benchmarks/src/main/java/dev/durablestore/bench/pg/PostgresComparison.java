@@ -521,15 +521,15 @@ public final class PostgresComparison implements Workload {
         double target = DRAIN_VS_RAW.value();
         return String.format(
                 Locale.ROOT,
-                "`PG-drain-vs-raw` is (store ÷ raw drain in the store's shape taking turns) × (that raw drain "
-                        + "÷ raw batched drain), all of the same run. At %d in flight the store's claim carries "
+                "In each run, `PG-drain-vs-raw` is (store ÷ raw drain in the store's shape taking turns) × "
+                        + "(that raw drain ÷ raw batched drain); the figures here are medians over the runs. At %d in flight the store's claim carries "
                         + "the rows the settle before it freed, so its claims and settles take turns, each with "
                         + "about %d rows, where the batched drain's carry 100. The second factor, the ceiling of "
                         + "that shape, was %.2f× in this run: the store's own claim and settle statements sent "
                         + "that way by plain JDBC with no store around them. The store ran at %.2f× of that loop, "
                         + "so %.2f× the batched drain needs a ceiling of at least %.2f×%s. The faster of the "
-                        + "two raw loops in the store's shape (the other's claims of at most %d overlap the "
-                        + "settle before) reached %.2f× the batched drain.",
+                        + "two raw loops in the store's shape in each run (this one, or the one whose claims of "
+                        + "at most %d overlap the settle before) reached %.2f× the batched drain.",
                 CONCURRENCY,
                 CONCURRENCY,
                 turnsCeiling,
