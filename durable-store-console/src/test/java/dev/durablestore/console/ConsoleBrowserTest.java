@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -121,8 +124,22 @@ class ConsoleBrowserTest {
         }
     }
 
+    /**
+     * A wait that tries again when an element it read was replaced meanwhile: the live rates chart
+     * redraws its points on every sample, so a point found may be gone before its attribute is read.
+     */
     private static WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(15));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(15));
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    /**
+     * @param read what to read from the page
+     * @return what it read, read again if the chart redrew an element it read meanwhile
+     */
+    private static String read(Function<WebDriver, String> read) {
+        return waiting().until(read::apply);
     }
 
     private static void open(String path) {
@@ -191,20 +208,27 @@ class ConsoleBrowserTest {
         new WebDriverWait(browser, Duration.ofSeconds(45))
                 .until(d -> Integer.parseInt(chart.getAttribute("data-samples")) >= 12);
         for (String series : new String[] {"staged", "claimed", "settled"}) {
-            WebElement path = browser.findElement(By.id("rates-path-" + series));
-            assertThat(Integer.parseInt(path.getAttribute("data-points")))
-                    .as(series)
-                    .isGreaterThanOrEqualTo(12);
-            assertThat(path.getAttribute("d")).as(series).startsWith("M").contains(" L");
-            assertThat(browser.findElements(By.cssSelector("#rates-points-" + series + " circle")))
-                    .hasSize(Integer.parseInt(path.getAttribute("data-points")));
+            // one script reads the path and its points of one drawing (the chart redraws every sample)
+            String[] drawn = ((String) browser.executeScript(
+                            "const p = document.getElementById('rates-path-' + arguments[0]);"
+                                    + "return p.getAttribute('data-points') + '|' + p.getAttribute('d') + '|'"
+                                    + " + document.querySelectorAll('#rates-points-' + arguments[0]"
+                                    + " + ' circle').length;",
+                            series))
+                    .split("\\|");
+            assertThat(Integer.parseInt(drawn[0])).as(series).isGreaterThanOrEqualTo(12);
+            assertThat(drawn[1]).as(series).startsWith("M").contains(" L");
+            assertThat(Integer.parseInt(drawn[2])).as(series).isEqualTo(Integer.parseInt(drawn[0]));
         }
         // some staged point is above the zero line: the traffic stages 20 to 90 rows a second
-        double zero = Double.parseDouble(
-                browser.findElement(By.cssSelector("svg#rates-chart line.axis")).getAttribute("y1"));
-        assertThat(browser.findElements(By.cssSelector("#rates-points-staged circle")))
-                .anySatisfy(c ->
-                        assertThat(Double.parseDouble(c.getAttribute("cy"))).isLessThan(zero));
+        String[] heights = ((String) browser.executeScript(
+                        "return document.querySelector('svg#rates-chart line.axis').getAttribute('y1') + ' ' +"
+                                + " Array.from(document.querySelectorAll('#rates-points-staged circle'))"
+                                + ".map(c => c.getAttribute('cy')).join(' ');"))
+                .split(" ");
+        double zero = Double.parseDouble(heights[0]);
+        assertThat(List.of(heights).subList(1, heights.length))
+                .anySatisfy(cy -> assertThat(Double.parseDouble(cy)).isLessThan(zero));
         // accessible: an image with a label naming the current values, axis titles, a legend, numbers as text
         assertThat(chart.getAttribute("role")).isEqualTo("img");
         assertThat(chart.getAttribute("aria-label"))
@@ -225,17 +249,17 @@ class ConsoleBrowserTest {
         screenshot("overview");
 
         // and when the next sample arrives, the newest point is another one and the line has moved
-        String lastSeq = browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
-                .getAttribute("data-seq");
-        String line = browser.findElement(By.id("rates-path-staged")).getAttribute("d");
+        String lastSeq = read(d -> d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                .getAttribute("data-seq"));
+        String line = read(d -> d.findElement(By.id("rates-path-staged")).getAttribute("d"));
         waiting()
                 .until(d -> !d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
                         .getAttribute("data-seq")
                         .equals(lastSeq));
-        assertThat(Long.parseLong(browser.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
-                        .getAttribute("data-seq")))
+        assertThat(Long.parseLong(read(d -> d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
+                        .getAttribute("data-seq"))))
                 .isGreaterThan(Long.parseLong(lastSeq));
-        assertThat(browser.findElement(By.id("rates-path-staged")).getAttribute("d"))
+        assertThat(read(d -> d.findElement(By.id("rates-path-staged")).getAttribute("d")))
                 .isNotEqualTo(line);
     }
 
