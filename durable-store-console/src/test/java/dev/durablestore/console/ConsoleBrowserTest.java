@@ -164,9 +164,10 @@ class ConsoleBrowserTest {
         }
     }
 
+    /** The routes table is redrawn on every refresh: a cell found may be replaced before it is read. */
     private static String cell(String route, String column) {
-        return browser.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column))
-                .getText();
+        return read(d -> d.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column))
+                .getText());
     }
 
     private static long number(String text) {
