@@ -498,7 +498,7 @@ public final class PostgresComparison implements Workload {
                         + "by plain JDBC with no store around them, on this machine where the JVM and the "
                         + "server share 2 cores. The store ran at %.2f× of that drain (and at %.2f× the raw "
                         + "loop whose claim and settle take turns, as the store's do), so %.0f× db-scheduler "
-                        + "at %d in flight would need a ceiling of at least %.2f×%s. The judged drain holds "
+                        + "at %d in flight would need a ceiling of at least %s. The judged drain holds "
                         + "%d rows in flight, as db-scheduler may.",
                 CONCURRENCY,
                 ceiling,
@@ -507,8 +507,7 @@ public final class PostgresComparison implements Workload {
                 storeVsTurns,
                 target,
                 CONCURRENCY,
-                target / vsShaped,
-                ceiling < target / vsShaped ? ", above this run's" : "",
+                neededCeiling(target, vsShaped, ceiling),
                 PEER_IN_FLIGHT);
     }
 
@@ -522,12 +521,12 @@ public final class PostgresComparison implements Workload {
         return String.format(
                 Locale.ROOT,
                 "In each run, `PG-drain-vs-raw` is (store ÷ raw drain in the store's shape taking turns) × "
-                        + "(that raw drain ÷ raw batched drain); the figures here are medians over the runs. At %d in flight the store's claim carries "
-                        + "the rows the settle before it freed, so its claims and settles take turns, each with "
+                        + "(that raw drain ÷ raw batched drain); the figures here are medians over the runs. At %d "
+                        + "in flight the store's claim carries the rows the settle before it freed, so its claims and settles take turns, each with "
                         + "about %d rows, where the batched drain's carry 100. The second factor, the ceiling of "
                         + "that shape, was %.2f× in this run: the store's own claim and settle statements sent "
                         + "that way by plain JDBC with no store around them. The store ran at %.2f× of that loop, "
-                        + "so %.2f× the batched drain needs a ceiling of at least %.2f×%s. The faster of the "
+                        + "so %.2f× the batched drain needs a ceiling of at least %s. The faster of the "
                         + "two raw loops in the store's shape in each run (this one, or the one whose claims of "
                         + "at most %d overlap the settle before) reached %.2f× the batched drain.",
                 CONCURRENCY,
@@ -535,10 +534,21 @@ public final class PostgresComparison implements Workload {
                 turnsCeiling,
                 storeVsTurns,
                 target,
-                target / storeVsTurns,
-                turnsCeiling < target / storeVsTurns ? ", above this run's" : "",
+                neededCeiling(target, storeVsTurns, turnsCeiling),
                 RawPgShapedDrain.OVERLAPPED,
                 shapedVsRaw);
+    }
+
+    /**
+     * @param target the judged ratio asked for
+     * @param storeVsLoop the store's pace against the raw loop in its shape
+     * @param ceiling that loop's against the baseline, in this run
+     * @return the loop's ratio a store at {@code storeVsLoop} would need, and whether it is above this
+     *     run's ceiling
+     */
+    private static String neededCeiling(double target, double storeVsLoop, double ceiling) {
+        double needed = target / storeVsLoop;
+        return String.format(Locale.ROOT, "%.2f×%s", needed, ceiling < needed ? ", above this run's" : "");
     }
 
     private static double sqliteAppends(RunContext ctx, String synchronous, int n) {
@@ -749,14 +759,16 @@ public final class PostgresComparison implements Workload {
                     "×");
             section.figure("raw drain in the store's shape: rows per claim", shapedRowsPerClaim, "");
             section.figure("raw drain in the store's shape: rows per settle statement", shapedRowsPerFlush, "");
+            double storeVsTurns =
+                    Stats.summarize(Stats.ratios(storeDrain, shapedTurns)).median();
             section.note(ceilingNote(
                     Stats.summarize(ceiling).median(),
                     Stats.summarize(Stats.ratios(storeDrain, shaped)),
-                    Stats.summarize(Stats.ratios(storeDrain, shapedTurns)).median()));
+                    storeVsTurns));
             section.note(drainCeilingNote(
                     Stats.summarize(turnsCeiling).median(),
                     Stats.summarize(Stats.ratios(shaped, rawDrain)).median(),
-                    Stats.summarize(Stats.ratios(storeDrain, shapedTurns)).median()));
+                    storeVsTurns));
             for (Mode mode : MODES) {
                 section.sideBySide(
                         "P1 appends/s, 64 in flight, " + mode.label(),

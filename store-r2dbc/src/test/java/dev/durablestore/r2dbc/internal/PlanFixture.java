@@ -60,6 +60,24 @@ final class PlanFixture {
     }
 
     /**
+     * The stream's claim of every route, as {@link Claims} builds it, its markers those of
+     * {@code PREPARE claim(bigint, bigint, text, bigint, int)}: it records no claimer (O65), and
+     * writing the unindexed {@code claimed_by} changes nothing in the plan.
+     *
+     * @param moreDue a predicate added to the due rows' ({@code ""} for none, else starting with
+     *     {@code " AND "})
+     * @return the statement
+     */
+    static String streamClaim(String moreDue) {
+        return SqlDialect.POSTGRES.claimWithNextDue(
+                "status = 'claimed', claimed_at = $1, claim_token = $2, claimed_by = $3",
+                "status = 'pending' AND visible_after <= $4" + moreDue,
+                "$5",
+                OutboxRows.CLAIMED_RETURNING_PG,
+                "status = 'pending'");
+    }
+
+    /**
      * @param plans {@code EXPLAIN ANALYZE} output
      * @return the rows every scan of the outbox produced, over all its loops
      */

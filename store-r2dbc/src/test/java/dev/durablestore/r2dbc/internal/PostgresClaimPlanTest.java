@@ -23,10 +23,11 @@ import reactor.core.publisher.Mono;
  * after autovacuum analysed it while it was empty, is exactly when a dispatcher drains it. The
  * claim must then still walk {@code outbox_pending} in claim order and stop at its limit, not read
  * and sort every pending row (which once made each claim cost O(pending) and the PostgreSQL drain
- * 2.3× slower at 10,000 rows), and update the rows it took where its arms locked them (by tuple id), not by walking the
- * table (which once made each claim of 64 on 10,000 rows cost 105 ms instead of 1 ms, and the
- * capped four-node drain, whose claims run one at a time, 18× slower). Checked on the generic
- * plan, the one a driver's cached prepared statement runs, and where it matters on the custom one.
+ * 2.3× slower at 10,000 rows), and update the rows it took where its arms locked them (by tuple
+ * id), not by walking the table (which once made each claim of 64 on 10,000 rows cost 105 ms
+ * instead of 1 ms, and the capped four-node drain, whose claims run one at a time, 18× slower).
+ * Checked on the generic plan, the one a driver's cached prepared statement runs, and where it
+ * matters on the custom one.
  */
 class PostgresClaimPlanTest {
 
@@ -175,17 +176,9 @@ class PostgresClaimPlanTest {
         assertThat(seen.get(10)).isEqualTo("generic=5 custom=5");
     }
 
-    /**
-     * The stream's claim of every route, as {@link Claims} builds it: it records no claimer (O65),
-     * and writing the unindexed {@code claimed_by} changes nothing in the plan.
-     */
+    /** The stream's claim of every route, as {@link Claims} builds it. */
     private static String claimStatement() {
-        return SqlDialect.POSTGRES.claimWithNextDue(
-                "status = 'claimed', claimed_at = $1, claim_token = $2, claimed_by = $3",
-                "status = 'pending' AND visible_after <= $4",
-                "$5",
-                OutboxRows.CLAIMED_RETURNING_PG,
-                "status = 'pending'");
+        return PlanFixture.streamClaim("");
     }
 
     /** The claim of every route outside a stream ({@code ReactiveStore.claim}), as {@link Claims} builds it. */

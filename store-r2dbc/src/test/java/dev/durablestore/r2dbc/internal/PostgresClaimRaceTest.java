@@ -112,11 +112,6 @@ class PostgresClaimRaceTest {
      * before the row is locked. {@code void} cast to text is the empty string.
      */
     private static String gatedClaimStatement() {
-        return SqlDialect.POSTGRES.claimWithNextDue(
-                "status = 'claimed', claimed_at = $1, claim_token = $2, claimed_by = $3",
-                "status = 'pending' AND visible_after <= $4 AND pg_advisory_xact_lock_shared(" + GATE + ")::text = ''",
-                "$5",
-                OutboxRows.CLAIMED_RETURNING_PG,
-                "status = 'pending'");
+        return PlanFixture.streamClaim(" AND pg_advisory_xact_lock_shared(" + GATE + ")::text = ''");
     }
 }
