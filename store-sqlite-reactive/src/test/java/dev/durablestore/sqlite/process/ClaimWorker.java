@@ -9,8 +9,8 @@ import java.time.Duration;
 
 /**
  * A dispatcher process: claims through the claim stream and completes every row, printing
- * {@code DONE <key>} after each completion is acknowledged; exits when the outbox has had no live
- * row for a while.
+ * {@code DONE <key>} after each completion is acknowledged; exits once no row of the outbox is
+ * pending or claimed and its own completions are acknowledged.
  *
  * <p>Arguments: database path.
  */
@@ -26,11 +26,9 @@ public final class ClaimWorker {
             System.out.flush();
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
             store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(32).withPollInterval(Duration.ofMillis(10)))
+                    .takeUntilOther(TwoWorkers.drained(store, "default"))
                     .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 16)
                     .doOnNext(key -> System.out.println("DONE " + key))
-                    .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained
-                    .onErrorResume(
-                            java.util.concurrent.TimeoutException.class, e -> reactor.core.publisher.Flux.empty())
                     .blockLast(Duration.ofMinutes(5));
         }
         System.out.flush();

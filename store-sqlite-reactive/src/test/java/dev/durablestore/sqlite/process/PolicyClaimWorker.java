@@ -11,13 +11,13 @@ import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.time.Duration;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * A dispatcher process claiming under a dispatch policy (O63, O64, O65) on route {@code ns/q}: for each
  * row it holds, it reads from the database what the policy promises and prints it, then completes
- * the row and prints {@code DONE <key>}; exits when no row came for 2 s.
+ * the row and prints {@code DONE <key>}; exits once no row of the namespace is pending or claimed and
+ * its own completions are acknowledged.
  *
  * <p>Printed per row: {@code WORKFLOW <claimed rows of the row's workflow> <rows of lower ordinal not
  * done>} and {@code ROUTE <claimed rows of the namespace>}.
@@ -54,6 +54,7 @@ public final class PolicyClaimWorker {
                             .withPolicy(policy)
                             .withMaxBatch(8)
                             .withPollInterval(Duration.ofMillis(10)))
+                    .takeUntilOther(TwoWorkers.drained(store, "ns"))
                     .flatMap(
                             row -> observe(store, row)
                                     .delayElement(Duration.ofMillis(1)) // the work: other claims overlap it
@@ -61,8 +62,6 @@ public final class PolicyClaimWorker {
                                     .thenReturn(row.dispatchKey()),
                             16)
                     .doOnNext(key -> System.out.println("DONE " + key))
-                    .timeout(Duration.ofSeconds(2)) // no row for 2 s: the outbox is drained
-                    .onErrorResume(java.util.concurrent.TimeoutException.class, e -> Flux.empty())
                     .blockLast(Duration.ofMinutes(5));
         }
         System.out.flush();

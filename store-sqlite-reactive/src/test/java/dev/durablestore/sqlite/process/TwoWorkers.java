@@ -7,6 +7,8 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The shape of the cross-process tests: rows staged in one file, then two worker JVMs started on
@@ -80,10 +84,37 @@ final class TwoWorkers {
                     .isTrue();
             a.send("GO");
             b.send("GO");
-            assertThat(a.await(300)).as("worker a exit code").isZero();
-            assertThat(b.await(300)).as("worker b exit code").isZero();
+            assertThat(a.await(300)).as(() -> exitCode("a", dir)).isZero();
+            assertThat(b.await(300)).as(() -> exitCode("b", dir)).isZero();
             return List.of(a.lines(), b.lines());
         }
+    }
+
+    private static String exitCode(String worker, Path dir) {
+        try {
+            return "worker " + worker + " exit code; its standard error:\n"
+                    + Files.readString(dir.resolve(worker + ".log"));
+        } catch (IOException e) {
+            return "worker " + worker + " exit code (its standard error is unreadable: " + e + ")";
+        }
+    }
+
+    /**
+     * Signals once the namespace has no pending or claimed row (O44), polled every 20 ms: nothing is
+     * left for a worker to claim, and any row it still holds is completed. A worker stops its claim
+     * stream on this signal and exits once its own completions are acknowledged; it does not cancel
+     * them, so each committed completion is printed.
+     *
+     * @param store the worker's store
+     * @param namespace the namespace its rows are in
+     * @return a signal when the namespace is drained
+     */
+    static Mono<Long> drained(SqliteReactiveStore store, String namespace) {
+        return Flux.interval(Duration.ofMillis(20))
+                .onBackpressureDrop() // a tick while a count is running is skipped
+                .concatMap(tick -> store.countInflight(namespace))
+                .filter(n -> n == 0)
+                .next();
     }
 
     /**
