@@ -46,6 +46,9 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        // short-lived, like the test JVMs (see surefire.argLine in the parent pom): no C2, no G1 threads
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());
