@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -77,6 +78,11 @@ public final class ChildJvm implements AutoCloseable {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
         pump.join(10_000);
+    }
+
+    /** @return completes with the exit code when the child has ended */
+    public CompletableFuture<Integer> exit() {
+        return process.onExit().thenApply(Process::exitValue);
     }
 
     /**

@@ -9,8 +9,9 @@ import java.time.Duration;
 
 /**
  * A dispatcher process: claims through the claim stream and completes every row, printing
- * {@code DONE <key>} after each completion is acknowledged; exits once no row of the outbox is
- * pending or claimed and its own completions are acknowledged.
+ * {@code DONE <key>} after each completion is acknowledged; exits once no row of namespace
+ * {@code default} (where the test stages them) is pending or claimed and its own completions are
+ * acknowledged.
  *
  * <p>Arguments: database path.
  */

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,7 +63,7 @@ final class TwoWorkers {
 
     /**
      * Runs two workers to their end: both start, and once both printed {@code READY} both get
-     * {@code GO}; each must exit with 0.
+     * {@code GO}; each must exit with 0, and the one that ends first is checked first.
      *
      * @param worker the worker's main class
      * @param dir where their logs go
@@ -84,8 +85,18 @@ final class TwoWorkers {
                     .isTrue();
             a.send("GO");
             b.send("GO");
-            assertThat(a.await(300)).as(() -> exitCode("a", dir)).isZero();
-            assertThat(b.await(300)).as(() -> exitCode("b", dir)).isZero();
+            // the worker that ends first is checked first: when it failed holding claimed rows,
+            // the other waits for those rows until its own bound, and would hide the cause
+            CompletableFuture.anyOf(a.exit(), b.exit()).get(300, TimeUnit.SECONDS);
+            boolean aFirst = a.exit().isDone();
+            ChildJvm first = aFirst ? a : b;
+            ChildJvm second = aFirst ? b : a;
+            assertThat(first.await(10))
+                    .as(() -> exitCode(aFirst ? "a" : "b", dir))
+                    .isZero();
+            assertThat(second.await(300))
+                    .as(() -> exitCode(aFirst ? "b" : "a", dir))
+                    .isZero();
             return List.of(a.lines(), b.lines());
         }
     }
