@@ -250,9 +250,15 @@ class ConsoleBrowserTest {
         screenshot("overview");
 
         // and when the next sample arrives, the newest point is another one and the line has moved
-        String lastSeq = read(d -> d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
-                .getAttribute("data-seq"));
-        String line = read(d -> d.findElement(By.id("rates-path-staged")).getAttribute("d"));
+        // (one script reads the newest point and the line of one drawing: read one by one, a sample
+        // arriving between them paired the old point with the new line)
+        String[] before = ((String)
+                        browser.executeScript("return document.querySelector('#rates-points-staged circle:last-child')"
+                                + ".getAttribute('data-seq') + '|'"
+                                + " + document.getElementById('rates-path-staged').getAttribute('d');"))
+                .split("\\|");
+        String lastSeq = before[0];
+        String line = before[1];
         waiting()
                 .until(d -> !d.findElement(By.cssSelector("#rates-points-staged circle:last-child"))
                         .getAttribute("data-seq")
