@@ -164,6 +164,19 @@ class ConsoleBrowserTest {
         }
     }
 
+    /**
+     * Reads values of one drawing of the live chart in one script: the chart redraws on every
+     * sample, so values read one call at a time may come from two drawings.
+     *
+     * @param script JavaScript returning an array of values
+     * @param args the script's {@code arguments}
+     * @return the values, as text
+     */
+    private static String[] drawing(String script, Object... args) {
+        List<?> values = (List<?>) browser.executeScript(script, args);
+        return values.stream().map(String::valueOf).toArray(String[]::new);
+    }
+
     /** The routes table is redrawn on every refresh: a cell found may be replaced before it is read. */
     private static String cell(String route, String column) {
         return read(d -> d.findElement(By.cssSelector("tr[data-route='" + route + "'] td.c-" + column))
@@ -209,24 +222,19 @@ class ConsoleBrowserTest {
         new WebDriverWait(browser, Duration.ofSeconds(45))
                 .until(d -> Integer.parseInt(chart.getAttribute("data-samples")) >= 12);
         for (String series : new String[] {"staged", "claimed", "settled"}) {
-            // one script reads the path and its points of one drawing (the chart redraws every sample)
-            String[] drawn = ((String) browser.executeScript(
-                            "const p = document.getElementById('rates-path-' + arguments[0]);"
-                                    + "return p.getAttribute('data-points') + '|' + p.getAttribute('d') + '|'"
-                                    + " + document.querySelectorAll('#rates-points-' + arguments[0]"
-                                    + " + ' circle').length;",
-                            series))
-                    .split("\\|");
+            String[] drawn = drawing(
+                    "const p = document.getElementById('rates-path-' + arguments[0]);"
+                            + "return [p.getAttribute('data-points'), p.getAttribute('d'),"
+                            + " document.querySelectorAll('#rates-points-' + arguments[0] + ' circle').length];",
+                    series);
             assertThat(Integer.parseInt(drawn[0])).as(series).isGreaterThanOrEqualTo(12);
             assertThat(drawn[1]).as(series).startsWith("M").contains(" L");
             assertThat(Integer.parseInt(drawn[2])).as(series).isEqualTo(Integer.parseInt(drawn[0]));
         }
         // some staged point is above the zero line: the traffic stages 20 to 90 rows a second
-        String[] heights = ((String) browser.executeScript(
-                        "return document.querySelector('svg#rates-chart line.axis').getAttribute('y1') + ' ' +"
-                                + " Array.from(document.querySelectorAll('#rates-points-staged circle'))"
-                                + ".map(c => c.getAttribute('cy')).join(' ');"))
-                .split(" ");
+        String[] heights = drawing("return [document.querySelector('svg#rates-chart line.axis').getAttribute('y1')]"
+                + ".concat(Array.from(document.querySelectorAll('#rates-points-staged circle'))"
+                + ".map(c => c.getAttribute('cy')));");
         double zero = Double.parseDouble(heights[0]);
         assertThat(List.of(heights).subList(1, heights.length))
                 .anySatisfy(cy -> assertThat(Double.parseDouble(cy)).isLessThan(zero));
@@ -250,13 +258,8 @@ class ConsoleBrowserTest {
         screenshot("overview");
 
         // and when the next sample arrives, the newest point is another one and the line has moved
-        // (one script reads the newest point and the line of one drawing: read one by one, a sample
-        // arriving between them paired the old point with the new line)
-        String[] before = ((String)
-                        browser.executeScript("return document.querySelector('#rates-points-staged circle:last-child')"
-                                + ".getAttribute('data-seq') + '|'"
-                                + " + document.getElementById('rates-path-staged').getAttribute('d');"))
-                .split("\\|");
+        String[] before = drawing("return [document.querySelector('#rates-points-staged circle:last-child')"
+                + ".getAttribute('data-seq'), document.getElementById('rates-path-staged').getAttribute('d')];");
         String lastSeq = before[0];
         String line = before[1];
         waiting()

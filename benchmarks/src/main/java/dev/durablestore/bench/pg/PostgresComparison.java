@@ -522,7 +522,8 @@ public final class PostgresComparison implements Workload {
                 Locale.ROOT,
                 "In each run, `PG-drain-vs-raw` is (store ÷ raw drain in the store's shape taking turns) × "
                         + "(that raw drain ÷ raw batched drain); the figures here are medians over the runs. At %d "
-                        + "in flight the store's claim carries the rows the settle before it freed, so its claims and settles take turns, each with "
+                        + "in flight the store's claim carries the rows the settle before it freed, so its claims "
+                        + "and settles take turns, each with "
                         + "about %d rows, where the batched drain's carry 100. The second factor, the ceiling of "
                         + "that shape, was %.2f× in this run: the store's own claim and settle statements sent "
                         + "that way by plain JDBC with no store around them. The store ran at %.2f× of that loop, "

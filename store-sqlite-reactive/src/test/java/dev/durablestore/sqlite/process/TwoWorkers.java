@@ -92,16 +92,16 @@ final class TwoWorkers {
             ChildJvm first = aFirst ? a : b;
             ChildJvm second = aFirst ? b : a;
             assertThat(first.await(10))
-                    .as(() -> exitCode(aFirst ? "a" : "b", dir))
+                    .as(() -> exitReport(aFirst ? "a" : "b", dir))
                     .isZero();
             assertThat(second.await(300))
-                    .as(() -> exitCode(aFirst ? "b" : "a", dir))
+                    .as(() -> exitReport(aFirst ? "b" : "a", dir))
                     .isZero();
             return List.of(a.lines(), b.lines());
         }
     }
 
-    private static String exitCode(String worker, Path dir) {
+    private static String exitReport(String worker, Path dir) {
         try {
             return "worker " + worker + " exit code; its standard error:\n"
                     + Files.readString(dir.resolve(worker + ".log"));
