@@ -26,6 +26,10 @@ import java.util.function.IntSupplier;
  *   <li>{@code durable.store.commit} — timer of group-commit transactions;</li>
  *   <li>{@code durable.store.writer.queue.depth} — gauge of write commands waiting.</li>
  * </ul>
+ *
+ * <p>The queue-depth gauge holds its supplier strongly: a store passes a method reference or a
+ * lambda that nothing else keeps, and Micrometer's default weak reference let the collector take it,
+ * after which the gauge read {@code NaN}.
  */
 public final class MicrometerStoreMetrics implements StoreMetrics {
 
@@ -78,6 +82,7 @@ public final class MicrometerStoreMetrics implements StoreMetrics {
     @Override
     public void registerQueueDepth(IntSupplier depth) {
         Gauge.builder("durable.store.writer.queue.depth", depth, IntSupplier::getAsInt)
+                .strongReference(true)
                 .tags(tags)
                 .register(registry);
     }
