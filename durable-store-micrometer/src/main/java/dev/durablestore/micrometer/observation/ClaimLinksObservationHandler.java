@@ -96,6 +96,12 @@ public final class ClaimLinksObservationHandler implements TracingObservationHan
     public void onStart(Observation.Context context) {
         // the parent as the sender handler would take it: the parent observation's span, else the current one
         Span parent = getParentSpan(context);
+        // the tracing context exists from the start, as every tracing handler's does, and holds the
+        // claimer's span until the claim's own is made at stop: context propagation keeps that span
+        // current while the claim runs, and Spring Boot's TracingAwareMeterObservationHandler, which
+        // requires the tracing context, stops before this handler (and also for an idle poll, which
+        // makes no span)
+        getTracingContext(context).setSpan(parent);
         context.put(Pending.class, new Pending(parent == null ? null : parent.context(), nowNanos()));
     }
 

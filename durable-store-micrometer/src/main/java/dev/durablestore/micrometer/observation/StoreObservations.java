@@ -15,6 +15,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -51,6 +53,8 @@ import reactor.core.publisher.Mono;
  * namespaces are created per tenant, metric tags grow with them.
  */
 public final class StoreObservations {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreObservations.class);
 
     /** Staging rows. */
     public static final String STAGE = "durable.store.stage";
@@ -172,7 +176,7 @@ public final class StoreObservations {
             AtomicBoolean stopped = new AtomicBoolean();
             Runnable stop = () -> {
                 if (stopped.compareAndSet(false, true)) {
-                    observation.stop();
+                    stopQuietly(observation);
                 }
             };
             Mono<T> run;
@@ -193,6 +197,22 @@ public final class StoreObservations {
                     })
                     .contextWrite(c -> c.put(OBSERVATION_KEY, observation));
         });
+    }
+
+    /**
+     * Stops the observation; a handler that throws is logged, never passed on. The observed work has
+     * finished by then: a committed claim turned into an error would leave its rows claimed, unseen by
+     * anyone, until their lease ran out.
+     */
+    private static void stopQuietly(Observation observation) {
+        try {
+            observation.stop();
+        } catch (RuntimeException e) {
+            log.warn(
+                    "an observation handler failed to stop the observation {}; the store operation is not affected",
+                    observation.getContextView().getName(),
+                    e);
+        }
     }
 
     /** @return {@code operation destination}, or the operation alone when the destination is not one route */

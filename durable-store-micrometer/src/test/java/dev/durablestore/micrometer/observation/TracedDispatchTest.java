@@ -12,12 +12,15 @@ import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.micrometer.tracing.otel.bridge.OtelBaggageManager;
 import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
 import io.micrometer.tracing.otel.bridge.OtelPropagator;
@@ -394,6 +397,47 @@ class TracedDispatchTest {
                 .isEqualTo(spansNamed("poller").get(0).getSpanId());
         assertThat(claim.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
         assertThat(claim.getLinks()).isEmpty();
+    }
+
+    @Test
+    @DisplayName(
+            "given Spring Boot's tracing-aware meter handler beside the tracing handlers, claims with and without rows succeed and are timed")
+    void claimsUnderTheTracingAwareMeterHandler() {
+        // given the handlers as Spring Boot registers them when an application has metrics and tracing
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        registry.observationConfig()
+                .observationHandler(
+                        new TracingAwareMeterObservationHandler<>(new DefaultMeterObservationHandler(meters), tracer));
+        stageInRequest("request", row("traced"));
+
+        // when a poller claims the row, then again when nothing is left
+        claimInPoller(1);
+        claimInPoller(0);
+
+        // then both claims were timed, and the one with a row was traced
+        assertThat(meters.get(StoreObservations.CLAIM).timer().count()).isEqualTo(2);
+        assertThat(spansNamed("claim")).isNotEmpty();
+    }
+
+    @Test
+    @DisplayName("given an observation handler that throws when a claim stops, the claim still returns its rows")
+    void aFailingHandlerDoesNotFailTheClaim() {
+        // given a handler that throws whenever a claim stops
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return context instanceof ClaimContext;
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                throw new IllegalStateException("a broken handler");
+            }
+        });
+        stageInRequest("request", row("traced"));
+
+        // when a poller claims, then it gets the row (claimInPoller checks it)
+        claimInPoller(1);
     }
 
     private static OutboxRow row(String activity) {
