@@ -1,7 +1,7 @@
 package dev.durablestore.examples.webflux;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The data of one {@code dispatch} event of {@code GET /dispatches}: a claimed outbox row.

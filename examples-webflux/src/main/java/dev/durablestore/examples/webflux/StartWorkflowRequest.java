@@ -1,7 +1,7 @@
 package dev.durablestore.examples.webflux;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The body of {@code POST /workflows}.

@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Configuration;
  * </ul>
  *
  * <p>The store, its lease reaper, its health ({@code /actuator/health}) and its metrics come from
- * {@code durable-store-spring-boot-starter}, configured in {@code application.properties}; this
+ * {@code durable-store-spring-boot-4-starter} (Spring Boot 4.1), configured in {@code application.properties}; this
  * application adds only the clock it shares with the store. Run it with
  * {@code ./examples/run-webflux.sh} (port 8080, database {@code ./durable-store-webflux.db}; Spring
  * properties such as {@code --server.port=9090} or {@code --durablestore.sqlite.path=/tmp/w.db} may

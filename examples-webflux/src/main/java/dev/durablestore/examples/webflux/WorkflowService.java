@@ -1,9 +1,5 @@
 package dev.durablestore.examples.webflux;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.durablestore.api.ActivityId;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
@@ -19,7 +15,6 @@ import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.core.projection.HistoryProjection;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,6 +25,10 @@ import org.springframework.stereotype.Service;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * What the endpoints do, in store calls. Every method returns a cold publisher; nothing blocks.
@@ -49,7 +48,7 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
 
     /**
      * @param store the store
-     * @param json Spring's object mapper, to turn request JSON into payload bytes and back
+     * @param json Spring Boot's JSON mapper (Jackson 3), to turn request JSON into payload bytes and back
      * @param clock the store's clock
      * @param properties the package version to record
      */
@@ -191,8 +190,8 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
         JsonNode input;
         try {
             input = json.readTree(row.input().bytes());
-        } catch (IOException e) {
-            input = TextNode.valueOf(row.input().asString()); // not ours: staged by another writer
+        } catch (JacksonException e) {
+            input = StringNode.valueOf(row.input().asString()); // not ours: staged by another writer
         }
         return new DispatchView(
                 row.dispatchKey(),
@@ -231,7 +230,7 @@ public class WorkflowService implements ApplicationListener<ContextClosedEvent> 
         }
         try {
             return Payload.json(json.writeValueAsBytes(value));
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new InvalidRequestException("cannot write the input as JSON: " + e.getOriginalMessage());
         }
     }
