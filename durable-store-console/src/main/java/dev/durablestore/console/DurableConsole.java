@@ -22,8 +22,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * }</pre>
  *
  * <p>It is read-only unless {@link ConsoleOptions#readOnly()} is false, and then every action also
- * needs the host's {@link ConsoleAuthorizer} to allow it and a valid CSRF token (see the README's
- * console section for the endpoints and the security model).
+ * needs the host's {@link ConsoleAuthorizer} to allow it and a valid CSRF token (see
+ * {@code docs/console.md} for the endpoints and the security model).
  *
  * <p>The live rates ({@code GET <path>/api/rates}) are a server-sent-events stream that stays open
  * while a page shows them. A web server that shuts down gracefully waits for open responses, so the

@@ -86,7 +86,7 @@ class ConsoleSpringSecurityTest {
                             .build());
         }
 
-        /** The README's authorizer: only operators act. */
+        /** The authorizer of docs/console.md: only operators act. */
         @Bean
         ConsoleAuthorizer consoleAuthorizer() {
             return (action, request) -> request.principal()

@@ -88,7 +88,7 @@ public record OutboxRow(
     /**
      * The highest {@link #priority()}. Ten levels, like a queue's small priority byte: enough to
      * put urgent work first, few enough that each level stays a meaningful promise, and every level
-     * above the default lives in a small index of its own (README: priorities).
+     * above the default lives in a small index of its own (docs/claim-stream.md: priorities).
      */
     public static final int MAX_PRIORITY = 9;
 

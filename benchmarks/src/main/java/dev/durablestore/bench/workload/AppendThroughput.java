@@ -154,7 +154,7 @@ public final class AppendThroughput implements Workload {
                                 + RawDb.Settings.SQLITE_DEFAULTS.describe() + "). "
                                 + "The store runs the appends of one commit as a group (guards first, then multi-row "
                                 + "inserts, and no head read for a workflow it has not seen at expected head 0: the "
-                                + "insert of seq 1 is the check; README, design); the raw loops run the plain SQL. "
+                                + "insert of seq 1 is the check; docs/design.md); the raw loops run the plain SQL. "
                                 + "Store and batched baseline "
                                 + "alternate which goes first; each ratio is store/baseline of the same run. Each run "
                                 + "then repeats the FULL runs on smaller fresh files (" + sizesText(bySize.keySet(), n)

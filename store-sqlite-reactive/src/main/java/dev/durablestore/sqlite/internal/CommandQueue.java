@@ -23,7 +23,7 @@ final class CommandQueue {
      * 0 on a single CPU, where spinning only delays the thread that would submit). Under load the
      * next command is on its way (the subscribers the commit answered send it), and being parked
      * when it comes costs a wake-up the writer waits through: with 64 dispatchers in flight on two
-     * cores this spin drained the outbox ~12% faster in a same-run A/B (README, design).
+     * cores this spin drained the outbox ~12% faster in a same-run A/B (docs/design.md).
      */
     private static final long IDLE_SPIN_NANOS = Runtime.getRuntime().availableProcessors() > 1 ? 200_000L : 0L;
 

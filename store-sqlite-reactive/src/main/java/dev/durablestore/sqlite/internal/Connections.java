@@ -46,8 +46,8 @@ public final class Connections {
             // A statement that changes many rows (a claim, a grouped settle) keeps a statement
             // journal, and SQLite spills one past 64 KiB into a temporary file: created, written and
             // unlinked in almost every drain transaction (seen with strace). The writer's
-            // statements are bounded batches, so in memory these journals stay small (README,
-            // design: temporary storage).
+            // statements are bounded batches, so in memory these journals stay small
+            // (docs/design.md: temporary storage).
             c.execute("PRAGMA temp_store=MEMORY");
             // negative: KiB rather than pages; the cache grows to it as pages are read
             c.execute("PRAGMA cache_size=-" + cacheKib);

@@ -79,7 +79,7 @@ public final class Schema {
                     + "WHERE status = 'claimed' AND claimed_at IS NOT NULL",
             // By workflow alone, not (workflow_id, status): a claim or a settle then changes no
             // column of this index, so SQLite skips it: a drain of staged rows ran ~15% faster in a
-            // same-run A/B (README, design: outbox indexes). Workflow-wide
+            // same-run A/B (docs/design.md: outbox indexes). Workflow-wide
             // operations filter the workflow's rows by status instead. Files made before this
             // index had the composite one under the old name; it is dropped below.
             "CREATE INDEX IF NOT EXISTS outbox_by_workflow ON outbox (workflow_id)",
