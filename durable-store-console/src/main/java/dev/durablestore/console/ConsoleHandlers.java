@@ -3,7 +3,6 @@ package dev.durablestore.console;
 import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
 import static org.springframework.web.reactive.function.server.RequestPredicates.POST;
 
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRouteCounts;
@@ -18,6 +17,7 @@ import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.core.codec.EventCodec;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -29,15 +29,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.codec.DecodingException;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.codec.ServerSentEvent;
@@ -45,7 +46,6 @@ import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.web.server.ServerWebInputException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -58,6 +58,9 @@ final class ConsoleHandlers {
     private static final int MAX_PAGE = 500;
     private static final int WORKFLOW_ROWS = 500;
     private static final int HISTORY_PAGE = 200;
+    /** The filter fields that page a listing, not part of what an action by filter selects. */
+    private static final Set<String> PAGING = Set.of("after", "limit");
+
     private static final Set<String> ACTION_FIELDS = Set.of("keys", "filter", "workflowId", "resetAttempt", "confirm");
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -117,7 +120,7 @@ final class ConsoleHandlers {
                     secure(
                             request.exchange().getResponse().getHeaders(),
                             request.path().startsWith(api + "/"));
-                    return next.handle(request).onErrorResume(this::error);
+                    return next.handle(request).onErrorResume(e -> error(request, e));
                 });
     }
 
@@ -132,19 +135,22 @@ final class ConsoleHandlers {
         }
     }
 
-    private Mono<ServerResponse> error(Throwable e) {
-        if (e instanceof ConsoleException c) {
-            return json(c.status(), Map.of("error", c.error(), "message", c.getMessage()));
+    /**
+     * The answer to a failed request: a refusal ({@link ConsoleException#refusal}) is a 4xx logged in
+     * one line; anything else is the console's or the store's failure, a 500 logged with its trace.
+     */
+    private Mono<ServerResponse> error(ServerRequest request, Throwable e) {
+        ConsoleException refused = ConsoleException.refusal(e);
+        if (refused != null) {
+            log.info(
+                    "console refused {} {}: {} {}",
+                    request.method(),
+                    oneLine(request.path()),
+                    refused.status().value(),
+                    oneLine(refused.getMessage()));
+            return json(refused.status(), Map.of("error", refused.error(), "message", refused.getMessage()));
         }
-        if (e instanceof InvalidArgumentException i) {
-            return json(HttpStatus.BAD_REQUEST, Map.of("error", "bad-request", "message", i.getMessage()));
-        }
-        if (e instanceof DecodingException || e instanceof ServerWebInputException) {
-            return json(
-                    HttpStatus.BAD_REQUEST,
-                    Map.of("error", "bad-request", "message", "the body must be a JSON object: " + e.getMessage()));
-        }
-        log.warn("a console request failed", e);
+        log.warn("console {} {} failed", request.method(), oneLine(request.path()), e);
         return json(
                 HttpStatus.INTERNAL_SERVER_ERROR,
                 Map.of(
@@ -152,6 +158,20 @@ final class ConsoleHandlers {
                         "internal",
                         "message",
                         "the request failed: " + e.getClass().getSimpleName()));
+    }
+
+    /** The text with control characters and line breaks escaped, so that a log line stays one line. */
+    private static String oneLine(String text) {
+        StringBuilder b = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     private static Mono<ServerResponse> json(HttpStatus status, Object body) {
@@ -215,8 +235,8 @@ final class ConsoleHandlers {
     // ---------------------------------------------------------------- overview and rates
 
     private Mono<ServerResponse> overview(ServerRequest request) {
-        boolean fresh = request.queryParam("fresh").map("true"::equals).orElse(false);
-        return counts.get(fresh).flatMap(s -> {
+        Mono<CountCache.Snapshot> snapshot = Mono.defer(() -> counts.get(fresh(params(request, Set.of("fresh")))));
+        return snapshot.flatMap(s -> {
             OutboxCounts c = s.counts();
             List<Map<String, Object>> routes = new ArrayList<>();
             long[] totals = new long[7];
@@ -282,15 +302,40 @@ final class ConsoleHandlers {
         return Filters.parse(params, clock.instant(), options.lease(), defaultLimit, maxLimit);
     }
 
+    /** The query parameters, each given once (the names are checked by the caller). */
     private static Map<String, String> params(ServerRequest request) {
         Map<String, String> params = new LinkedHashMap<>();
         request.queryParams().forEach((k, v) -> {
             if (v.size() != 1) {
-                throw ConsoleException.badRequest("filter '" + k + "' is given " + v.size() + " times");
+                throw ConsoleException.badRequest(
+                        "parameter '" + Filters.abbreviate(k) + "' is given " + v.size() + " times");
             }
             params.put(k, v.get(0));
         });
         return params;
+    }
+
+    /** The query parameters, each given once and each one of {@code known}. */
+    private static Map<String, String> params(ServerRequest request, Set<String> known) {
+        Map<String, String> params = params(request);
+        for (String name : params.keySet()) {
+            if (!known.contains(name)) {
+                throw ConsoleException.badRequest("unknown parameter '" + Filters.abbreviate(name) + "'; known: "
+                        + String.join(", ", new TreeSet<>(known)));
+            }
+        }
+        return params;
+    }
+
+    private static boolean fresh(Map<String, String> params) {
+        String v = params.get("fresh");
+        if (v == null || v.isBlank() || v.equals("false")) {
+            return false;
+        }
+        if (v.equals("true")) {
+            return true;
+        }
+        throw ConsoleException.badRequest("fresh must be true or false, was '" + Filters.abbreviate(v) + "'");
     }
 
     private Mono<ServerResponse> rows(ServerRequest request) {
@@ -313,10 +358,8 @@ final class ConsoleHandlers {
 
     private Mono<ServerResponse> countRows(ServerRequest request) {
         return Mono.defer(() -> {
-            Map<String, String> p = params(request);
-            p.remove("limit");
-            p.remove("after");
-            OutboxQuery q = query(p, PAGE, MAX_PAGE);
+            // limit and after are checked as for rows, then not used: the count starts at the first row
+            OutboxQuery q = query(params(request), PAGE, MAX_PAGE);
             return collect(q, options.maxBulk() + 1).flatMap(found -> {
                 Map<String, Object> body = new LinkedHashMap<>();
                 boolean capped = found.size() > options.maxBulk();
@@ -467,13 +510,9 @@ final class ConsoleHandlers {
     private Mono<ServerResponse> history(ServerRequest request) {
         return Mono.defer(() -> {
             WorkflowId id = Filters.workflowId(request.pathVariable("id"));
-            long from = number(request, "from", 1, Long.MAX_VALUE, 1);
-            int limit = (int) number(request, "limit", 1, HISTORY_PAGE, 100);
-            for (String name : request.queryParams().keySet()) {
-                if (!name.equals("from") && !name.equals("limit")) {
-                    throw ConsoleException.badRequest("unknown parameter '" + name + "'; known: from, limit");
-                }
-            }
+            Map<String, String> params = params(request, Set.of("from", "limit"));
+            long from = number(params, "from", 1, Long.MAX_VALUE, 1);
+            int limit = (int) number(params, "limit", 1, HISTORY_PAGE, 100);
             return store.readHead(id).flatMap(head -> {
                 if (head == 0) {
                     return Mono.error(ConsoleException.notFound("no history for workflow " + id + " in this store"));
@@ -505,21 +544,9 @@ final class ConsoleHandlers {
         });
     }
 
-    private static long number(ServerRequest request, String name, long min, long max, long dflt) {
-        String v = request.queryParam(name).orElse(null);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        try {
-            long n = Long.parseLong(v);
-            if (n >= min && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw ConsoleException.badRequest(
-                name + " must be a whole number from " + min + " to " + max + ", was '" + Filters.abbreviate(v) + "'");
+    private static long number(Map<String, String> params, String name, long min, long max, long dflt) {
+        String v = params.get(name);
+        return v == null || v.isBlank() ? dflt : Filters.wholeNumber(name, v, min, max);
     }
 
     // ---------------------------------------------------------------- actions
@@ -531,6 +558,7 @@ final class ConsoleHandlers {
             }
             ConsoleAction action = actionOf(request.pathVariable("action"));
             checkCsrf(request);
+            checkJson(request);
             return request.bodyToMono(Map.class)
                     .switchIfEmpty(Mono.error(ConsoleException.badRequest("the body must be a JSON object")))
                     .map(body -> ActionRequest.parse(body, this))
@@ -562,10 +590,18 @@ final class ConsoleHandlers {
     private void checkCsrf(ServerRequest request) {
         String origin = request.headers().firstHeader(HttpHeaders.ORIGIN);
         if (origin != null) {
-            URI o = URI.create(origin);
+            URI o;
+            try {
+                o = new URI(origin);
+            } catch (URISyntaxException e) {
+                throw ConsoleException.forbidden(
+                        "csrf", "the Origin header is not an origin: '" + Filters.abbreviate(origin) + "'");
+            }
             URI self = request.uri();
             if (o.getHost() == null || !o.getHost().equalsIgnoreCase(self.getHost()) || port(o) != port(self)) {
-                throw ConsoleException.forbidden("csrf", "the request comes from another origin (" + origin + ")");
+                throw ConsoleException.forbidden(
+                        "csrf",
+                        "the request comes from another origin (Origin header '" + Filters.abbreviate(origin) + "')");
             }
         }
         String cookie = request.cookies().getFirst(Csrf.COOKIE) == null
@@ -577,6 +613,26 @@ final class ConsoleHandlers {
                     "missing or wrong CSRF token: load " + base + "/api/session and send its csrfToken in the "
                             + Csrf.HEADER + " header");
         }
+    }
+
+    /** An action's body is JSON: any other (or no, or an unreadable) Content-Type is a 415 before it is read. */
+    private static void checkJson(ServerRequest request) {
+        String header = request.headers().firstHeader(HttpHeaders.CONTENT_TYPE);
+        String problem;
+        if (header == null) {
+            problem = "none was given";
+        } else {
+            try {
+                if (MediaType.APPLICATION_JSON.equalsTypeAndSubtype(MediaType.parseMediaType(header))) {
+                    return;
+                }
+                problem = "was '" + Filters.abbreviate(header) + "'";
+            } catch (InvalidMediaTypeException e) {
+                problem = "was '" + Filters.abbreviate(header) + "' (" + e.getMessage() + ")";
+            }
+        }
+        throw ConsoleException.of(
+                HttpStatus.UNSUPPORTED_MEDIA_TYPE, "the Content-Type header must be application/json; " + problem);
     }
 
     private static int port(URI u) {
@@ -592,8 +648,8 @@ final class ConsoleHandlers {
         static ActionRequest parse(Map<?, ?> body, ConsoleHandlers console) {
             for (Object k : body.keySet()) {
                 if (!ACTION_FIELDS.contains(String.valueOf(k))) {
-                    throw ConsoleException.badRequest(
-                            "unknown field '" + k + "'; known: " + new TreeSet<>(ACTION_FIELDS));
+                    throw ConsoleException.badRequest("unknown field '" + Filters.abbreviate(String.valueOf(k))
+                            + "'; known: " + new TreeSet<>(ACTION_FIELDS));
                 }
             }
             int targets = (body.containsKey("keys") ? 1 : 0)
@@ -603,7 +659,7 @@ final class ConsoleHandlers {
                 throw ConsoleException.badRequest("give exactly one of keys, filter or workflowId");
             }
             boolean reset = bool(body.get("resetAttempt"), "resetAttempt");
-            if (body.get("keys") != null) {
+            if (body.containsKey("keys")) {
                 if (!(body.get("keys") instanceof List<?> list) || list.isEmpty()) {
                     throw ConsoleException.badRequest("keys must be a non-empty array of dispatch keys");
                 }
@@ -622,7 +678,7 @@ final class ConsoleHandlers {
                 }
                 return new ActionRequest(keys, null, null, reset);
             }
-            if (body.get("filter") != null) {
+            if (body.containsKey("filter")) {
                 if (!(body.get("filter") instanceof Map<?, ?> f)) {
                     throw ConsoleException.badRequest("filter must be an object of filter fields");
                 }
@@ -632,13 +688,17 @@ final class ConsoleHandlers {
                 }
                 Map<String, String> params = new LinkedHashMap<>();
                 f.forEach((k, v) -> {
-                    if (v != null && !(v instanceof String) && !(v instanceof Number)) {
-                        throw ConsoleException.badRequest("filter." + k + " must be a string");
+                    String name = String.valueOf(k);
+                    if (PAGING.contains(name)) {
+                        // refused, not ignored: a client that sends limit 10 would see up to maxBulk rows change
+                        throw ConsoleException.badRequest("filter." + name + " pages a listing; an action by filter "
+                                + "takes every matching row (at most " + console.options.maxBulk() + ")");
                     }
-                    params.put(String.valueOf(k), v == null ? null : String.valueOf(v));
+                    if (v != null && !(v instanceof String) && !(v instanceof Number)) {
+                        throw ConsoleException.badRequest("filter." + Filters.abbreviate(name) + " must be a string");
+                    }
+                    params.put(name, v == null ? null : String.valueOf(v));
                 });
-                params.remove("after");
-                params.remove("limit");
                 return new ActionRequest(null, console.query(params, PAGE, MAX_PAGE), null, reset);
             }
             if (!(body.get("workflowId") instanceof String w)) {

@@ -4,12 +4,14 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.WorkflowId;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,7 +46,7 @@ final class Filters {
         for (String name : params.keySet()) {
             if (!NAMES.contains(name)) {
                 throw ConsoleException.badRequest(
-                        "unknown filter '" + name + "'; known: " + String.join(", ", new java.util.TreeSet<>(NAMES)));
+                        "unknown filter '" + abbreviate(name) + "'; known: " + String.join(", ", new TreeSet<>(NAMES)));
             }
         }
         OutboxQuery q = OutboxQuery.all(defaultLimit);
@@ -54,7 +56,8 @@ final class Filters {
                 q = q.withStatus(OutboxStatus.fromToken(status.toLowerCase(Locale.ROOT)));
             } catch (RuntimeException e) {
                 throw ConsoleException.badRequest(
-                        "status must be one of pending, claimed, done, failed, cancelled; was '" + status + "'");
+                        "status must be one of pending, claimed, done, failed, cancelled; was '" + abbreviate(status)
+                                + "'");
             }
         }
         q = q.withRoute(text(params, "namespace"), text(params, "taskQueue"), text(params, "node"))
@@ -71,19 +74,30 @@ final class Filters {
         }
         String limit = blankToNull(params.get("limit"));
         if (limit != null) {
-            int n;
-            try {
-                n = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                n = -1;
-            }
-            if (n < 1 || n > maxLimit) {
-                throw ConsoleException.badRequest(
-                        "limit must be a whole number from 1 to " + maxLimit + ", was '" + limit + "'");
-            }
-            q = q.withLimit(n);
+            q = q.withLimit((int) wholeNumber("limit", limit, 1, maxLimit));
         }
         return q;
+    }
+
+    /**
+     * @param name the parameter, for the message
+     * @param text its value
+     * @param min the smallest accepted
+     * @param max the largest accepted
+     * @return the number
+     * @throws ConsoleException naming the parameter when the text is no whole number from min to max
+     */
+    static long wholeNumber(String name, String text, long min, long max) {
+        try {
+            long n = Long.parseLong(text);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw ConsoleException.badRequest(
+                name + " must be a whole number from " + min + " to " + max + ", was '" + abbreviate(text) + "'");
     }
 
     static WorkflowId workflowId(String text) {
@@ -119,7 +133,8 @@ final class Filters {
                 return now.minus(d);
             }
             return Instant.parse(age);
-        } catch (DateTimeParseException | ArithmeticException | InvalidArgumentException e) {
+        } catch (DateTimeException | ArithmeticException | InvalidArgumentException e) {
+            // DateTimeException: an age past the instants Java can count back to (P99999999999999D)
             throw ConsoleException.badRequest("olderThan must be an age (30s, 10m, 2h, 1d, PT5M, lease) or an instant"
                     + " (2026-01-02T03:04:05Z), was '" + abbreviate(age) + "'");
         }
@@ -137,7 +152,12 @@ final class Filters {
         return v == null || v.isBlank() ? null : v;
     }
 
+    /** @return the text, cut at 80 characters, for a message */
     static String abbreviate(String text) {
-        return text.length() <= 80 ? text : text.substring(0, 80) + "…";
+        return abbreviate(text, 80);
+    }
+
+    static String abbreviate(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
     }
 }

@@ -3,11 +3,21 @@ package dev.durablestore.console;
 import static dev.durablestore.console.ConsoleFixture.TIMEOUT;
 import static dev.durablestore.console.ConsoleFixture.WF;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.http.HttpStatus.BAD_REQUEST;
+import static org.springframework.http.HttpStatus.FORBIDDEN;
+import static org.springframework.http.HttpStatus.PAYLOAD_TOO_LARGE;
+import static org.springframework.http.HttpStatus.UNSUPPORTED_MEDIA_TYPE;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,11 +25,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.BodyInserters;
 import reactor.core.publisher.Mono;
 
 /** Every endpoint of the console through WebTestClient, against a real SQLite store. */
@@ -93,6 +107,14 @@ class ConsoleApiTest {
                 .header(Csrf.HEADER, s.token())
                 .bodyValue(body)
                 .exchange();
+    }
+
+    /** Asserts that the fixture's dead letters are still failed and its stuck claims still claimed. */
+    private void nothingChanged() {
+        assertThat(fixture.failedKeys)
+                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.FAILED));
+        assertThat(fixture.stuckKeys)
+                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.CLAIMED));
     }
 
     // ---------------------------------------------------------------- pages
@@ -407,10 +429,7 @@ class ConsoleApiTest {
                     .isForbidden());
             assertThat(e).containsEntry("error", "read-only");
         }
-        assertThat(fixture.failedKeys)
-                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.FAILED));
-        assertThat(fixture.stuckKeys)
-                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.CLAIMED));
+        nothingChanged();
     }
 
     @Test
@@ -567,10 +586,259 @@ class ConsoleApiTest {
                 .exchange()
                 .expectStatus()
                 .isBadRequest();
-        assertThat(fixture.failedKeys)
-                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.FAILED));
-        assertThat(fixture.stuckKeys)
-                .allSatisfy(k -> assertThat(fixture.status(k)).isEqualTo(OutboxStatus.CLAIMED));
+        nothingChanged();
+    }
+
+    // ---------------------------------------------------------------- malformed requests: a 4xx, one log line
+
+    /** Asserts a refusal: the status, the error and a message naming what is wrong; returns the message. */
+    @CanIgnoreReturnValue
+    private static String refused(WebTestClient.ResponseSpec spec, HttpStatus status, String error, String names) {
+        Map<String, Object> e = json(spec.expectStatus().isEqualTo(status));
+        assertThat(e).containsEntry("error", error);
+        assertThat((String) e.get("message")).contains(names);
+        return (String) e.get("message");
+    }
+
+    /** Posts {@code body} as it is, with the session's tokens and the given Content-Type header (or none). */
+    private static WebTestClient.ResponseSpec postRaw(
+            WebTestClient client, Session s, String contentType, String body) {
+        WebTestClient.RequestBodySpec spec = client.post()
+                .uri(BASE + "/api/actions/redrive")
+                .cookie(Csrf.COOKIE, s.cookie())
+                .header(Csrf.HEADER, s.token());
+        if (contentType != null) {
+            spec = spec.header(HttpHeaders.CONTENT_TYPE, contentType);
+        }
+        // written as bytes, so that the client leaves a Content-Type it cannot parse as it is
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        return spec.body(BodyInserters.fromDataBuffers(Mono.just(DefaultDataBufferFactory.sharedInstance.wrap(bytes))))
+                .exchange();
+    }
+
+    /** Every line written to System.err (where slf4j-simple logs, looking it up on every line) while run runs. */
+    private static List<String> log(Runnable run) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            run.run();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    @Test
+    void an_age_past_what_an_instant_can_count_back_to_is_400_naming_olderThan() {
+        // given ages whose subtraction from now overflows (java.time throws DateTimeException)
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        for (String age : List.of("P99999999999999D", "PT9223372036854775807S")) {
+            // when rows, rows/count and an action by filter are asked for them; then each is a 400 naming olderThan
+            assertThat(refused(
+                            c.get().uri(BASE + "/api/rows?olderThan={a}", age).exchange(),
+                            BAD_REQUEST,
+                            "bad-request",
+                            age))
+                    .startsWith("olderThan must be");
+            refused(
+                    c.get().uri(BASE + "/api/rows/count?olderThan={a}", age).exchange(),
+                    BAD_REQUEST,
+                    "bad-request",
+                    "olderThan");
+            refused(
+                    act(c, s, "redrive", Map.of("filter", Map.of("olderThan", age), "confirm", true)),
+                    BAD_REQUEST,
+                    "bad-request",
+                    "olderThan");
+        }
+        // an age Java can count back to but a store cannot hold is the store's 400, naming it too
+        refused(
+                c.get().uri(BASE + "/api/rows?olderThan=999999999d").exchange(),
+                BAD_REQUEST,
+                "bad-request",
+                "olderThan");
+        nothingChanged();
+    }
+
+    @Test
+    void an_action_whose_content_type_is_not_json_is_415_naming_the_header_and_changes_nothing() {
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        String body = "{\"keys\": [\"" + fixture.failedKeys.get(0) + "\"]}";
+        // given a valid action body sent as text, with no Content-Type, and with headers that do not parse
+        for (String type : Arrays.asList("text/plain", null, "application/json;charset=no-such", ";;;")) {
+            // when it is posted; then it is a 415 naming the header, before the body is read
+            refused(postRaw(c, s, type, body), UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type", "Content-Type");
+        }
+        // and the same body as application/json is taken
+        postRaw(c, s, "application/json; charset=UTF-8", body).expectStatus().isOk();
+        assertThat(fixture.status(fixture.failedKeys.get(0))).isEqualTo(OutboxStatus.PENDING);
+    }
+
+    @Test
+    void an_action_body_over_the_hosts_codec_limit_is_413_and_changes_nothing() {
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        // given a body over the 256 KiB WebFlux reads into memory by default, naming a real dead letter first
+        String body = "{\"keys\": [\"" + fixture.failedKeys.get(0) + "\", \"" + "k".repeat(300 * 1024) + "\"]}";
+        // when it is posted; then it is a 413 naming the body, and the dead letter is still failed
+        refused(postRaw(c, s, "application/json", body), PAYLOAD_TOO_LARGE, "payload-too-large", "the body");
+        nothingChanged();
+    }
+
+    @Test
+    void an_unparsable_origin_is_refused_as_csrf_even_without_a_token() {
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        for (String origin : List.of("http://a b", "http://[::1", "%%%")) {
+            // given an Origin header that is no URI, without a CSRF token and with a valid pair
+            for (Session tokens : Arrays.asList(null, s)) {
+                WebTestClient.RequestBodySpec post = c.post()
+                        .uri(BASE + "/api/actions/redrive")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .header(HttpHeaders.ORIGIN, origin);
+                if (tokens != null) {
+                    post = post.cookie(Csrf.COOKIE, tokens.cookie()).header(Csrf.HEADER, tokens.token());
+                }
+                // when it is posted; then a 403 naming the header: it never gets past the CSRF check
+                refused(
+                        post.bodyValue(Map.of("keys", fixture.failedKeys)).exchange(),
+                        FORBIDDEN,
+                        "csrf",
+                        "Origin header");
+            }
+        }
+        nothingChanged();
+    }
+
+    @Test
+    void rows_count_checks_limit_and_after_as_rows_does() {
+        WebTestClient c = readOnly();
+        // given the paging parameters rows refuses; when rows/count gets them; then the same 400
+        for (String q : List.of("limit=ten", "limit=0", "limit=99999", "after=" + "k".repeat(1025))) {
+            refused(c.get().uri(BASE + "/api/rows?" + q).exchange(), BAD_REQUEST, "bad-request", q.split("=")[0]);
+            refused(c.get().uri(BASE + "/api/rows/count?" + q).exchange(), BAD_REQUEST, "bad-request", q.split("=")[0]);
+        }
+        // and valid ones are taken and do not narrow the count, which starts at the first row
+        assertThat(json(c.get()
+                        .uri(BASE + "/api/rows/count?status=failed&namespace=billing&limit=1&after=zzz")
+                        .exchange()
+                        .expectStatus()
+                        .isOk()))
+                .containsEntry("count", ConsoleFixture.FAILED_BULK);
+    }
+
+    @Test
+    void the_parameters_of_overview_and_history_are_checked_like_the_filters() {
+        WebTestClient c = readOnly();
+        String history = BASE + "/api/workflows/" + WF + "/history";
+        // given a boolean that is not one, unknown, repeated and huge parameters; then each is a 400 naming it
+        refused(c.get().uri(BASE + "/api/overview?fresh=maybe").exchange(), BAD_REQUEST, "bad-request", "fresh");
+        refused(c.get().uri(BASE + "/api/overview?colour=red").exchange(), BAD_REQUEST, "bad-request", "colour");
+        refused(c.get().uri(history + "?from=1&from=2").exchange(), BAD_REQUEST, "bad-request", "from");
+        refused(
+                c.get().uri(history + "?from=99999999999999999999").exchange(),
+                BAD_REQUEST,
+                "bad-request",
+                "from must be a whole number");
+        refused(c.get().uri(history + "?limit=-1").exchange(), BAD_REQUEST, "bad-request", "limit");
+        refused(
+                c.get().uri(BASE + "/api/rows?status=failed&status=done").exchange(),
+                BAD_REQUEST,
+                "bad-request",
+                "status");
+        String longStatus = refused(
+                c.get().uri(BASE + "/api/rows?status={s}", "x".repeat(5000)).exchange(),
+                BAD_REQUEST,
+                "bad-request",
+                "status");
+        assertThat(longStatus).as("the echoed value is cut").hasSizeLessThan(300);
+        c.get().uri(BASE + "/api/overview?fresh=true").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    void action_fields_of_the_wrong_type_are_400_naming_the_field_and_change_nothing() {
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        // given bodies whose target is null, of the wrong type, or asks to page; then each is a 400 naming it
+        Map<String, String> named = new LinkedHashMap<>();
+        named.put("{\"keys\": null}", "keys");
+        named.put("{\"keys\": [42]}", "keys");
+        named.put("{\"filter\": null}", "filter");
+        named.put("{\"filter\": [\"status\"]}", "filter");
+        named.put("{\"filter\": {\"namespace\": true}, \"confirm\": true}", "filter.namespace");
+        named.put("{\"filter\": {\"limit\": 10}, \"confirm\": true}", "filter.limit");
+        named.put("{\"filter\": {\"after\": \"a\"}, \"confirm\": true}", "filter.after");
+        named.put("{\"filter\": {}, \"confirm\": \"yes\"}", "confirm");
+        named.put("{\"workflowId\": null}", "workflowId");
+        named.put("{\"workflowId\": 42}", "workflowId");
+        named.put("{\"keys\": [\"a\"], \"resetAttempt\": 1}", "resetAttempt");
+        named.put("42", "the body must be a JSON object");
+        named.put("\"keys\"", "the body must be a JSON object");
+        named.put("{\"keys\": [1e99999999999]}", "keys");
+        named.put(
+                "{\"filter\": {\"node\": 1" + "0".repeat(2000) + "}, \"confirm\": true}",
+                "the body must be a JSON object");
+        named.put("{\"filter\": ".repeat(5000), "the body must be a JSON object"); // past Jackson's nesting limit
+        named.forEach(
+                (body, name) -> refused(postRaw(c, s, "application/json", body), BAD_REQUEST, "bad-request", name));
+        nothingChanged();
+    }
+
+    @Test
+    void a_refused_request_is_logged_in_one_line_without_a_stack_trace() {
+        WebTestClient c = actions((a, r) -> Mono.just(true));
+        Session s = session(c);
+        // given the four requests that were a 500 with a stack trace, and an age that carries a line break
+        Map<String, Runnable> requests = new LinkedHashMap<>();
+        requests.put(
+                "GET " + BASE + "/api/rows: 400 olderThan must be",
+                () -> c.get()
+                        .uri(BASE + "/api/rows?olderThan=P99999999999999D")
+                        .exchange()
+                        .expectStatus()
+                        .isBadRequest());
+        requests.put(
+                "POST " + BASE + "/api/actions/redrive: 415 the Content-Type header",
+                () -> postRaw(c, s, "text/plain", "{}").expectStatus().isEqualTo(UNSUPPORTED_MEDIA_TYPE));
+        requests.put(
+                "POST " + BASE + "/api/actions/redrive: 413 the body",
+                () -> postRaw(c, s, "application/json", "[\"" + "k".repeat(300 * 1024) + "\"]")
+                        .expectStatus()
+                        .isEqualTo(PAYLOAD_TOO_LARGE));
+        requests.put(
+                "POST " + BASE + "/api/actions/redrive: 403 the Origin header",
+                () -> c.post()
+                        .uri(BASE + "/api/actions/redrive")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .header(HttpHeaders.ORIGIN, "http://a b")
+                        .bodyValue("{}")
+                        .exchange()
+                        .expectStatus()
+                        .isForbidden());
+        requests.put(
+                "olderThan must be an age",
+                () -> c.get()
+                        .uri(BASE + "/api/rows?olderThan={a}", "1m\r\nINFO forged line")
+                        .exchange()
+                        .expectStatus()
+                        .isBadRequest());
+        requests.forEach((expected, request) -> {
+            // when each is made; then the console logs one line naming the route, the status and what is wrong
+            assertThat(log(request))
+                    .as(expected)
+                    .singleElement()
+                    .asString()
+                    .contains("INFO " + ConsoleHandlers.class.getName() + " - console refused ")
+                    .contains(expected);
+        });
+        // and a line break in the request is escaped, so that it cannot forge a line of its own
+        assertThat(log(requests.get("olderThan must be an age")))
+                .singleElement()
+                .asString()
+                .contains("was '1m\\u000d\\u000aINFO forged line'");
     }
 
     // ---------------------------------------------------------------- actions taken

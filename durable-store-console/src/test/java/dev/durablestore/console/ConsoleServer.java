@@ -7,6 +7,7 @@ import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.handler.WebFluxResponseStatusExceptionHandler;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.netty.DisposableServer;
@@ -26,6 +27,9 @@ final class ConsoleServer implements AutoCloseable {
                 ? RouterFunctions.toHttpHandler(routes)
                 : WebHttpHandlerBuilder.webHandler(RouterFunctions.toWebHandler(routes))
                         .filters(list -> list.addAll(List.of(filters)))
+                        // as toHttpHandler and a Spring Boot host: a 404 (the browser's favicon.ico) is a 404,
+                        // not a 500 with a stack trace
+                        .exceptionHandler(new WebFluxResponseStatusExceptionHandler())
                         .build();
         server = HttpServer.create()
                 .host("127.0.0.1")
