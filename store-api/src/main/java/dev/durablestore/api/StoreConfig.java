@@ -24,8 +24,9 @@ public interface StoreConfig<S extends ReactiveStore> {
      * Opens a store with this configuration, once per subscription.
      *
      * @return the open store; fails with {@link BackendException} when the database cannot be opened
-     *     or its schema applied (S20), and with {@link InvalidArgumentException} when the
-     *     configuration cannot be used
+     *     or its schema applied (S20), with its {@link SchemaVersionException} when the database
+     *     records a newer schema version than this library's (S29; nothing is written to it then),
+     *     and with {@link InvalidArgumentException} when the configuration cannot be used
      */
     Mono<S> open();
 }

@@ -5,7 +5,8 @@ package dev.durablestore.api;
  *
  * <p>Store operations never throw: errors reach the subscriber as {@code onError} signals carrying
  * one of the subtypes ({@link SequenceConflictException}, {@link SerializationException},
- * {@link BackendException}, {@link InvalidArgumentException}, {@link StoreClosedException},
+ * {@link BackendException} and its {@link TransientBackendException} and
+ * {@link SchemaVersionException}, {@link InvalidArgumentException}, {@link StoreClosedException},
  * {@link StaleClaimException}).
  */
 public abstract class StoreException extends RuntimeException {

@@ -59,14 +59,16 @@ public final class R2dbcReactiveStore extends AbstractReactiveStore {
     }
 
     /**
-     * Opens a store: detects the dialect when the configuration names none, creates the schema
-     * idempotently (S6; on an existing database it only adds what is missing, S7–S9) and, on
-     * PostgreSQL with notifications on, starts listening.
+     * Opens a store: detects the dialect when the configuration names none, checks the schema
+     * version the database records (S29), creates the schema idempotently (S6; on an existing
+     * database it only adds what is missing, S7–S9) and, on PostgreSQL with notifications on, starts
+     * listening.
      *
      * @param config the configuration
      * @return a Mono of the open store; it fails with {@link InvalidArgumentException} when the
-     *     dialect cannot be detected, and with {@link BackendException} when the schema cannot be
-     *     applied (S20)
+     *     dialect cannot be detected, with {@link dev.durablestore.api.SchemaVersionException} when
+     *     the database records a newer schema version than this library's (S29; nothing is written to
+     *     it), and with {@link BackendException} when the schema cannot be applied (S20)
      */
     public static Mono<R2dbcReactiveStore> open(R2dbcStoreConfig config) {
         return Mono.defer(() -> {

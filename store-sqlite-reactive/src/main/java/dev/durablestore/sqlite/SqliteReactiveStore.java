@@ -84,11 +84,13 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
     }
 
     /**
-     * Opens (creating when missing) the database file, applies pragmas, schema and migrations
-     * (S6–S9, S16–S20), and starts the writer and readers.
+     * Opens (creating when missing) the database file, checks the schema version it records, applies
+     * pragmas, schema and migrations (S6–S9, S16–S20, S29), and starts the writer and readers.
      *
      * @param config the configuration
      * @return the open store
+     * @throws dev.durablestore.api.SchemaVersionException when the file records a newer schema
+     *     version than this library's (S29); nothing is written to the file
      * @throws BackendException when the file cannot be opened or migrated
      */
     public static SqliteReactiveStore open(SqliteStoreConfig config) {
@@ -98,7 +100,7 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
                 config.busyTimeout().toMillis());
         DbConnection writeConnection = connections.openWriter(config.checkpointPages(), config.writerCacheKib());
         try {
-            Schema.apply(writeConnection);
+            Schema.apply(writeConnection, connections.file());
         } catch (SQLException | RuntimeException e) {
             writeConnection.close();
             throw e instanceof StoreException se

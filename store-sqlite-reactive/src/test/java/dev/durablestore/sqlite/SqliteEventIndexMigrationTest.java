@@ -51,7 +51,8 @@ class SqliteEventIndexMigrationTest {
                 db,
                 "DROP INDEX events_queryable",
                 "CREATE INDEX events_projection ON events "
-                        + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)");
+                        + "(queryable, workflow_id, seq, kind, workflow_type, recorded_at, child_workflow_id)",
+                "PRAGMA user_version = 0"); // as files from before schema versions were recorded (S29)
         assertThat(SqliteFileSql.column(db, EVENT_INDEXES)).containsExactly("events_projection");
 
         // when the store opens it, twice

@@ -39,7 +39,10 @@ class SqliteOutboxIndexMigrationTest {
                     .block(TIMEOUT);
         }
         SqliteFileSql.execute(
-                db, "DROP INDEX outbox_by_workflow", "CREATE INDEX outbox_workflow ON outbox (workflow_id, status)");
+                db,
+                "DROP INDEX outbox_by_workflow",
+                "CREATE INDEX outbox_workflow ON outbox (workflow_id, status)",
+                "PRAGMA user_version = 0"); // as files from before schema versions were recorded (S29)
         assertThat(SqliteFileSql.column(
                         db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'"))
                 .contains("outbox_workflow")

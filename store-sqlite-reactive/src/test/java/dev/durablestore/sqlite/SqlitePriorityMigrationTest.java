@@ -44,6 +44,7 @@ class SqlitePriorityMigrationTest {
                 Statement s = c.createStatement()) {
             s.execute("DROP INDEX outbox_prioritized");
             s.execute("ALTER TABLE outbox DROP COLUMN priority");
+            s.execute("PRAGMA user_version = 0"); // as files from before schema versions were recorded (S29)
         }
 
         // when the store opens it and a prioritized row is staged beside the old ones

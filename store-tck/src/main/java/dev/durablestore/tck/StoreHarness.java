@@ -9,7 +9,8 @@ import dev.durablestore.api.WorkflowId;
  * (corrupting a row to test decoding errors).
  *
  * <p>A backend implements {@link StoreHarnessFactory} once and extends each contract class with a
- * one-line subclass that returns it.
+ * one-line subclass that returns it; {@link ContractKit#assertEveryContractRuns} checks that none is
+ * missing.
  */
 public interface StoreHarness extends AutoCloseable {
 

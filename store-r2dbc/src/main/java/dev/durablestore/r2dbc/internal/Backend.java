@@ -70,7 +70,8 @@ public final class Backend {
     }
 
     /**
-     * Applies the schema (S6–S9, S20), then, on PostgreSQL with a channel, starts listening.
+     * Checks the recorded schema version and applies the schema (S6–S9, S20, S29), then, on
+     * PostgreSQL with a channel, starts listening.
      *
      * @param factory the connection factory (not owned)
      * @param postgres true for PostgreSQL, false for H2
@@ -79,7 +80,9 @@ public final class Backend {
      * @param metrics the metrics sink
      * @param operationTimeout the longest one operation may take
      * @param name the store's name, for threads, logs and errors
-     * @return the open backend; fails with {@link BackendException} when the schema cannot be applied
+     * @return the open backend; fails with {@link dev.durablestore.api.SchemaVersionException} when the
+     *     database records a newer schema version, and with {@link BackendException} when the schema
+     *     cannot be applied
      */
     public static Mono<Backend> open(
             ConnectionFactory factory,
@@ -106,8 +109,9 @@ public final class Backend {
                     : null;
             Db db = new Db(factory, dialect, scheduler, metrics, name, channel, operationTimeout);
             Backend backend = new Backend(name, db, scheduler, clock, metrics);
+            String database = "the " + dialect.name() + " database of store " + name;
             Mono<Void> schema = Mono.usingWhen(
-                    Mono.from(factory.create()), c -> Schema.apply(c, dialect), c -> Mono.from(c.close()));
+                    Mono.from(factory.create()), c -> Schema.apply(c, dialect, database), c -> Mono.from(c.close()));
             if (scheduler != null) {
                 schema = schema.subscribeOn(scheduler);
             }
@@ -115,9 +119,7 @@ public final class Backend {
             return schema.onErrorMap(
                             e -> !(e instanceof StoreException),
                             e -> new BackendException(
-                                    "cannot apply the schema to the " + dialect.name() + " database of store " + name
-                                            + ": " + e.getMessage(),
-                                    e))
+                                    "cannot apply the schema to " + database + ": " + e.getMessage(), e))
                     .then(Mono.defer(
                             () -> listenChannel == null ? Mono.empty() : backend.listen(factory, listenChannel)))
                     .thenReturn(backend)

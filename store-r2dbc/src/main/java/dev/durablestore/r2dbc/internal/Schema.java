@@ -1,5 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.core.storage.SchemaVersion;
 import io.r2dbc.spi.Batch;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
@@ -14,8 +15,26 @@ import reactor.core.publisher.Mono;
  * (S7–S9). Every timestamp column holds epoch nanoseconds as {@code BIGINT} (S10); payloads are
  * {@code BYTEA}. On PostgreSQL an advisory lock makes nodes that open at the same moment apply the
  * schema one after another.
+ *
+ * <p>The database records its schema version in the one row of {@code durable_store_schema}
+ * (databases from before versions were recorded have no such table, and read as version 0); one
+ * that records a newer version than this library's is refused before anything is written to it
+ * (S29, {@link SchemaVersion}).
  */
 final class Schema {
+
+    /**
+     * The table of the schema version, kept in every later version. Creating it when it exists
+     * writes nothing, so it can run before the version is checked.
+     */
+    private static final String VERSION_TABLE =
+            "CREATE TABLE IF NOT EXISTS durable_store_schema (version INTEGER NOT NULL)";
+
+    /**
+     * The recorded version: SQL NULL (read as 0) when the table has no row. The largest, because
+     * first opens racing on H2, which has no schema lock, may each insert the row.
+     */
+    private static final String READ_VERSION = "SELECT MAX(version) FROM durable_store_schema";
 
     /** Columns added after the first outbox version, in the order they are added (S7). */
     private static final List<String[]> OUTBOX_COLUMNS = List.of(
@@ -43,9 +62,6 @@ final class Schema {
     static List<String> statements(SqlDialect dialect) {
         String text = dialect.text();
         List<String> all = new ArrayList<>();
-        if (dialect.schemaLock() != null) {
-            all.add(dialect.schemaLock());
-        }
         all.add("CREATE TABLE IF NOT EXISTS events ("
                 + "workflow_id " + text + " NOT NULL, "
                 + "seq BIGINT NOT NULL, "
@@ -84,20 +100,45 @@ final class Schema {
     }
 
     /**
-     * Applies every statement in one transaction, sent as one batch.
+     * In one transaction: takes the schema lock (PostgreSQL), reads the recorded schema version and
+     * refuses one this library does not read, then applies every statement and, when the database
+     * records an older version, records the current one. Three round trips: the lock and the version
+     * table, the version, then the rest in one batch.
      *
      * @param c a connection
      * @param dialect the dialect
-     * @return completes when the schema is committed
+     * @param database the database, as errors name it
+     * @return completes when the schema is committed; fails with
+     *     {@link dev.durablestore.api.SchemaVersionException} when the database records a version
+     *     this library does not read, after rolling back a transaction that wrote nothing
      */
-    static Mono<Void> apply(Connection c, SqlDialect dialect) {
+    static Mono<Void> apply(Connection c, SqlDialect dialect, String database) {
         return Mono.from(c.beginTransaction())
                 .thenMany(Flux.defer(() -> {
+                    Batch batch = c.createBatch();
+                    if (dialect.schemaLock() != null) {
+                        batch.add(dialect.schemaLock());
+                    }
+                    batch.add(VERSION_TABLE);
+                    return Flux.from(batch.execute()).concatMap(Result::getRowsUpdated);
+                }))
+                .then(Mono.defer(() -> Flux.from(c.createStatement(READ_VERSION).execute())
+                        .concatMap(r -> r.map((row, meta) -> {
+                            Integer version = row.get(0, Integer.class);
+                            return version == null ? 0 : version;
+                        }))
+                        .single()))
+                .flatMapMany(recorded -> {
+                    SchemaVersion.requireOpenable(recorded, database);
                     // one batch: a single round trip on PostgreSQL (simple query protocol)
                     Batch batch = c.createBatch();
                     statements(dialect).forEach(batch::add);
+                    if (recorded < SchemaVersion.CURRENT) {
+                        batch.add("DELETE FROM durable_store_schema");
+                        batch.add("INSERT INTO durable_store_schema (version) VALUES (" + SchemaVersion.CURRENT + ")");
+                    }
                     return Flux.from(batch.execute()).concatMap(Result::getRowsUpdated);
-                }))
+                })
                 .then(Mono.from(c.commitTransaction()))
                 .onErrorResume(e -> Mono.from(c.rollbackTransaction())
                         .onErrorResume(x -> Mono.empty())

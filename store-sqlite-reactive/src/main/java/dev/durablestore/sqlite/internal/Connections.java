@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.StoreException;
 import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import org.sqlite.SQLiteConfig;
 public final class Connections {
 
     private final String url;
+    private final String file;
     private final String journalMode;
     private final String synchronous;
     private final int busyTimeoutMillis;
@@ -25,6 +27,7 @@ public final class Connections {
      */
     public Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous, int busyTimeoutMillis) {
         this.url = "jdbc:sqlite:" + path.toAbsolutePath();
+        this.file = "SQLite file " + path.toAbsolutePath();
         this.journalMode = journalMode.name();
         this.synchronous = synchronous == null ? null : synchronous.name();
         this.busyTimeoutMillis = busyTimeoutMillis;
@@ -35,11 +38,15 @@ public final class Connections {
      * @param cacheKib the page cache, in KiB
      * @return the single write connection; sets the journal mode, the checkpoint threshold and the
      *     page cache size, and keeps temporary storage in memory
+     * @throws dev.durablestore.api.SchemaVersionException when the file records a schema version
+     *     this library does not read (S29); checked first, so the file is left as it was
      * @throws BackendException when the file cannot be opened
      */
     public DbConnection openWriter(int checkpointPages, int cacheKib) {
         DbConnection c = open(false);
         try {
+            // before the journal mode, which rewrites the file header when it changes
+            Schema.requireOpenable(c, file);
             c.execute("PRAGMA journal_mode=" + journalMode);
             // only the writer commits, so only its threshold matters (readers never checkpoint)
             c.execute("PRAGMA wal_autocheckpoint=" + checkpointPages);
@@ -52,13 +59,21 @@ public final class Connections {
             // negative: KiB rather than pages; the cache grows to it as pages are read
             c.execute("PRAGMA cache_size=-" + cacheKib);
             return c;
-        } catch (SQLException e) {
+        } catch (SQLException | RuntimeException e) {
             c.close();
+            if (e instanceof StoreException se) {
+                throw se;
+            }
             throw new BackendException(
-                    "cannot set journal_mode, wal_autocheckpoint, temp_store or cache_size on " + url + ": "
-                            + e.getMessage(),
+                    "cannot read the schema version or set journal_mode, wal_autocheckpoint, temp_store or"
+                            + " cache_size on " + url + ": " + e.getMessage(),
                     e);
         }
+    }
+
+    /** @return the file as errors name it: {@code SQLite file <absolute path>} */
+    public String file() {
+        return file;
     }
 
     /** @return a read-only connection */

@@ -1,5 +1,6 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.core.storage.SchemaVersion;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,6 +12,10 @@ import java.util.Set;
  * Creates the tables and indexes idempotently (S1–S6) and migrates older outbox tables by adding
  * missing columns and rewriting legacy NULL routes to {@code 'default'} (S7–S9), and by replacing
  * the composite workflow index of earlier files with {@code outbox_by_workflow}.
+ *
+ * <p>The file records its schema version in the header's {@code user_version} (0 in files from
+ * before versions were recorded); a file that records a newer one than this library's is refused
+ * before anything is written to it (S29, {@link SchemaVersion}).
  *
  * <p>Every timestamp column holds epoch nanoseconds as INTEGER (S10).
  */
@@ -95,14 +100,38 @@ public final class Schema {
     private Schema() {}
 
     /**
-     * Applies the schema and migrations in one transaction on the write connection.
+     * Reads the schema version the file records and refuses one this library does not read (S29).
+     * Reads only, so it can run before anything is written to the file.
+     *
+     * @param c a connection to the file
+     * @param file the file, as the error names it
+     * @return the recorded version, 0 for none
+     * @throws SQLException when the version cannot be read
+     * @throws dev.durablestore.api.SchemaVersionException when the version is newer than this
+     *     library's or negative
+     */
+    static int requireOpenable(DbConnection c, String file) throws SQLException {
+        // a 32-bit integer in the file header, so the narrowing is exact
+        int recorded = (int) c.queryLong("PRAGMA user_version");
+        SchemaVersion.requireOpenable(recorded, file);
+        return recorded;
+    }
+
+    /**
+     * Applies the schema and migrations in one transaction on the write connection, and records the
+     * current schema version when the file records an older one. Checks the recorded version again
+     * first, under the write lock: another process may have upgraded the file since it was opened.
      *
      * @param c the write connection
+     * @param file the file, as errors name it
      * @throws SQLException on failure (the caller maps it to a failed open, S20)
+     * @throws dev.durablestore.api.SchemaVersionException when the file records a version this
+     *     library does not read; the transaction is rolled back untouched
      */
-    public static void apply(DbConnection c) throws SQLException {
+    public static void apply(DbConnection c, String file) throws SQLException {
         c.execute("BEGIN IMMEDIATE");
         try {
+            int recorded = requireOpenable(c, file);
             for (String ddl : TABLES) {
                 c.execute(ddl);
             }
@@ -125,6 +154,10 @@ public final class Schema {
             c.execute("DROP INDEX IF EXISTS " + SUPERSEDED_EVENT_INDEX);
             for (String ddl : INDEXES) {
                 c.execute(ddl);
+            }
+            if (recorded < SchemaVersion.CURRENT) {
+                // transactional like the rest: the version is recorded with the migration or not at all
+                c.execute("PRAGMA user_version = " + SchemaVersion.CURRENT);
             }
             c.execute("COMMIT");
         } catch (SQLException | RuntimeException e) {

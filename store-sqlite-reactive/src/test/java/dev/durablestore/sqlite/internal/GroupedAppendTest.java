@@ -64,7 +64,7 @@ class GroupedAppendTest {
     void open() throws SQLException {
         connections = new Connections(tmp.resolve("g.db"), SqliteJournalMode.WAL, SqliteSynchronous.NORMAL, 1_000);
         DbConnection c = connections.openWriter(1_000, 2_000);
-        Schema.apply(c);
+        Schema.apply(c, connections.file());
         c.execute("BEGIN IMMEDIATE");
         EventRows.insert(c, existing.toString(), encode(existing, 0, signals(existing, 1, 2)));
         c.execute("COMMIT");
