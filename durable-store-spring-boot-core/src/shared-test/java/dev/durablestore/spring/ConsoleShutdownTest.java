@@ -10,11 +10,9 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
-import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -33,15 +31,11 @@ class ConsoleShutdownTest {
     @TempDir
     Path dir;
 
-    /** A host application whose security lets anyone in (this module's test class path has Spring Security). */
+    /** A host application whose security lets anyone in. */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    static class App {
-        @Bean
-        SecurityWebFilterChain security(ServerHttpSecurity http) {
-            return http.authorizeExchange(a -> a.anyExchange().permitAll()).build();
-        }
-    }
+    @Import(OpenSecurity.class)
+    static class App {}
 
     @Test
     void an_open_rates_stream_ends_when_the_application_closes_and_does_not_hold_the_shutdown() {

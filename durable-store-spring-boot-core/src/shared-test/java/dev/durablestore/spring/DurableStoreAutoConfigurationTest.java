@@ -62,7 +62,8 @@ class DurableStoreAutoConfigurationTest {
     @Test
     @DisplayName("given an R2DBC connection factory bean, when the context starts, then the store runs on it")
     void r2dbcWhenAConnectionFactoryIsPresent() {
-        starter().withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
+        starter()
+                .withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
                 .run(context -> {
                     assertThat(context.getBean(ReactiveStore.class)).isInstanceOf(R2dbcReactiveStore.class);
                     StepVerifier.create(context.getBean(ReactiveStore.class).readHead(WorkflowId.random()))
@@ -237,7 +238,8 @@ class DurableStoreAutoConfigurationTest {
                 assertThat(h.details())
                         .containsEntry("backend", "SqliteReactiveStore")
                         .containsEntry(
-                                "database", dir.resolve("store.db").toAbsolutePath().toString())
+                                "database",
+                                dir.resolve("store.db").toAbsolutePath().toString())
                         .containsEntry("chosenBy", "durablestore.backend=auto and no R2DBC ConnectionFactory bean");
             });
 
@@ -291,8 +293,9 @@ class DurableStoreAutoConfigurationTest {
                 });
         runner().withPropertyValues(
                         "spring.r2dbc.url=r2dbc:postgresql://db.example:5432/orders", "durablestore.backend=sqlite")
-                .run(context ->
-                        assertThat(context.getBean(DurableStoreBackend.class).chosenBy()).isEqualTo("durablestore.backend=sqlite"));
+                .run(context -> assertThat(
+                                context.getBean(DurableStoreBackend.class).chosenBy())
+                        .isEqualTo("durablestore.backend=sqlite"));
     }
 
     @Test
@@ -305,7 +308,8 @@ class DurableStoreAutoConfigurationTest {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
                             .rootCause()
-                            .hasMessageContaining("chose r2dbc (durablestore.backend=auto and an R2DBC ConnectionFactory bean)")
+                            .hasMessageContaining(
+                                    "chose r2dbc (durablestore.backend=auto and an R2DBC ConnectionFactory bean)")
                             .hasMessageContaining("but durablestore.sqlite.* is set")
                             .hasMessageContaining("set durablestore.backend=sqlite");
                 });
@@ -315,20 +319,23 @@ class DurableStoreAutoConfigurationTest {
     @DisplayName(
             "given durablestore.r2dbc settings and no connection factory, when the context starts, then it fails naming them")
     void r2dbcSettingsWithSqliteChosenFail() {
-        runner().withPropertyValues("durablestore.r2dbc.notify-channel=orders_outbox").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure())
-                    .rootCause()
-                    .hasMessageContaining("chose sqlite (durablestore.backend=auto and no R2DBC ConnectionFactory bean)")
-                    .hasMessageContaining("but durablestore.r2dbc.* is set");
-            assertThat(dir.resolve("store.db")).doesNotExist();
-        });
+        runner().withPropertyValues("durablestore.r2dbc.notify-channel=orders_outbox")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining(
+                                    "chose sqlite (durablestore.backend=auto and no R2DBC ConnectionFactory bean)")
+                            .hasMessageContaining("but durablestore.r2dbc.* is set");
+                    assertThat(dir.resolve("store.db")).doesNotExist();
+                });
     }
 
     @Test
     @DisplayName("given an R2DBC connection factory, the backend bean says r2dbc, on which database, chosen by what")
     void backendIsDescribed() {
-        starter().withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
+        starter()
+                .withBean(ConnectionFactory.class, DurableStoreAutoConfigurationTest::h2)
                 .run(context -> {
                     assertThat(context.getBean(DurableStoreBackend.class))
                             .isEqualTo(new DurableStoreBackend(

@@ -3,7 +3,6 @@ package dev.durablestore.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.durablestore.api.event.Event;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.PackageVersion;
@@ -12,6 +11,7 @@ import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
@@ -34,9 +34,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -61,18 +60,11 @@ class RealApplicationTest {
     @TempDir
     Path dir;
 
-    /**
-     * The user's application: a handler, an endpoint of its own, a span exporter, and security that
-     * lets anyone in (this module's test class path has Spring Security).
-     */
+    /** The user's application: a handler, an endpoint of its own, a span exporter, open security. */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
+    @Import(OpenSecurity.class)
     static class App {
-        @Bean
-        SecurityWebFilterChain security(ServerHttpSecurity http) {
-            return http.authorizeExchange(a -> a.anyExchange().permitAll()).build();
-        }
-
         @Bean
         OutboxDispatchHandler handler() {
             return row -> Mono.empty();
@@ -122,7 +114,8 @@ class RealApplicationTest {
     }
 
     @Test
-    @DisplayName("given spring.r2dbc.url, the application runs on that PostgreSQL database, chosen by the documented rule")
+    @DisplayName(
+            "given spring.r2dbc.url, the application runs on that PostgreSQL database, chosen by the documented rule")
     void onPostgres() {
         try (ConfigurableApplicationContext app =
                 start("spring.r2dbc.url=" + TestPostgres.url(), "spring.r2dbc.username=postgres")) {
@@ -148,8 +141,8 @@ class RealApplicationTest {
 
     private static void checkRunning(
             ConfigurableApplicationContext app, String backend, String database, String chosenBecause) {
-        WebClient http = WebClient.create(
-                "http://localhost:" + app.getEnvironment().getProperty("local.server.port"));
+        WebClient http =
+                WebClient.create("http://localhost:" + app.getEnvironment().getProperty("local.server.port"));
         ReactiveStore store = app.getBean(ReactiveStore.class);
 
         // the backend it was configured for, in health
@@ -195,9 +188,11 @@ class RealApplicationTest {
                 .filter(names -> names.stream().anyMatch(RealApplicationTest::isClaimSpan)
                         && names.contains("dispatch default/default"))
                 .repeatWhenEmpty(polls -> polls.delayElements(Duration.ofMillis(20)))
-                .timeout(TIMEOUT, Mono.fromCallable(() -> spans.getFinishedSpanItems().stream()
-                        .map(SpanData::getName)
-                        .toList()))
+                .timeout(
+                        TIMEOUT,
+                        Mono.fromCallable(() -> spans.getFinishedSpanItems().stream()
+                                .map(SpanData::getName)
+                                .toList()))
                 .block();
         assertThat(spanNames).anyMatch(RealApplicationTest::isClaimSpan).contains("dispatch default/default");
 
@@ -210,7 +205,8 @@ class RealApplicationTest {
                         .toList();
         assertThat(names).contains("durable.store.operation", "durable.store.writer.queue.depth");
         for (String name : names) {
-            List<?> measurements = (List<?>) get(http, "/actuator/metrics/" + name).get("measurements");
+            List<?> measurements =
+                    (List<?>) get(http, "/actuator/metrics/" + name).get("measurements");
             assertThat(measurements).as(name).isNotEmpty();
             for (Object m : measurements) {
                 Object value = ((Map<?, ?>) m).get("value");
@@ -220,7 +216,9 @@ class RealApplicationTest {
         }
 
         // the console, on the application's own server
-        StepVerifier.create(http.get().uri("/durable-store/").exchangeToMono(r -> Mono.just(r.statusCode().value())))
+        StepVerifier.create(http.get()
+                        .uri("/durable-store/")
+                        .exchangeToMono(r -> Mono.just(r.statusCode().value())))
                 .expectNext(200)
                 .verifyComplete();
         assertThat(get(http, "/durable-store/api/overview")).isNotEmpty();
