@@ -3,32 +3,10 @@ package dev.durablestore.sqlite;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.StoreClosedException;
-import dev.durablestore.api.StoreException;
 import dev.durablestore.core.AbstractReactiveStore;
-import dev.durablestore.core.codec.EventCodec;
-import dev.durablestore.core.internal.Wakeups;
-import dev.durablestore.core.storage.Storage;
-import dev.durablestore.sqlite.internal.Claims;
-import dev.durablestore.sqlite.internal.Connections;
-import dev.durablestore.sqlite.internal.DbConnection;
-import dev.durablestore.sqlite.internal.EventRows;
-import dev.durablestore.sqlite.internal.FileIdentity;
-import dev.durablestore.sqlite.internal.OutboxReads;
-import dev.durablestore.sqlite.internal.OutboxRows;
-import dev.durablestore.sqlite.internal.OutboxWrites;
-import dev.durablestore.sqlite.internal.ReaderPool;
-import dev.durablestore.sqlite.internal.Schema;
-import dev.durablestore.sqlite.internal.SqliteHistory;
-import dev.durablestore.sqlite.internal.SqliteTimers;
-import dev.durablestore.sqlite.internal.Writer;
-import java.sql.SQLException;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
+import dev.durablestore.sqlite.internal.Backend;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The embedded store: one SQLite file, one writer with group commit, a bounded pool of read-only
@@ -60,27 +38,12 @@ import reactor.core.scheduler.Schedulers;
 public final class SqliteReactiveStore extends AbstractReactiveStore {
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
-    /** How long close waits for queued writes. */
-    private static final Duration WRITES_WAIT = Duration.ofSeconds(30);
 
-    private final String name;
-    private final Scheduler emit;
-    private final Writer writer;
-    private final ReaderPool readers;
+    private final Backend backend;
 
-    private SqliteReactiveStore(
-            String name,
-            Scheduler emit,
-            Writer writer,
-            ReaderPool readers,
-            Storage storage,
-            Wakeups wakeups,
-            Clock clock) {
-        super(storage, wakeups, clock);
-        this.name = name;
-        this.emit = emit;
-        this.writer = writer;
-        this.readers = readers;
+    private SqliteReactiveStore(Backend backend) {
+        super(backend.storage(), backend.wakeups(), backend.clock());
+        this.backend = backend;
     }
 
     /**
@@ -95,50 +58,12 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
      */
     public static SqliteReactiveStore open(SqliteStoreConfig config) {
         InvalidArgumentException.requireNonNull(config, "config");
-        String name = String.valueOf(INSTANCES.incrementAndGet());
-        Connections connections = new Connections(config.path(), config.journalMode(), config.synchronous(), (int)
-                config.busyTimeout().toMillis());
-        DbConnection writeConnection = connections.openWriter(config.checkpointPages(), config.writerCacheKib());
-        try {
-            Schema.apply(writeConnection, connections.file());
-        } catch (SQLException | RuntimeException e) {
-            writeConnection.close();
-            throw e instanceof StoreException se
-                    ? se
-                    : new BackendException("cannot apply the schema to " + config.path() + ": " + e.getMessage(), e);
-        }
-        Scheduler emit = Schedulers.newParallel(
-                "durable-store-emit-" + name, Math.max(2, Runtime.getRuntime().availableProcessors()), true);
-        ReaderPool readers;
-        try {
-            readers = new ReaderPool(config.readerPoolSize(), connections::openReader, emit, name, config.metrics());
-        } catch (RuntimeException e) {
-            writeConnection.close();
-            emit.dispose();
-            throw e;
-        }
-        EventCodec codec = EventCodec.create();
-        Wakeups wakeups = new Wakeups();
-        Writer writer = new Writer(
-                writeConnection, config.maxBatchCommands(), emit, () -> wake(emit, wakeups), config.metrics(), name);
-        OutboxRows outboxRows = new OutboxRows(codec);
-        FileIdentity identity = FileIdentity.of(config.path().toAbsolutePath());
-        if (identity != null) {
-            writer.addListener(identity);
-        }
-        OutboxWrites writes = new OutboxWrites(writer, outboxRows, config.clock());
-        Storage storage = new Storage(
-                new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
-                new SqliteTimers(writer, readers),
-                writes,
-                new OutboxReads(readers, outboxRows, config.clock()),
-                new Claims(writer, outboxRows, config.clock(), config.metrics()));
-        return new SqliteReactiveStore(name, emit, writer, readers, storage, wakeups, config.clock());
+        return new SqliteReactiveStore(Backend.open(config, String.valueOf(INSTANCES.incrementAndGet())));
     }
 
     /** @return commands waiting for the writer thread (a gauge for metrics) */
     public int writerQueueDepth() {
-        return writer.queueDepth();
+        return backend.writerQueueDepth();
     }
 
     /**
@@ -148,29 +73,16 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
      */
     @Override
     protected Mono<Void> closeStorage() {
-        // readers first: the writer's connection is then the last one, which checkpoints the WAL
-        return readers.closeAsync()
-                .then(writer.closeAsync(WRITES_WAIT))
-                // let the signals of the last operations reach their subscribers before the threads stop
-                .then(emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()));
+        return backend.closeStorage();
     }
 
     @Override
     protected StoreClosedException streamsClosedError() {
-        return new StoreClosedException("claim stream ended: store " + name + " is closed");
-    }
-
-    /** Wakes the claim streams on the emit scheduler; once the store is closing there are none to wake. */
-    private static void wake(Scheduler emit, Wakeups wakeups) {
-        try {
-            emit.schedule(wakeups);
-        } catch (RejectedExecutionException e) {
-            // the store is closing: no claim stream is left to wake
-        }
+        return backend.streamsClosedError();
     }
 
     @Override
     public String toString() {
-        return "SqliteReactiveStore[" + name + "]";
+        return backend.toString();
     }
 }

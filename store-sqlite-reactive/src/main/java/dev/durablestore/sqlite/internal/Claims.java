@@ -17,7 +17,7 @@ import reactor.core.publisher.Mono;
  * of rows it could not deliver are writes, in {@link OutboxWrites#release}. The R2DBC backend's
  * counterpart has the same name.
  */
-public final class Claims implements ClaimStorage {
+final class Claims implements ClaimStorage {
 
     private final Writer writer;
     private final OutboxRows rows;
@@ -30,7 +30,7 @@ public final class Claims implements ClaimStorage {
      * @param clock the store clock
      * @param metrics receives claimed-row counts
      */
-    public Claims(Writer writer, OutboxRows rows, Clock clock, StoreMetrics metrics) {
+    Claims(Writer writer, OutboxRows rows, Clock clock, StoreMetrics metrics) {
         this.writer = writer;
         this.rows = rows;
         this.clock = clock;

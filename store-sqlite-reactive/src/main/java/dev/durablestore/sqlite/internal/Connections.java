@@ -11,7 +11,7 @@ import java.util.Properties;
 import org.sqlite.SQLiteConfig;
 
 /** Opens the writer and reader connections with the configured pragmas (S16, S17, S20). */
-public final class Connections {
+final class Connections {
 
     private final String url;
     private final String file;
@@ -25,7 +25,7 @@ public final class Connections {
      * @param synchronous the synchronous mode, or {@code null} for SQLite's default
      * @param busyTimeoutMillis busy timeout
      */
-    public Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous, int busyTimeoutMillis) {
+    Connections(Path path, SqliteJournalMode journalMode, SqliteSynchronous synchronous, int busyTimeoutMillis) {
         this.url = "jdbc:sqlite:" + path.toAbsolutePath();
         this.file = "SQLite file " + path.toAbsolutePath();
         this.journalMode = journalMode.name();
@@ -42,7 +42,7 @@ public final class Connections {
      *     this library does not read (S29); checked first, so the file is left as it was
      * @throws BackendException when the file cannot be opened
      */
-    public DbConnection openWriter(int checkpointPages, int cacheKib) {
+    DbConnection openWriter(int checkpointPages, int cacheKib) {
         DbConnection c = open(false);
         try {
             // before the journal mode, which rewrites the file header when it changes
@@ -72,12 +72,12 @@ public final class Connections {
     }
 
     /** @return the file as errors name it: {@code SQLite file <absolute path>} */
-    public String file() {
+    String file() {
         return file;
     }
 
     /** @return a read-only connection */
-    public DbConnection openReader() {
+    DbConnection openReader() {
         return open(true);
     }
 

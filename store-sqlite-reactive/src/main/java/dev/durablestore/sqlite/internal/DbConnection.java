@@ -11,7 +11,7 @@ import java.util.Map;
  * One JDBC connection with a cache of prepared statements. Confined to one thread at a time (the
  * writer's leading thread, or the reader that borrowed it), so it needs no locking.
  */
-public final class DbConnection implements AutoCloseable {
+final class DbConnection implements AutoCloseable {
 
     private final Connection connection;
     private final Map<String, PreparedStatement> statements = new HashMap<>();
@@ -25,7 +25,7 @@ public final class DbConnection implements AutoCloseable {
      * @return the prepared statement, parameters cleared
      * @throws SQLException when preparation fails
      */
-    public PreparedStatement prepare(String sql) throws SQLException {
+    PreparedStatement prepare(String sql) throws SQLException {
         PreparedStatement ps = statements.get(sql);
         if (ps == null) {
             ps = connection.prepareStatement(sql);
@@ -42,7 +42,7 @@ public final class DbConnection implements AutoCloseable {
      * @param sql the statement
      * @throws SQLException on failure
      */
-    public void execute(String sql) throws SQLException {
+    void execute(String sql) throws SQLException {
         try (Statement s = connection.createStatement()) {
             s.execute(sql);
         }
@@ -55,7 +55,7 @@ public final class DbConnection implements AutoCloseable {
      * @return the value, 0 for SQL NULL
      * @throws SQLException on failure
      */
-    public long queryLong(String sql) throws SQLException {
+    long queryLong(String sql) throws SQLException {
         try (Statement s = connection.createStatement();
                 var rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getLong(1) : 0L;
@@ -67,7 +67,7 @@ public final class DbConnection implements AutoCloseable {
      * statement whose step failed with an I/O, full-disk or read-only error but still reports it
      * open, so reusing it would fail for ever ("statement is not executing").
      */
-    public void resetStatements() {
+    void resetStatements() {
         for (PreparedStatement ps : statements.values()) {
             try {
                 ps.close();
@@ -79,7 +79,7 @@ public final class DbConnection implements AutoCloseable {
     }
 
     /** @return the raw connection, for schema work */
-    public Connection raw() {
+    Connection raw() {
         return connection;
     }
 

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The {@code events} table: encoding an event into a row and decoding rows back (S2, S26). */
-public final class EventRows {
+final class EventRows {
 
     static final String INSERT = insertOf(1);
     /** Rows of the larger multi-row insert (8 parameters each: 256 per statement). */
@@ -30,7 +30,7 @@ public final class EventRows {
     private final EventCodec codec;
 
     /** @param codec the event codec */
-    public EventRows(EventCodec codec) {
+    EventRows(EventCodec codec) {
         this.codec = codec;
     }
 

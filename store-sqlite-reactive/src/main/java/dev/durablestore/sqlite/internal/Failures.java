@@ -11,7 +11,7 @@ import java.sql.SQLException;
  * extended code) is a {@link TransientBackendException}; every other driver failure a
  * {@link BackendException}.
  */
-public final class Failures {
+final class Failures {
 
     /** SQLite's primary result codes that pass once the other connection lets go. */
     private static final int SQLITE_BUSY = 5;
@@ -26,7 +26,7 @@ public final class Failures {
      * @return the failure itself when it is already a {@link StoreException}, else a
      *     {@link BackendException} naming the operation and carrying the driver's message
      */
-    public static StoreException backend(String operation, Throwable failure) {
+    static StoreException backend(String operation, Throwable failure) {
         if (failure instanceof StoreException se) {
             return se;
         }

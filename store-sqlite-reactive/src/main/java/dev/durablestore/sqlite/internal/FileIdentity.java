@@ -11,7 +11,7 @@ import java.sql.SQLException;
  * replaced). In WAL mode SQLite keeps writing to an unlinked file without an error, so without
  * this check a write would be acknowledged and then lost (E25).
  */
-public final class FileIdentity implements Writer.TransactionListener {
+final class FileIdentity implements Writer.TransactionListener {
 
     private final Path file;
     private final Object key;
@@ -25,7 +25,7 @@ public final class FileIdentity implements Writer.TransactionListener {
      * @param file the database file, just opened
      * @return a guard, or {@code null} when the file system has no file identity to compare
      */
-    public static FileIdentity of(Path file) {
+    static FileIdentity of(Path file) {
         Object key = keyOf(file);
         return key == null ? null : new FileIdentity(file, key);
     }

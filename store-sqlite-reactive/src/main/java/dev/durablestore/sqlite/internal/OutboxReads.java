@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  * connection of the {@link ReaderPool}, never through the writer. The R2DBC backend's counterpart
  * has the same name and the same operations.
  */
-public final class OutboxReads implements OutboxReadStorage {
+final class OutboxReads implements OutboxReadStorage {
 
     private static final String LIVE = OutboxRows.LIVE;
     /** Claimed rows older than a bound, oldest claim first; {@link OutboxWrites} re-arms what it lists. */
@@ -56,7 +56,7 @@ public final class OutboxReads implements OutboxReadStorage {
      * @param rows row codec
      * @param clock the store clock
      */
-    public OutboxReads(ReaderPool readers, OutboxRows rows, Clock clock) {
+    OutboxReads(ReaderPool readers, OutboxRows rows, Clock clock) {
         this.readers = readers;
         this.rows = rows;
         this.clock = clock;

@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The {@code outbox} table: row validation, encoding, insertion and decoding (O1, O6, S5, S8). */
-public final class OutboxRows {
+final class OutboxRows {
 
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
@@ -35,7 +35,7 @@ public final class OutboxRows {
     private final EventCodec codec;
 
     /** @param codec encodes row inputs */
-    public OutboxRows(EventCodec codec) {
+    OutboxRows(EventCodec codec) {
         this.codec = codec;
     }
 

@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  * claimable (staging, re-arm, retry, redrive, release) wake the claim streams after their commit.
  * The R2DBC backend's counterpart has the same name and the same operations.
  */
-public final class OutboxWrites implements OutboxWriteStorage {
+final class OutboxWrites implements OutboxWriteStorage {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxWrites.class);
 
@@ -66,7 +66,7 @@ public final class OutboxWrites implements OutboxWriteStorage {
      * @param rows row codec
      * @param clock the store clock
      */
-    public OutboxWrites(Writer writer, OutboxRows rows, Clock clock) {
+    OutboxWrites(Writer writer, OutboxRows rows, Clock clock) {
         this.writer = writer;
         this.rows = rows;
         this.clock = clock;

@@ -16,11 +16,11 @@ import reactor.core.scheduler.Schedulers;
  * and owns (never Reactor's shared bounded-elastic scheduler). WAL lets these read while the writer
  * writes; each read sees committed data only (S23).
  */
-public final class ReaderPool {
+final class ReaderPool {
 
     /** A read against one borrowed connection. */
     @FunctionalInterface
-    public interface Read<T> {
+    interface Read<T> {
         /**
          * @param c a read-only connection, for this call only
          * @return the result (null for empty)
@@ -43,7 +43,7 @@ public final class ReaderPool {
      * @param storeName used in thread names and errors
      * @param metrics receives read timings
      */
-    public ReaderPool(int size, Supplier<DbConnection> opener, Scheduler emit, String storeName, StoreMetrics metrics) {
+    ReaderPool(int size, Supplier<DbConnection> opener, Scheduler emit, String storeName, StoreMetrics metrics) {
         this.idle = new ArrayBlockingQueue<>(size);
         for (int i = 0; i < size; i++) {
             idle.add(opener.get());
@@ -61,7 +61,7 @@ public final class ReaderPool {
      * @param <T> result type
      * @return a cold Mono running the read on a reader thread
      */
-    public <T> Mono<T> read(String operation, Read<T> read) {
+    <T> Mono<T> read(String operation, Read<T> read) {
         return Mono.defer(() -> closed ? Mono.error(closed(operation)) : readOpen(operation, read));
     }
 
@@ -107,7 +107,7 @@ public final class ReaderPool {
      * @param <T> result type
      * @return a cold Mono
      */
-    public <T> Mono<T> readConsistent(String operation, Read<T> read) {
+    <T> Mono<T> readConsistent(String operation, Read<T> read) {
         return read(operation, c -> {
             c.execute("BEGIN");
             try {
@@ -125,7 +125,7 @@ public final class ReaderPool {
      *
      * @return completes when the reader threads have stopped and every connection is closed
      */
-    public Mono<Void> closeAsync() {
+    Mono<Void> closeAsync() {
         return Mono.defer(() -> {
             closed = true;
             return scheduler

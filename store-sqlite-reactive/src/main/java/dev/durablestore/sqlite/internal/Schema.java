@@ -19,7 +19,7 @@ import java.util.Set;
  *
  * <p>Every timestamp column holds epoch nanoseconds as INTEGER (S10).
  */
-public final class Schema {
+final class Schema {
 
     private static final List<String> TABLES = List.of("""
             CREATE TABLE IF NOT EXISTS events (
@@ -128,7 +128,7 @@ public final class Schema {
      * @throws dev.durablestore.api.SchemaVersionException when the file records a version this
      *     library does not read; the transaction is rolled back untouched
      */
-    public static void apply(DbConnection c, String file) throws SQLException {
+    static void apply(DbConnection c, String file) throws SQLException {
         c.execute("BEGIN IMMEDIATE");
         try {
             int recorded = requireOpenable(c, file);

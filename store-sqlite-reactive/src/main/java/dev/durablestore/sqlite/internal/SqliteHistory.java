@@ -29,7 +29,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The event history of the SQLite store (contract groups E and R). */
-public final class SqliteHistory implements HistoryStorage {
+final class SqliteHistory implements HistoryStorage {
 
     private static final String READ_HISTORY =
             "SELECT workflow_id, seq, event FROM events WHERE workflow_id = ? ORDER BY seq";
@@ -69,7 +69,7 @@ public final class SqliteHistory implements HistoryStorage {
      * @param outboxRows outbox row codec
      * @param clock the store clock
      */
-    public SqliteHistory(Writer writer, ReaderPool readers, EventRows events, OutboxRows outboxRows, Clock clock) {
+    SqliteHistory(Writer writer, ReaderPool readers, EventRows events, OutboxRows outboxRows, Clock clock) {
         this.writer = writer;
         this.readers = readers;
         this.events = events;

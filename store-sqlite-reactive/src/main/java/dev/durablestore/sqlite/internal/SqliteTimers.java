@@ -11,7 +11,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** Timers of the SQLite store (contract group T), keyed by canonical id text (S27). */
-public final class SqliteTimers implements TimerStorage {
+final class SqliteTimers implements TimerStorage {
 
     /** T1: create or replace a timer. */
     static final String UPSERT = "INSERT INTO timers (workflow_id, timer_id, fire_at) VALUES (?, ?, ?) "
@@ -29,7 +29,7 @@ public final class SqliteTimers implements TimerStorage {
      * @param writer the single writer
      * @param readers the reader pool
      */
-    public SqliteTimers(Writer writer, ReaderPool readers) {
+    SqliteTimers(Writer writer, ReaderPool readers) {
         this.writer = writer;
         this.readers = readers;
     }

@@ -11,12 +11,12 @@ import java.time.Instant;
  * Instants as signed 64-bit epoch nanoseconds: the one timestamp form of every column (S10), so SQL
  * order is time order (S11) and every instant reads back to the nanosecond (S13).
  */
-public final class Times {
+final class Times {
 
     /** The earliest storable instant, 1677-09-21T00:12:43.145224192Z (S15). */
-    public static final Instant MIN = EpochNanos.MIN;
+    static final Instant MIN = EpochNanos.MIN;
     /** The latest storable instant, 2262-04-11T23:47:16.854775807Z (S15). */
-    public static final Instant MAX = EpochNanos.MAX;
+    static final Instant MAX = EpochNanos.MAX;
 
     private Times() {}
 
@@ -26,7 +26,7 @@ public final class Times {
      * @return epoch nanoseconds
      * @throws InvalidArgumentException when null or outside {@link #MIN}..{@link #MAX}
      */
-    public static long toNanos(Instant instant, String argument) {
+    static long toNanos(Instant instant, String argument) {
         return EpochNanos.of(instant, argument);
     }
 
@@ -36,7 +36,7 @@ public final class Times {
      * @param instant an instant from the clock
      * @return epoch nanoseconds
      */
-    public static long nowNanos(Instant instant) {
+    static long nowNanos(Instant instant) {
         return toNanos(instant, "clock.instant()");
     }
 
@@ -44,7 +44,7 @@ public final class Times {
      * @param nanos epoch nanoseconds
      * @return the instant
      */
-    public static Instant fromNanos(long nanos) {
+    static Instant fromNanos(long nanos) {
         return EpochNanos.toInstant(nanos);
     }
 
@@ -52,7 +52,7 @@ public final class Times {
      * @param nanos epoch nanoseconds, possibly SQL NULL
      * @return the instant or {@code null}
      */
-    public static Instant fromNanos(Long nanos) {
+    static Instant fromNanos(Long nanos) {
         return nanos == null ? null : fromNanos(nanos.longValue());
     }
 

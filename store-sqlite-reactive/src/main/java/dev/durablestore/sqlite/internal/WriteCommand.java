@@ -15,7 +15,7 @@ import java.sql.SQLException;
  *
  * @param <T> the result delivered to the subscriber after commit ({@code null} for none)
  */
-public interface WriteCommand<T> {
+interface WriteCommand<T> {
 
     /**
      * Runs inside the open transaction.

@@ -40,7 +40,7 @@ import reactor.core.scheduler.Scheduler;
  * listeners) and {@link WriterShutdown} (close, abort and the refusal of what is left);
  * {@link Pending} is a queued command with its subscriber.
  */
-public final class Writer {
+final class Writer {
 
     private static final Logger log = LoggerFactory.getLogger(Writer.class);
 
@@ -52,7 +52,7 @@ public final class Writer {
     private final String storeName;
 
     /** Told about every transaction the writer opens and how it ends; called on the writer thread. */
-    public interface TransactionListener {
+    interface TransactionListener {
         /**
          * @param c the write connection, right after {@code BEGIN IMMEDIATE}
          * @throws SQLException to fail the transaction
@@ -81,7 +81,7 @@ public final class Writer {
      * @param metrics receives operation timings and commit batch sizes
      * @param storeName used in the thread name and in errors
      */
-    public Writer(
+    Writer(
             DbConnection connection,
             int maxBatch,
             Scheduler emit,
@@ -105,7 +105,7 @@ public final class Writer {
      * @param <T> its result type
      * @return a cold Mono signalled after the command's transaction committed (or failed)
      */
-    public <T> Mono<T> submit(WriteCommand<T> command) {
+    <T> Mono<T> submit(WriteCommand<T> command) {
         return Mono.defer(() -> {
             if (!shutdown.accepting) {
                 return Mono.error(shutdown.closed(command));
@@ -135,12 +135,12 @@ public final class Writer {
      * @param listener told about every transaction from now on; must be registered before commands
      *     that rely on it are submitted
      */
-    public void addListener(TransactionListener listener) {
+    void addListener(TransactionListener listener) {
         runner.addListener(listener);
     }
 
     /** @return commands waiting for the writer */
-    public int queueDepth() {
+    int queueDepth() {
         return queue.queue.size();
     }
 
@@ -149,7 +149,7 @@ public final class Writer {
      *
      * @param timeoutMillis how long to wait for queued commands
      */
-    public void close(long timeoutMillis) {
+    void close(long timeoutMillis) {
         shutdown.close(timeoutMillis);
     }
 
@@ -162,7 +162,7 @@ public final class Writer {
      * @param timeout how long to wait for queued commands
      * @return completes when the writer has stopped
      */
-    public Mono<Void> closeAsync(Duration timeout) {
+    Mono<Void> closeAsync(Duration timeout) {
         return shutdown.closeAsync(timeout);
     }
 

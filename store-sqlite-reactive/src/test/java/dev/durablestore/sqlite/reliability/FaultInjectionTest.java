@@ -15,15 +15,11 @@ import dev.durablestore.api.event.SignalReceived;
 import dev.durablestore.sqlite.SqliteJournalMode;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
-import dev.durablestore.sqlite.internal.DbConnection;
-import dev.durablestore.sqlite.internal.WriteCommand;
-import dev.durablestore.sqlite.internal.Writer;
-import java.lang.reflect.Field;
+import dev.durablestore.sqlite.internal.OnWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -667,32 +663,8 @@ class FaultInjectionTest {
         return OutboxRow.dispatchKey(o.workflowId(), 1);
     }
 
-    /**
-     * Runs a one-row query (a pragma) as a write command on the store's writer thread, on its write
-     * connection. The store has no hook for per-connection pragmas, so the writer is reached by
-     * reflection; going through {@link Writer#submit} keeps the connection confined to its thread.
-     */
+    /** Runs a one-row query (a pragma) on the store's write connection, see {@link OnWriter}. */
     private static long onWriter(SqliteReactiveStore store, String sql) {
-        Writer writer;
-        try {
-            Field f = SqliteReactiveStore.class.getDeclaredField("writer");
-            f.setAccessible(true);
-            writer = (Writer) f.get(store);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("the store's writer field moved; update this test", e);
-        }
-        Long value = writer.submit(new WriteCommand<Long>() {
-                    @Override
-                    public Long execute(DbConnection c) throws SQLException {
-                        return c.queryLong(sql);
-                    }
-
-                    @Override
-                    public String name() {
-                        return "test:" + sql;
-                    }
-                })
-                .block(TIMEOUT);
-        return value == null ? 0 : value;
+        return OnWriter.queryLong(store, sql, TIMEOUT);
     }
 }
