@@ -20,7 +20,9 @@ public enum R2dbcDialect {
      * H2 2.4.240 or newer in {@code MODE=PostgreSQL} through r2dbc-h2: an in-process test double.
      * r2dbc-h2 runs the (blocking) H2 engine on the calling thread, so the store runs every H2
      * call on threads of its own; write transactions are serialized across every store instance
-     * on the database.
+     * on the database. Opening a store reads the database's mode first and refuses any other mode
+     * with an {@link InvalidArgumentException} saying the URL needs {@code MODE=PostgreSQL} (for
+     * example {@code r2dbc:h2:mem:///db?options=DB_CLOSE_DELAY=-1;MODE=PostgreSQL}).
      */
     H2;
 

@@ -66,9 +66,11 @@ public final class R2dbcReactiveStore extends AbstractReactiveStore {
      *
      * @param config the configuration
      * @return a Mono of the open store; it fails with {@link InvalidArgumentException} when the
-     *     dialect cannot be detected, with {@link dev.durablestore.api.SchemaVersionException} when
-     *     the database records a newer schema version than this library's (S29; nothing is written to
-     *     it), and with {@link BackendException} when the schema cannot be applied (S20)
+     *     dialect cannot be detected or an H2 database is not in {@code MODE=PostgreSQL} (naming
+     *     {@code connectionFactory}, before anything is written), with
+     *     {@link dev.durablestore.api.SchemaVersionException} when the database records a newer
+     *     schema version than this library's (S29; nothing is written to it), and with
+     *     {@link BackendException} when the schema cannot be applied (S20)
      */
     public static Mono<R2dbcReactiveStore> open(R2dbcStoreConfig config) {
         return Mono.defer(() -> {

@@ -14,7 +14,11 @@ import io.r2dbc.spi.ConnectionFactoryMetadata;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 class R2dbcStoreConfigTest {
@@ -108,6 +112,37 @@ class R2dbcStoreConfigTest {
                         .flatMap(store -> store.readHead(WorkflowId.random())
                                 .flatMap(head -> store.closeAsync().thenReturn(head))))
                 // then it works as the store R2dbcReactiveStore.open gives
+                .expectNext(0L)
+                .expectComplete()
+                .verify(Duration.ofSeconds(30));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource({"DB_CLOSE_DELAY=-1, REGULAR", "DB_CLOSE_DELAY=-1;MODE=MySQL, MySQL"})
+    void S20_opening_an_h2_database_not_in_postgresql_mode_fails_saying_what_the_url_needs_and_writes_nothing(
+            String options, String mode) {
+        // given an H2 database whose URL does not ask for MODE=PostgreSQL
+        ConnectionFactory h2 = ConnectionFactories.get("r2dbc:h2:mem:///no_pg_mode_" + mode + "?options=" + options);
+
+        // when a store opens on it
+        StepVerifier.create(R2dbcReactiveStore.open(R2dbcStoreConfig.of(h2)))
+                // then the open fails naming the factory, the mode found and what the URL needs
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOfSatisfying(
+                                InvalidArgumentException.class,
+                                x -> assertThat(x.argument()).isEqualTo("connectionFactory"))
+                        .hasMessageContaining("in mode " + mode)
+                        .hasMessageContaining("add MODE=PostgreSQL to the URL's options"))
+                .verify(Duration.ofSeconds(30));
+        // and not one table was created
+        StepVerifier.create(Mono.usingWhen(
+                        Mono.from(h2.create()),
+                        c -> Flux.from(c.createStatement(
+                                                "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC'")
+                                        .execute())
+                                .concatMap(r -> r.map((row, meta) -> row.get(0, Long.class)))
+                                .single(),
+                        c -> Mono.from(c.close())))
                 .expectNext(0L)
                 .expectComplete()
                 .verify(Duration.ofSeconds(30));

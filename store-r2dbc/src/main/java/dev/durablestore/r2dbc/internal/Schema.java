@@ -1,5 +1,6 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.core.storage.SchemaVersion;
 import io.r2dbc.spi.Batch;
 import io.r2dbc.spi.Connection;
@@ -19,9 +20,20 @@ import reactor.core.publisher.Mono;
  * <p>The database records its schema version in the one row of {@code durable_store_schema}
  * (databases from before versions were recorded have no such table, and read as version 0); one
  * that records a newer version than this library's is refused before anything is written to it
- * (S29, {@link SchemaVersion}).
+ * (S29, {@link SchemaVersion}). On H2 it first checks that the database speaks PostgreSQL's SQL.
  */
 final class Schema {
+
+    /**
+     * H2's compatibility mode (H2 2.x: {@code REGULAR} unless the URL or {@code SET MODE} chose
+     * another). Every statement of the store, the schema's {@code INSERT … ON CONFLICT DO NOTHING}
+     * among them, is PostgreSQL's SQL, which H2 only accepts in {@code MODE=PostgreSQL}.
+     */
+    private static final String H2_MODE =
+            "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'MODE'";
+
+    /** The mode {@link #H2_MODE} reads when the store can work on the database. */
+    private static final String H2_POSTGRES_MODE = "PostgreSQL";
 
     /**
      * The table of the schema version, kept in every later version. Creating it when it exists
@@ -110,9 +122,36 @@ final class Schema {
      * @param database the database, as errors name it
      * @return completes when the schema is committed; fails with
      *     {@link dev.durablestore.api.SchemaVersionException} when the database records a version
-     *     this library does not read, after rolling back a transaction that wrote nothing
+     *     this library does not read, after rolling back a transaction that wrote nothing, and with
+     *     {@link InvalidArgumentException} naming {@code connectionFactory}, before anything is
+     *     written, when an H2 database is not in {@code MODE=PostgreSQL}
      */
     static Mono<Void> apply(Connection c, SqlDialect dialect, String database) {
+        Mono<Void> schema = Mono.defer(() -> create(c, dialect, database));
+        return dialect.postgres() ? schema : requirePostgresMode(c).then(schema);
+    }
+
+    /**
+     * Reads an H2 database's compatibility mode. Without {@code MODE=PostgreSQL} H2 would create
+     * tables (its DDL commits at once, whatever the transaction), then reject the first
+     * {@code ON CONFLICT} with a raw syntax error, leaving a half-made schema behind.
+     */
+    private static Mono<Void> requirePostgresMode(Connection c) {
+        return Flux.from(c.createStatement(H2_MODE).execute())
+                .concatMap(result -> result.map((row, meta) -> String.valueOf(row.get(0, String.class))))
+                .next()
+                .defaultIfEmpty("unknown")
+                .flatMap(mode -> H2_POSTGRES_MODE.equalsIgnoreCase(mode)
+                        ? Mono.<Void>empty()
+                        : Mono.<Void>error(new InvalidArgumentException(
+                                "connectionFactory",
+                                "is an H2 database in mode " + mode + ", and the store needs H2's PostgreSQL mode:"
+                                        + " add MODE=PostgreSQL to the URL's options, for example"
+                                        + " r2dbc:h2:mem:///db?options=DB_CLOSE_DELAY=-1;MODE=PostgreSQL"
+                                        + " (nothing was written)")));
+    }
+
+    private static Mono<Void> create(Connection c, SqlDialect dialect, String database) {
         return Mono.from(c.beginTransaction())
                 .thenMany(Flux.defer(() -> {
                     Batch batch = c.createBatch();
