@@ -1,8 +1,10 @@
 package dev.durablestore.console;
 
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxLeaseReaper;
+import dev.durablestore.api.OutboxQuery;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * How the console behaves; {@link #defaults()} is read-only with previews on. Immutable and
@@ -17,18 +19,28 @@ import java.util.Objects;
  */
 public final class ConsoleOptions {
 
-    private static final ConsoleOptions DEFAULTS =
-            new ConsoleOptions(true, true, 2048, Duration.ofMinutes(5), 100_000, Duration.ofSeconds(2), 1000);
+    /** The smallest {@link #previewBytes()}. */
+    public static final int MIN_PREVIEW_BYTES = 16;
 
-    private final boolean readOnly;
-    private final boolean previews;
-    private final int previewBytes;
-    private final Duration lease;
-    private final int countCap;
-    private final Duration countTtl;
-    private final int maxBulk;
+    /** The largest {@link #previewBytes()}. */
+    public static final int MAX_PREVIEW_BYTES = 65_536;
 
-    private ConsoleOptions(
+    /** The largest {@link #maxBulk()}. */
+    public static final int MAX_BULK_LIMIT = 10_000;
+
+    private static final ConsoleOptions DEFAULTS = new Draft().build();
+
+    private final Settings settings;
+
+    private ConsoleOptions(Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Every option, checked whenever options are built; its {@code equals}, {@code hashCode} and
+     * {@code toString} are the options'.
+     */
+    private record Settings(
             boolean readOnly,
             boolean previews,
             int previewBytes,
@@ -36,68 +48,95 @@ public final class ConsoleOptions {
             int countCap,
             Duration countTtl,
             int maxBulk) {
-        if (previewBytes < 16 || previewBytes > 65_536) {
-            throw new InvalidArgumentException("previewBytes", "must be between 16 and 65536, was " + previewBytes);
+
+        Settings {
+            InvalidArgumentException.requireBetween(previewBytes, MIN_PREVIEW_BYTES, MAX_PREVIEW_BYTES, "previewBytes");
+            InvalidArgumentException.requirePositive(lease, "lease");
+            InvalidArgumentException.requireBetween(countCap, 1, OutboxQuery.MAX_COUNT_CAP, "countCap");
+            InvalidArgumentException.requireNonNegative(countTtl, "countTtl");
+            InvalidArgumentException.requireBetween(maxBulk, 1, MAX_BULK_LIMIT, "maxBulk");
         }
-        if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new InvalidArgumentException("lease", "must be positive, was " + lease);
-        }
-        if (countCap < 1 || countCap > 10_000_000) {
-            throw new InvalidArgumentException("countCap", "must be between 1 and 10000000, was " + countCap);
-        }
-        if (countTtl == null || countTtl.isNegative()) {
-            throw new InvalidArgumentException("countTtl", "must be zero or positive, was " + countTtl);
-        }
-        if (maxBulk < 1 || maxBulk > 10_000) {
-            throw new InvalidArgumentException("maxBulk", "must be between 1 and 10000, was " + maxBulk);
-        }
-        this.readOnly = readOnly;
-        this.previews = previews;
-        this.previewBytes = previewBytes;
-        this.lease = lease;
-        this.countCap = countCap;
-        this.countTtl = countTtl;
-        this.maxBulk = maxBulk;
     }
 
-    /** @return read-only, previews of 2 KiB, lease 5 min, 100,000 rows counted per status, counts kept 2 s, bulk 1,000 */
+    /**
+     * The options being changed: the one way options are copied. Starts from the defaults or from
+     * options; {@link #build()} checks the whole.
+     */
+    private static final class Draft {
+        private boolean readOnly = true;
+        private boolean previews = true;
+        private int previewBytes = 2048;
+        private Duration lease = OutboxLeaseReaper.DEFAULT_LEASE;
+        private int countCap = 100_000;
+        private Duration countTtl = Duration.ofSeconds(2);
+        private int maxBulk = 1000;
+
+        private Draft() {}
+
+        private Draft(Settings s) {
+            readOnly = s.readOnly();
+            previews = s.previews();
+            previewBytes = s.previewBytes();
+            lease = s.lease();
+            countCap = s.countCap();
+            countTtl = s.countTtl();
+            maxBulk = s.maxBulk();
+        }
+
+        private ConsoleOptions build() {
+            return new ConsoleOptions(
+                    new Settings(readOnly, previews, previewBytes, lease, countCap, countTtl, maxBulk));
+        }
+    }
+
+    /** @return a checked copy of these options with {@code change} made to them */
+    private ConsoleOptions with(Consumer<Draft> change) {
+        Draft draft = new Draft(settings);
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /**
+     * @return read-only, previews of 2 KiB, the lease reaper's default lease (5 min), 100,000 rows
+     *     counted per status, counts kept 2 s, bulk 1,000
+     */
     public static ConsoleOptions defaults() {
         return DEFAULTS;
     }
 
     /** @return true (the default) when the console offers and accepts no action at all */
     public boolean readOnly() {
-        return readOnly;
+        return settings.readOnly();
     }
 
     /** @return false when every payload (row inputs, event bodies) is hidden and only sizes are shown */
     public boolean previews() {
-        return previews;
+        return settings.previews();
     }
 
-    /** @return the most bytes of one payload shown, 16 to 65,536 */
+    /** @return the most bytes of one payload shown, {@value #MIN_PREVIEW_BYTES} to {@value #MAX_PREVIEW_BYTES} */
     public int previewBytes() {
-        return previewBytes;
+        return settings.previewBytes();
     }
 
     /** @return the age past which a claim counts as stuck (the lease reaper's lease) */
     public Duration lease() {
-        return lease;
+        return settings.lease();
     }
 
     /** @return the most rows counted per status by one overview refresh (larger counts show as "≥ cap") */
     public int countCap() {
-        return countCap;
+        return settings.countCap();
     }
 
     /** @return how long overview counts are reused before they are counted again */
     public Duration countTtl() {
-        return countTtl;
+        return settings.countTtl();
     }
 
-    /** @return the most rows one bulk action or bulk count touches, 1 to 10,000 */
+    /** @return the most rows one bulk action or bulk count touches, 1 to {@value #MAX_BULK_LIMIT} */
     public int maxBulk() {
-        return maxBulk;
+        return settings.maxBulk();
     }
 
     /**
@@ -105,7 +144,7 @@ public final class ConsoleOptions {
      * @return a copy with the setting
      */
     public ConsoleOptions withReadOnly(boolean value) {
-        return new ConsoleOptions(value, previews, previewBytes, lease, countCap, countTtl, maxBulk);
+        return with(d -> d.readOnly = value);
     }
 
     /**
@@ -113,16 +152,17 @@ public final class ConsoleOptions {
      * @return a copy with the setting
      */
     public ConsoleOptions withPreviews(boolean value) {
-        return new ConsoleOptions(readOnly, value, previewBytes, lease, countCap, countTtl, maxBulk);
+        return with(d -> d.previews = value);
     }
 
     /**
-     * @param value the most bytes of one payload shown, 16 to 65,536
+     * @param value the most bytes of one payload shown, {@value #MIN_PREVIEW_BYTES} to
+     *     {@value #MAX_PREVIEW_BYTES}
      * @return a copy with the preview size set
      * @throws InvalidArgumentException naming {@code previewBytes} when out of range
      */
     public ConsoleOptions withPreviewBytes(int value) {
-        return new ConsoleOptions(readOnly, previews, value, lease, countCap, countTtl, maxBulk);
+        return with(d -> d.previewBytes = value);
     }
 
     /**
@@ -131,16 +171,17 @@ public final class ConsoleOptions {
      * @throws InvalidArgumentException naming {@code lease} when null or not positive
      */
     public ConsoleOptions withLease(Duration value) {
-        return new ConsoleOptions(readOnly, previews, previewBytes, value, countCap, countTtl, maxBulk);
+        return with(d -> d.lease = value);
     }
 
     /**
-     * @param value the most rows counted per status by one overview refresh, 1 to 10,000,000
+     * @param value the most rows counted per status by one overview refresh, 1 to
+     *     {@value OutboxQuery#MAX_COUNT_CAP}
      * @return a copy with the count cap set
      * @throws InvalidArgumentException naming {@code countCap} when out of range
      */
     public ConsoleOptions withCountCap(int value) {
-        return new ConsoleOptions(readOnly, previews, previewBytes, lease, value, countTtl, maxBulk);
+        return with(d -> d.countCap = value);
     }
 
     /**
@@ -149,39 +190,33 @@ public final class ConsoleOptions {
      * @throws InvalidArgumentException naming {@code countTtl} when null or negative
      */
     public ConsoleOptions withCountTtl(Duration value) {
-        return new ConsoleOptions(readOnly, previews, previewBytes, lease, countCap, value, maxBulk);
+        return with(d -> d.countTtl = value);
     }
 
     /**
-     * @param value the most rows one bulk action or bulk count touches, 1 to 10,000
+     * @param value the most rows one bulk action or bulk count touches, 1 to {@value #MAX_BULK_LIMIT}
      * @return a copy with the bulk limit set
      * @throws InvalidArgumentException naming {@code maxBulk} when out of range
      */
     public ConsoleOptions withMaxBulk(int value) {
-        return new ConsoleOptions(readOnly, previews, previewBytes, lease, countCap, countTtl, value);
+        return with(d -> d.maxBulk = value);
     }
 
+    /** @return true when {@code o} holds the same options */
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConsoleOptions c
-                && readOnly == c.readOnly
-                && previews == c.previews
-                && previewBytes == c.previewBytes
-                && lease.equals(c.lease)
-                && countCap == c.countCap
-                && countTtl.equals(c.countTtl)
-                && maxBulk == c.maxBulk;
+        return o instanceof ConsoleOptions c && settings.equals(c.settings);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(readOnly, previews, previewBytes, lease, countCap, countTtl, maxBulk);
+        return settings.hashCode();
     }
 
+    /** @return every option, as {@code ConsoleOptions[readOnly=…, previews=…, …]} */
     @Override
     public String toString() {
-        return "ConsoleOptions[readOnly=" + readOnly + ", previews=" + previews + ", previewBytes=" + previewBytes
-                + ", lease=" + lease + ", countCap=" + countCap + ", countTtl=" + countTtl + ", maxBulk=" + maxBulk
-                + "]";
+        return "ConsoleOptions"
+                + settings.toString().substring(Settings.class.getSimpleName().length());
     }
 }

@@ -1,5 +1,6 @@
 package dev.durablestore.console;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.ReactiveStore;
 import java.time.Clock;
@@ -72,19 +73,35 @@ public final class DurableConsole implements AutoCloseable {
      * @param path where to mount it, e.g. {@code /ops/console}: starts with {@code /}, no trailing
      *     {@code /}, letters, digits and {@code -_./} only
      * @return the routes: the pages under {@code path/}, the API under {@code path/api}
+     * @throws InvalidArgumentException naming {@code path} when it is not such a path
      */
     public RouterFunction<ServerResponse> router(String path) {
-        InvalidArgumentException.requireNonNull(path, "path");
-        if (!path.matches("(/[A-Za-z0-9._-]+)+")) {
-            throw new InvalidArgumentException(
-                    "path", "must look like /ops/console (no trailing slash), was '" + path + "'");
-        }
+        requirePath(path);
         ConsoleHandlers handlers = new ConsoleHandlers(store, options, authorizer, meter, clock, path);
         mounted.add(handlers);
         if (closed) {
             handlers.close();
         }
         return handlers.routes();
+    }
+
+    /**
+     * Checks a mount path as {@link #router(String)} does, for settings read before the console
+     * exists (Spring-free: the class needs no WebFlux until {@code router} is called).
+     *
+     * @param path the path to check
+     * @return {@code path}
+     * @throws InvalidArgumentException naming {@code path} when it is null or does not start with
+     *     {@code /}, ends with {@code /}, or holds anything but letters, digits and {@code -_./}
+     */
+    @CanIgnoreReturnValue
+    public static String requirePath(String path) {
+        InvalidArgumentException.requireNonNull(path, "path");
+        if (!path.matches("(/[A-Za-z0-9._-]+)+")) {
+            throw new InvalidArgumentException(
+                    "path", "must look like /ops/console (no trailing slash), was '" + path + "'");
+        }
+        return path;
     }
 
     /**

@@ -32,6 +32,27 @@ class ConsoleOptionsTest {
     }
 
     @Test
+    void copies_change_one_option_and_the_defaults_stay_as_they_were() {
+        ConsoleOptions defaults = ConsoleOptions.defaults();
+
+        ConsoleOptions changed = defaults.withReadOnly(false).withMaxBulk(500).withLease(Duration.ofMinutes(2));
+
+        assertThat(changed.readOnly()).isFalse();
+        assertThat(changed.maxBulk()).isEqualTo(500);
+        assertThat(changed.lease()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(changed.previewBytes()).isEqualTo(defaults.previewBytes());
+        assertThat(defaults.readOnly()).isTrue();
+        assertThat(changed)
+                .isEqualTo(defaults.withLease(Duration.ofMinutes(2))
+                        .withMaxBulk(500)
+                        .withReadOnly(false))
+                .hasSameHashCodeAs(defaults.withLease(Duration.ofMinutes(2))
+                        .withMaxBulk(500)
+                        .withReadOnly(false));
+        assertThat(changed.toString()).startsWith("ConsoleOptions[readOnly=false, previews=true, ");
+    }
+
+    @Test
     void the_builder_refuses_a_null_store_naming_it() {
         assertRefused(() -> DurableConsole.builder(null), "store");
     }

@@ -1,6 +1,5 @@
 package dev.durablestore.spring;
 
-import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
@@ -48,6 +47,7 @@ final class DispatcherLifecycle implements SmartLifecycle {
     private final ReactiveStore store;
     private final OutboxDispatchHandler handler;
     private final DurableStoreProperties.Dispatcher settings;
+    private final ClaimStreamOptions options;
     private final Clock clock;
     private final DispatchObserver observer;
 
@@ -58,11 +58,13 @@ final class DispatcherLifecycle implements SmartLifecycle {
             ReactiveStore store,
             OutboxDispatchHandler handler,
             DurableStoreProperties.Dispatcher settings,
+            ClaimStreamOptions options,
             Clock clock,
             DispatchObserver observer) {
         this.store = store;
         this.handler = handler;
         this.settings = settings;
+        this.options = options;
         this.clock = clock;
         this.observer = observer;
     }
@@ -132,12 +134,6 @@ final class DispatcherLifecycle implements SmartLifecycle {
         synchronized (this) {
             if (current != null) {
                 return;
-            }
-            ClaimStreamOptions options = ClaimStreamOptions.defaults()
-                    .withMaxBatch(settings.getMaxBatch())
-                    .withPollInterval(settings.getPollInterval());
-            if (settings.getNamespace() != null) {
-                options = options.withScope(ClaimScope.of(settings.getNamespace(), settings.getTaskQueue()));
             }
             Run run = new Run();
             run.start(options);

@@ -1,7 +1,6 @@
 package dev.durablestore.spring;
 
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.console.ConsoleAuthorizer;
@@ -14,8 +13,6 @@ import dev.durablestore.micrometer.observation.StoreObservations;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import dev.durablestore.sqlite.SqliteReactiveStore;
-import dev.durablestore.sqlite.SqliteStoreConfig;
-import dev.durablestore.sqlite.SqliteSynchronous;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
@@ -149,24 +146,13 @@ public class DurableStoreAutoConfiguration {
 
         private static ReactiveStore openSqlite(
                 DurableStoreProperties.Sqlite sqlite, Clock clock, StoreMetrics metrics) {
-            return SqliteReactiveStore.open(SqliteStoreConfig.of(sqlite.getPath())
-                    .withSynchronous(
-                            SqliteSynchronous.valueOf(sqlite.getSynchronous().name()))
-                    .withBusyTimeout(sqlite.getBusyTimeout())
-                    .withReaderPoolSize(sqlite.getReaderPoolSize())
-                    .withMaxBatchCommands(sqlite.getMaxBatchCommands())
-                    .withClock(clock)
-                    .withMetrics(metrics));
+            return SqliteReactiveStore.open(sqlite.config(null).withClock(clock).withMetrics(metrics));
         }
 
         private static ReactiveStore openR2dbc(
                 ConnectionFactory connections, DurableStoreProperties.R2dbc r2dbc, Clock clock, StoreMetrics metrics) {
-            R2dbcStoreConfig config = R2dbcStoreConfig.of(connections)
-                    .withNotifications(r2dbc.isNotifications())
-                    .withNotifyChannel(r2dbc.getNotifyChannel())
-                    .withOperationTimeout(r2dbc.getOperationTimeout())
-                    .withClock(clock)
-                    .withMetrics(metrics);
+            R2dbcStoreConfig config =
+                    r2dbc.config(connections, null).withClock(clock).withMetrics(metrics);
             if ("H2".equals(connections.getMetadata().getName())) {
                 log.warn(
                         "durable-store runs on H2, the in-process test double: an in-memory H2 database (such as "
@@ -278,14 +264,8 @@ public class DurableStoreAutoConfiguration {
                 ObjectProvider<ConsoleAuthorizer> authorizer,
                 ObjectProvider<Clock> clock) {
             DurableStoreProperties.Console c = properties.getConsole();
-            ConsoleOptions options = ConsoleOptions.defaults()
-                    .withReadOnly(c.isReadOnly())
-                    .withPreviews(c.isPreviews())
-                    .withPreviewBytes(c.getPreviewBytes())
-                    .withLease(properties.getReaper().getLease())
-                    .withCountCap(c.getCountCap())
-                    .withCountTtl(c.getCountTtl())
-                    .withMaxBulk(c.getMaxBulk());
+            ConsoleOptions options =
+                    c.options(null).withLease(properties.getReaper().getLease());
             ConsoleAuthorizer hook = authorizer.getIfUnique();
             if (!c.isReadOnly() && hook == null) {
                 throw new InvalidArgumentException(
@@ -333,10 +313,7 @@ public class DurableStoreAutoConfiguration {
     SmartLifecycle durableStoreLeaseReaper(
             ReactiveStore store, DurableStoreProperties properties, ObjectProvider<Clock> clock) {
         DurableStoreProperties.Reaper reaper = properties.getReaper();
-        return new LeaseReaperLifecycle(OutboxLeaseReaper.of(store)
-                .withLease(reaper.getLease())
-                .withInterval(reaper.getInterval())
-                .withBatchSize(reaper.getBatchSize())
+        return new LeaseReaperLifecycle(reaper.reaper(store, null)
                 .withClock(clock(clock))
                 .withOnReaped(rows -> log.warn(
                         "re-armed {} outbox rows whose claim outlived the {} lease", rows.size(), reaper.getLease()))
@@ -383,6 +360,7 @@ public class DurableStoreAutoConfiguration {
                 store,
                 handler,
                 properties.getDispatcher(),
+                properties.getDispatcher().claimStreamOptions(null),
                 clock(clock),
                 observer.getIfAvailable(() -> DispatchObserver.NONE));
     }

@@ -1,8 +1,19 @@
 package dev.durablestore.spring;
 
+import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OutboxLeaseReaper;
+import dev.durablestore.api.OutboxStore;
+import dev.durablestore.console.ConsoleOptions;
+import dev.durablestore.console.DurableConsole;
+import dev.durablestore.r2dbc.R2dbcStoreConfig;
+import dev.durablestore.sqlite.SqliteStoreConfig;
+import dev.durablestore.sqlite.SqliteSynchronous;
+import io.r2dbc.spi.ConnectionFactory;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -22,14 +33,18 @@ import org.springframework.validation.Validator;
  * database) when the application has an R2DBC {@code ConnectionFactory} bean, the embedded SQLite
  * file otherwise, and refuses to start when the configuration contradicts that choice (the rule is
  * {@link DurableStoreBackend}'s).
+ *
+ * <p>A setting of a library type ({@link SqliteStoreConfig}, {@link R2dbcStoreConfig},
+ * {@link OutboxLeaseReaper}, {@link ClaimStreamOptions}, {@link ConsoleOptions}) takes its default
+ * from that type and is checked by it, so that each default and limit is written once, in the
+ * library; the starter checks only the settings that are its own (the dispatcher's concurrency,
+ * retries and drain, the metrics tag, the backend).
  */
 @ConfigurationProperties(prefix = DurableStoreProperties.PREFIX)
 public class DurableStoreProperties implements Validator {
 
     /** The prefix of every property of the starter. */
     public static final String PREFIX = "durablestore";
-
-    private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     /** Which storage engine backs the store. */
     public enum Backend {
@@ -55,7 +70,7 @@ public class DurableStoreProperties implements Validator {
         NORMAL
     }
 
-    /** Which storage engine backs the store; {@code auto} by default. */
+    /** Which storage engine backs the store. */
     private Backend backend = Backend.AUTO;
 
     private final Sqlite sqlite = new Sqlite();
@@ -116,109 +131,65 @@ public class DurableStoreProperties implements Validator {
         return DurableStoreProperties.class.isAssignableFrom(type);
     }
 
+    /**
+     * Checks every property, each by the library type it configures where it has one, and reports
+     * every bad property at once, named as it is written.
+     */
     @Override
     public void validate(Object target, Errors errors) {
         DurableStoreProperties p = (DurableStoreProperties) target;
-        required(errors, "backend", "backend", p.backend);
-        required(errors, "sqlite.path", "sqlite.path", p.sqlite.path);
-        range(errors, "sqlite.readerPoolSize", "sqlite.reader-pool-size", p.sqlite.readerPoolSize, 1, 64);
-        range(errors, "sqlite.maxBatchCommands", "sqlite.max-batch-commands", p.sqlite.maxBatchCommands, 1, 100_000);
-        duration(errors, "sqlite.busyTimeout", "sqlite.busy-timeout", p.sqlite.busyTimeout, true);
-        if (p.r2dbc.notifyChannel == null
-                || !CHANNEL.matcher(p.r2dbc.notifyChannel).matches()) {
-            reject(
-                    errors,
-                    "r2dbc.notifyChannel",
-                    "r2dbc.notify-channel",
-                    "must be a lower-case identifier of at most 63 characters, was " + p.r2dbc.notifyChannel);
-        }
-        duration(errors, "r2dbc.operationTimeout", "r2dbc.operation-timeout", p.r2dbc.operationTimeout, false);
-        duration(errors, "reaper.lease", "reaper.lease", p.reaper.lease, false);
-        duration(errors, "reaper.interval", "reaper.interval", p.reaper.interval, false);
-        range(errors, "reaper.batchSize", "reaper.batch-size", p.reaper.batchSize, 1, 100_000);
-        range(errors, "dispatcher.concurrency", "dispatcher.concurrency", p.dispatcher.concurrency, 1, 10_000);
-        range(errors, "dispatcher.maxBatch", "dispatcher.max-batch", p.dispatcher.maxBatch, 1, 10_000);
-        duration(errors, "dispatcher.pollInterval", "dispatcher.poll-interval", p.dispatcher.pollInterval, false);
-        if ((p.dispatcher.namespace == null) != (p.dispatcher.taskQueue == null)) {
-            reject(
-                    errors,
-                    "dispatcher.taskQueue",
-                    "dispatcher.task-queue",
-                    "must be set together with " + PREFIX + ".dispatcher.namespace (a route is both), was "
-                            + p.dispatcher.taskQueue + " with namespace " + p.dispatcher.namespace);
-        }
-        range(errors, "dispatcher.maxAttempts", "dispatcher.max-attempts", p.dispatcher.maxAttempts, 1, 1_000_000);
-        duration(errors, "dispatcher.initialBackoff", "dispatcher.initial-backoff", p.dispatcher.initialBackoff, true);
-        duration(errors, "dispatcher.maxBackoff", "dispatcher.max-backoff", p.dispatcher.maxBackoff, true);
-        if (p.dispatcher.initialBackoff != null
-                && p.dispatcher.maxBackoff != null
-                && p.dispatcher.maxBackoff.compareTo(p.dispatcher.initialBackoff) < 0) {
-            reject(
-                    errors,
-                    "dispatcher.maxBackoff",
-                    "dispatcher.max-backoff",
-                    "must not be shorter than "
-                            + PREFIX + ".dispatcher.initial-backoff (" + p.dispatcher.initialBackoff + "), was "
-                            + p.dispatcher.maxBackoff);
-        }
-        duration(errors, "dispatcher.drainTimeout", "dispatcher.drain-timeout", p.dispatcher.drainTimeout, true);
-        if (p.metrics.storeName == null || p.metrics.storeName.isBlank()) {
-            reject(errors, "metrics.storeName", "metrics.store-name", "must not be blank");
-        }
-        if (p.console.path == null || !p.console.path.matches("(/[A-Za-z0-9._-]+)+")) {
-            reject(
-                    errors,
-                    "console.path",
-                    "console.path",
-                    "must look like /ops/durable-store (no trailing slash), was " + p.console.path);
-        }
-        range(errors, "console.previewBytes", "console.preview-bytes", p.console.previewBytes, 16, 65_536);
-        range(errors, "console.countCap", "console.count-cap", p.console.countCap, 1, 10_000_000);
-        duration(errors, "console.countTtl", "console.count-ttl", p.console.countTtl, true);
-        range(errors, "console.maxBulk", "console.max-bulk", p.console.maxBulk, 1, 10_000);
+        PropertyGroup.of("", p, errors).check(() -> InvalidArgumentException.requireNonNull(p.backend, "backend"));
+        p.sqlite.config(errors);
+        p.r2dbc.config(unused(ConnectionFactory.class), errors);
+        p.reaper.reaper(unused(OutboxStore.class), errors);
+        p.dispatcher.claimStreamOptions(errors);
+        p.dispatcher.check(errors);
+        p.metrics.check(errors);
+        p.console.options(errors);
     }
 
-    private static void required(Errors errors, String field, String property, Object value) {
-        if (value == null) {
-            reject(errors, field, property, "must be set");
-        }
-    }
-
-    private static void range(Errors errors, String field, String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            reject(errors, field, property, "must be between " + min + " and " + max + ", was " + value);
-        }
-    }
-
-    private static void duration(Errors errors, String field, String property, Duration value, boolean zeroAllowed) {
-        if (value == null) {
-            reject(errors, field, property, "must be set");
-        } else if (value.isNegative() || (!zeroAllowed && value.isZero())) {
-            reject(
-                    errors,
-                    field,
-                    property,
-                    (zeroAllowed ? "must not be negative" : "must be positive") + ", was " + value);
-        }
-    }
-
-    private static void reject(Errors errors, String field, String property, String problem) {
-        errors.rejectValue(field, "durablestore.invalid", PREFIX + "." + property + " " + problem);
+    /**
+     * @return an instance of {@code type} no call may reach: what a library type is built on when
+     *     only its settings are checked, before the real one exists
+     */
+    private static <T> T unused(Class<T> type) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            throw new UnsupportedOperationException("a stand-in " + type.getSimpleName()
+                    + " for checking the durable-store properties, called: " + method);
+        }));
     }
 
     /** The embedded SQLite store ({@code durablestore.sqlite.*}). */
     public static class Sqlite {
 
-        /** The database file, created when missing; {@code durable-store.db} by default. */
-        private Path path = Path.of("durable-store.db");
-        /** When a commit is durable; {@code full} by default. */
+        /** The starter's default database file, in the working directory. */
+        private static final Path DEFAULT_PATH = Path.of("durable-store.db");
+
+        /** The database file, created when missing. */
+        private Path path = DEFAULT_PATH;
+        /** When a commit is durable. */
         private Synchronous synchronous = Synchronous.FULL;
-        /** How long a connection waits for another process's lock; 10 s by default. */
-        private Duration busyTimeout = Duration.ofSeconds(10);
-        /** The number of read-only connections, 1 to 64; 4 by default. */
-        private int readerPoolSize = 4;
-        /** The most write commands committed in one group commit; 256 by default. */
-        private int maxBatchCommands = 256;
+        /** How long a connection waits for another process's lock. */
+        private Duration busyTimeout = SqliteStoreConfig.DEFAULT_BUSY_TIMEOUT;
+        /** The number of read-only connections. */
+        private int readerPoolSize = SqliteStoreConfig.DEFAULT_READER_POOL_SIZE;
+        /** The most write commands committed in one group commit. */
+        private int maxBatchCommands = SqliteStoreConfig.DEFAULT_MAX_BATCH_COMMANDS;
+
+        /**
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the store's configuration of these settings, without its clock and metrics
+         */
+        SqliteStoreConfig config(Errors errors) {
+            return PropertyGroup.of("sqlite", SqliteStoreConfig.of(DEFAULT_PATH), errors)
+                    .set(c -> c.withPath(path))
+                    .set(c -> c.withSynchronous(
+                            synchronous == null ? null : SqliteSynchronous.valueOf(synchronous.name())))
+                    .set(c -> c.withBusyTimeout(busyTimeout))
+                    .set(c -> c.withReaderPoolSize(readerPoolSize))
+                    .set(c -> c.withMaxBatchCommands(maxBatchCommands))
+                    .get();
+        }
 
         /** @return the database file */
         public Path getPath() {
@@ -245,7 +216,10 @@ public class DurableStoreProperties implements Validator {
             return busyTimeout;
         }
 
-        /** @param busyTimeout how long a connection waits for another process's lock; 10 s by default */
+        /**
+         * @param busyTimeout how long a connection waits for another process's lock; see
+         *     {@link SqliteStoreConfig#withBusyTimeout}
+         */
         public void setBusyTimeout(Duration busyTimeout) {
             this.busyTimeout = busyTimeout;
         }
@@ -255,7 +229,10 @@ public class DurableStoreProperties implements Validator {
             return readerPoolSize;
         }
 
-        /** @param readerPoolSize the number of read-only connections, 1 to 64; 4 by default */
+        /**
+         * @param readerPoolSize the number of read-only connections; see
+         *     {@link SqliteStoreConfig#withReaderPoolSize}
+         */
         public void setReaderPoolSize(int readerPoolSize) {
             this.readerPoolSize = readerPoolSize;
         }
@@ -265,7 +242,10 @@ public class DurableStoreProperties implements Validator {
             return maxBatchCommands;
         }
 
-        /** @param maxBatchCommands the most write commands committed in one group commit; 256 by default */
+        /**
+         * @param maxBatchCommands the most write commands committed in one group commit; see
+         *     {@link SqliteStoreConfig#withMaxBatchCommands}
+         */
         public void setMaxBatchCommands(int maxBatchCommands) {
             this.maxBatchCommands = maxBatchCommands;
         }
@@ -274,19 +254,35 @@ public class DurableStoreProperties implements Validator {
     /** The R2DBC store ({@code durablestore.r2dbc.*}) over the application's {@code ConnectionFactory}. */
     public static class R2dbc {
 
-        /** Whether staging wakes claim streams on PostgreSQL; {@code true} by default. */
-        private boolean notifications = true;
+        /** Whether staging wakes claim streams on PostgreSQL. */
+        private boolean notifications = R2dbcStoreConfig.DEFAULT_NOTIFICATIONS;
         /** The {@code LISTEN/NOTIFY} channel, a lower-case identifier. */
-        private String notifyChannel = "durable_store_outbox";
-        /** How long one database operation may take; 30 s by default. */
-        private Duration operationTimeout = Duration.ofSeconds(30);
+        private String notifyChannel = R2dbcStoreConfig.DEFAULT_CHANNEL;
+        /** How long one database operation may take. */
+        private Duration operationTimeout = R2dbcStoreConfig.DEFAULT_OPERATION_TIMEOUT;
+
+        /**
+         * @param connections the database
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the store's configuration of these settings, without its clock and metrics
+         */
+        R2dbcStoreConfig config(ConnectionFactory connections, Errors errors) {
+            return PropertyGroup.of("r2dbc", R2dbcStoreConfig.of(connections), errors)
+                    .set(c -> c.withNotifications(notifications))
+                    .set(c -> c.withNotifyChannel(notifyChannel))
+                    .set(c -> c.withOperationTimeout(operationTimeout))
+                    .get();
+        }
 
         /** @return whether staging wakes claim streams through {@code LISTEN/NOTIFY} */
         public boolean isNotifications() {
             return notifications;
         }
 
-        /** @param notifications whether staging wakes claim streams on PostgreSQL; {@code true} by default */
+        /**
+         * @param notifications whether staging wakes claim streams on PostgreSQL; see
+         *     {@link R2dbcStoreConfig#notifications}
+         */
         public void setNotifications(boolean notifications) {
             this.notifications = notifications;
         }
@@ -306,7 +302,10 @@ public class DurableStoreProperties implements Validator {
             return operationTimeout;
         }
 
-        /** @param operationTimeout how long one database operation may take; 30 s by default */
+        /**
+         * @param operationTimeout how long one database operation may take; see
+         *     {@link R2dbcStoreConfig#operationTimeout}
+         */
         public void setOperationTimeout(Duration operationTimeout) {
             this.operationTimeout = operationTimeout;
         }
@@ -315,14 +314,27 @@ public class DurableStoreProperties implements Validator {
     /** The lease reaper ({@code durablestore.reaper.*}): re-arms rows whose claim outlived its lease. */
     public static class Reaper {
 
-        /** Whether the lease reaper runs; {@code true} by default. */
+        /** Whether the lease reaper runs. */
         private boolean enabled = true;
-        /** How long a claim may go without a heartbeat before it is re-armed; 5 min by default. */
-        private Duration lease = Duration.ofMinutes(5);
-        /** The time between sweeps; 30 s by default. */
-        private Duration interval = Duration.ofSeconds(30);
-        /** The most rows re-armed per statement; 500 by default. */
-        private int batchSize = 500;
+        /** How long a claim may go without a heartbeat before it is re-armed. */
+        private Duration lease = OutboxLeaseReaper.DEFAULT_LEASE;
+        /** The time between sweeps. */
+        private Duration interval = OutboxLeaseReaper.DEFAULT_INTERVAL;
+        /** The most rows re-armed per statement. */
+        private int batchSize = OutboxLeaseReaper.DEFAULT_BATCH_SIZE;
+
+        /**
+         * @param store the outbox the reaper watches
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the reaper of these settings, without its clock and callbacks
+         */
+        OutboxLeaseReaper reaper(OutboxStore store, Errors errors) {
+            return PropertyGroup.of("reaper", OutboxLeaseReaper.of(store), errors)
+                    .set(r -> r.withLease(lease))
+                    .set(r -> r.withInterval(interval))
+                    .set(r -> r.withBatchSize(batchSize))
+                    .get();
+        }
 
         /** @return whether the reaper runs */
         public boolean isEnabled() {
@@ -339,7 +351,10 @@ public class DurableStoreProperties implements Validator {
             return lease;
         }
 
-        /** @param lease how long a claim may go without a heartbeat before it is re-armed; 5 min by default */
+        /**
+         * @param lease how long a claim may go without a heartbeat before it is re-armed; see
+         *     {@link OutboxLeaseReaper#withLease}
+         */
         public void setLease(Duration lease) {
             this.lease = lease;
         }
@@ -349,7 +364,7 @@ public class DurableStoreProperties implements Validator {
             return interval;
         }
 
-        /** @param interval the time between sweeps; 30 s by default */
+        /** @param interval the time between sweeps; see {@link OutboxLeaseReaper#withInterval} */
         public void setInterval(Duration interval) {
             this.interval = interval;
         }
@@ -359,7 +374,7 @@ public class DurableStoreProperties implements Validator {
             return batchSize;
         }
 
-        /** @param batchSize the most rows re-armed per statement; 500 by default */
+        /** @param batchSize the most rows re-armed per statement; see {@link OutboxLeaseReaper#withBatchSize} */
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }
@@ -371,30 +386,80 @@ public class DurableStoreProperties implements Validator {
      */
     public static class Dispatcher {
 
-        /** Whether the dispatcher runs when the application has one handler bean; {@code true} by default. */
+        /** The largest concurrency. */
+        private static final int MAX_CONCURRENCY = 10_000;
+        /** The largest maximum of attempts. */
+        private static final int MAX_ATTEMPTS_LIMIT = 1_000_000;
+
+        /** Whether the dispatcher runs when the application has one handler bean. */
         private boolean enabled = true;
-        /** How many rows are handled at once; 16 by default. */
+        /** How many rows are handled at once. */
         private int concurrency = 16;
-        /** The most rows one claim takes; 64 by default. */
-        private int maxBatch = 64;
-        /** How often an idle claim stream looks for rows; 1 s by default. */
-        private Duration pollInterval = Duration.ofSeconds(1);
+        /** The most rows one claim takes. */
+        private int maxBatch = ClaimStreamOptions.defaults().maxBatch();
+        /** How often an idle claim stream looks for rows. */
+        private Duration pollInterval = ClaimStreamOptions.defaults().pollInterval();
         /** The namespace of the route claimed from; every route when unset. */
         private String namespace;
         /** The task queue of the route claimed from; set with the namespace. */
         private String taskQueue;
-        /** The attempts a row gets before it is dead-lettered; 5 by default. */
+        /** The attempts a row gets before it is dead-lettered. */
         private int maxAttempts = 5;
-        /** The delay before the first retry, doubled for each next one; 1 s by default. */
+        /** The delay before the first retry, doubled for each next one. */
         private Duration initialBackoff = Duration.ofSeconds(1);
-        /** The longest delay between retries; 5 min by default. */
+        /** The longest delay between retries. */
         private Duration maxBackoff = Duration.ofMinutes(5);
         /**
          * How long shutdown waits for handlers in flight before it cancels them and releases their rows
-         * to pending for another dispatcher; 20 s by default, and with the 5 s release it must end
-         * within {@code spring.lifecycle.timeout-per-shutdown-phase}.
+         * to pending for another dispatcher; with the 5 s release it must end within
+         * {@code spring.lifecycle.timeout-per-shutdown-phase}.
          */
         private Duration drainTimeout = Duration.ofSeconds(20);
+
+        /**
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the claim stream's options: the route, the batch and the poll interval
+         */
+        ClaimStreamOptions claimStreamOptions(Errors errors) {
+            PropertyGroup<ClaimStreamOptions> options = PropertyGroup.of(
+                            "dispatcher", ClaimStreamOptions.defaults(), errors)
+                    .set(o -> o.withMaxBatch(maxBatch))
+                    .set(o -> o.withPollInterval(pollInterval));
+            // a route is both or neither; check() reports the one set without the other
+            if (namespace != null && taskQueue != null) {
+                options.set(o -> o.withScope(ClaimScope.of(namespace, taskQueue)));
+            }
+            return options.get();
+        }
+
+        /** Checks the settings that are the dispatcher's own, reporting each refused one to {@code errors}. */
+        void check(Errors errors) {
+            PropertyGroup.of("dispatcher", this, errors)
+                    .check(() ->
+                            InvalidArgumentException.requireBetween(concurrency, 1, MAX_CONCURRENCY, "concurrency"))
+                    .check(() -> {
+                        if ((namespace == null) != (taskQueue == null)) {
+                            throw new InvalidArgumentException(
+                                    "taskQueue",
+                                    "must be set together with " + PREFIX
+                                            + ".dispatcher.namespace (a route is both), was " + taskQueue
+                                            + " with namespace " + namespace);
+                        }
+                    })
+                    .check(() ->
+                            InvalidArgumentException.requireBetween(maxAttempts, 1, MAX_ATTEMPTS_LIMIT, "maxAttempts"))
+                    .check(() -> InvalidArgumentException.requireNonNegative(initialBackoff, "initialBackoff"))
+                    .check(() -> InvalidArgumentException.requireNonNegative(maxBackoff, "maxBackoff"))
+                    .check(() -> {
+                        if (initialBackoff != null && maxBackoff != null && maxBackoff.compareTo(initialBackoff) < 0) {
+                            throw new InvalidArgumentException(
+                                    "maxBackoff",
+                                    "must not be shorter than " + PREFIX + ".dispatcher.initial-backoff ("
+                                            + initialBackoff + "), was " + maxBackoff);
+                        }
+                    })
+                    .check(() -> InvalidArgumentException.requireNonNegative(drainTimeout, "drainTimeout"));
+        }
 
         /** @return whether the dispatcher runs when a handler exists */
         public boolean isEnabled() {
@@ -421,7 +486,7 @@ public class DurableStoreProperties implements Validator {
             return maxBatch;
         }
 
-        /** @param maxBatch the most rows one claim takes; 64 by default */
+        /** @param maxBatch the most rows one claim takes; see {@link ClaimStreamOptions#withMaxBatch} */
         public void setMaxBatch(int maxBatch) {
             this.maxBatch = maxBatch;
         }
@@ -431,7 +496,10 @@ public class DurableStoreProperties implements Validator {
             return pollInterval;
         }
 
-        /** @param pollInterval how often an idle claim stream looks for rows; 1 s by default */
+        /**
+         * @param pollInterval how often an idle claim stream looks for rows; see
+         *     {@link ClaimStreamOptions#withPollInterval}
+         */
         public void setPollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
         }
@@ -504,9 +572,9 @@ public class DurableStoreProperties implements Validator {
     /** Micrometer metrics ({@code durablestore.metrics.*}), registered when Micrometer is present. */
     public static class Metrics {
 
-        /** Whether the store reports to the application's {@code MeterRegistry}; {@code true} by default. */
+        /** Whether the store reports to the application's {@code MeterRegistry}. */
         private boolean enabled = true;
-        /** The {@code store} tag of every meter; {@code default} by default. */
+        /** The {@code store} tag of every meter. */
         private String storeName = "default";
 
         /** @return whether the store reports to the application's {@code MeterRegistry} */
@@ -527,6 +595,15 @@ public class DurableStoreProperties implements Validator {
         /** @param storeName the {@code store} tag of every meter; {@code default} by default */
         public void setStoreName(String storeName) {
             this.storeName = storeName;
+        }
+
+        /** Checks the metrics settings, reporting each refused one to {@code errors}. */
+        void check(Errors errors) {
+            PropertyGroup.of("metrics", this, errors).check(() -> {
+                if (storeName == null || storeName.isBlank()) {
+                    throw new InvalidArgumentException("storeName", "must not be blank");
+                }
+            });
         }
     }
 
@@ -559,14 +636,39 @@ public class DurableStoreProperties implements Validator {
     /** The operator console ({@code durable-store-console}), mounted in a WebFlux application. */
     public static class Console {
 
+        /** Whether the console is mounted (reactive web applications only). */
         private boolean enabled;
+        /** Where the console is mounted, on the application's own port. */
         private String path = "/durable-store";
-        private boolean readOnly = true;
-        private boolean previews = true;
-        private int previewBytes = 2048;
-        private int countCap = 100_000;
-        private Duration countTtl = Duration.ofSeconds(2);
-        private int maxBulk = 1000;
+        /** Whether the console offers and accepts no action. */
+        private boolean readOnly = ConsoleOptions.defaults().readOnly();
+        /** Whether payloads are previewed; false shows their sizes only. */
+        private boolean previews = ConsoleOptions.defaults().previews();
+        /** The most bytes of a payload previewed. */
+        private int previewBytes = ConsoleOptions.defaults().previewBytes();
+        /** The most rows counted per status by one overview count. */
+        private int countCap = ConsoleOptions.defaults().countCap();
+        /** How long overview counts are reused. */
+        private Duration countTtl = ConsoleOptions.defaults().countTtl();
+        /** The most rows one bulk action touches. */
+        private int maxBulk = ConsoleOptions.defaults().maxBulk();
+
+        /**
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the console's options of these settings, with the default lease (the reaper's is
+         *     set where the console is built)
+         */
+        ConsoleOptions options(Errors errors) {
+            return PropertyGroup.of("console", ConsoleOptions.defaults(), errors)
+                    .check(() -> DurableConsole.requirePath(path))
+                    .set(o -> o.withReadOnly(readOnly))
+                    .set(o -> o.withPreviews(previews))
+                    .set(o -> o.withPreviewBytes(previewBytes))
+                    .set(o -> o.withCountCap(countCap))
+                    .set(o -> o.withCountTtl(countTtl))
+                    .set(o -> o.withMaxBulk(maxBulk))
+                    .get();
+        }
 
         /** @return whether the console is mounted */
         public boolean isEnabled() {
@@ -616,7 +718,7 @@ public class DurableStoreProperties implements Validator {
             return previewBytes;
         }
 
-        /** @param previewBytes the most bytes of a payload previewed, 16 to 65536; 2048 by default */
+        /** @param previewBytes the most bytes of a payload previewed; see {@link ConsoleOptions#withPreviewBytes} */
         public void setPreviewBytes(int previewBytes) {
             this.previewBytes = previewBytes;
         }
@@ -626,7 +728,10 @@ public class DurableStoreProperties implements Validator {
             return countCap;
         }
 
-        /** @param countCap the most rows counted per status by one overview count; 100000 by default */
+        /**
+         * @param countCap the most rows counted per status by one overview count; see
+         *     {@link ConsoleOptions#withCountCap}
+         */
         public void setCountCap(int countCap) {
             this.countCap = countCap;
         }
@@ -636,7 +741,7 @@ public class DurableStoreProperties implements Validator {
             return countTtl;
         }
 
-        /** @param countTtl how long overview counts are reused; 2 s by default */
+        /** @param countTtl how long overview counts are reused; see {@link ConsoleOptions#withCountTtl} */
         public void setCountTtl(Duration countTtl) {
             this.countTtl = countTtl;
         }
@@ -646,7 +751,7 @@ public class DurableStoreProperties implements Validator {
             return maxBulk;
         }
 
-        /** @param maxBulk the most rows one bulk action touches, 1 to 10000; 1000 by default */
+        /** @param maxBulk the most rows one bulk action touches; see {@link ConsoleOptions#withMaxBulk} */
         public void setMaxBulk(int maxBulk) {
             this.maxBulk = maxBulk;
         }

@@ -2,6 +2,7 @@ package dev.durablestore.api;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -16,26 +17,64 @@ import java.util.function.Supplier;
  */
 public final class ClaimStreamOptions {
 
-    private static final ClaimStreamOptions DEFAULTS =
-            new ClaimStreamOptions(null, Set::of, 64, Duration.ofSeconds(1), DispatchPolicy.none());
+    /** The largest {@link #maxBatch()}. */
+    public static final int MAX_BATCH_LIMIT = 10_000;
 
-    private final ClaimScope scope;
-    private final Supplier<Set<WorkflowId>> held;
-    private final int maxBatch;
-    private final Duration pollInterval;
-    private final DispatchPolicy policy;
+    private static final ClaimStreamOptions DEFAULTS = new Draft().build();
 
-    private ClaimStreamOptions(
+    private final Settings settings;
+
+    private ClaimStreamOptions(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Every option, checked whenever options are built. */
+    private record Settings(
             ClaimScope scope,
             Supplier<Set<WorkflowId>> held,
             int maxBatch,
             Duration pollInterval,
             DispatchPolicy policy) {
-        this.scope = scope;
-        this.held = held;
-        this.maxBatch = maxBatch;
-        this.pollInterval = pollInterval;
-        this.policy = policy;
+
+        Settings {
+            InvalidArgumentException.requireNonNull(held, "heldWorkflows");
+            InvalidArgumentException.requireBetween(maxBatch, 1, MAX_BATCH_LIMIT, "maxBatch");
+            InvalidArgumentException.requirePositive(pollInterval, "pollInterval");
+            InvalidArgumentException.requireNonNull(policy, "policy");
+        }
+    }
+
+    /**
+     * The options being changed: the one way options are copied. Starts from the defaults or from
+     * options; {@link #build()} checks the whole.
+     */
+    private static final class Draft {
+        private ClaimScope scope;
+        private Supplier<Set<WorkflowId>> held = Set::of;
+        private int maxBatch = 64;
+        private Duration pollInterval = Duration.ofSeconds(1);
+        private DispatchPolicy policy = DispatchPolicy.none();
+
+        private Draft() {}
+
+        private Draft(Settings s) {
+            scope = s.scope();
+            held = s.held();
+            maxBatch = s.maxBatch();
+            pollInterval = s.pollInterval();
+            policy = s.policy();
+        }
+
+        private ClaimStreamOptions build() {
+            return new ClaimStreamOptions(new Settings(scope, held, maxBatch, pollInterval, policy));
+        }
+    }
+
+    /** @return a checked copy of these options with {@code change} made to them */
+    private ClaimStreamOptions with(Consumer<Draft> change) {
+        Draft draft = new Draft(settings);
+        change.accept(draft);
+        return draft.build();
     }
 
     /**
@@ -51,7 +90,7 @@ public final class ClaimStreamOptions {
      * @return a copy with the scope set
      */
     public ClaimStreamOptions withScope(ClaimScope value) {
-        return new ClaimStreamOptions(value, held, maxBatch, pollInterval, policy);
+        return with(d -> d.scope = value);
     }
 
     /**
@@ -60,20 +99,16 @@ public final class ClaimStreamOptions {
      * @throws InvalidArgumentException naming {@code heldWorkflows} when null
      */
     public ClaimStreamOptions withHeldWorkflows(Supplier<Set<WorkflowId>> value) {
-        InvalidArgumentException.requireNonNull(value, "heldWorkflows");
-        return new ClaimStreamOptions(scope, value, maxBatch, pollInterval, policy);
+        return with(d -> d.held = value);
     }
 
     /**
-     * @param value the most rows one claim takes, 1 to 10,000
+     * @param value the most rows one claim takes, 1 to {@value #MAX_BATCH_LIMIT}
      * @return a copy with the batch bound set
      * @throws InvalidArgumentException naming {@code maxBatch} when out of range
      */
     public ClaimStreamOptions withMaxBatch(int value) {
-        if (value < 1 || value > 10_000) {
-            throw new InvalidArgumentException("maxBatch", "must be between 1 and 10000, was " + value);
-        }
-        return new ClaimStreamOptions(scope, held, value, pollInterval, policy);
+        return with(d -> d.maxBatch = value);
     }
 
     /**
@@ -83,11 +118,7 @@ public final class ClaimStreamOptions {
      * @throws InvalidArgumentException naming {@code pollInterval} when null or not positive
      */
     public ClaimStreamOptions withPollInterval(Duration value) {
-        InvalidArgumentException.requireNonNull(value, "pollInterval");
-        if (value.isNegative() || value.isZero()) {
-            throw new InvalidArgumentException("pollInterval", "must be positive, was " + value);
-        }
-        return new ClaimStreamOptions(scope, held, maxBatch, value, policy);
+        return with(d -> d.pollInterval = value);
     }
 
     /**
@@ -98,38 +129,37 @@ public final class ClaimStreamOptions {
      * @throws InvalidArgumentException naming {@code policy} when null
      */
     public ClaimStreamOptions withPolicy(DispatchPolicy value) {
-        InvalidArgumentException.requireNonNull(value, "policy");
-        return new ClaimStreamOptions(scope, held, maxBatch, pollInterval, value);
+        return with(d -> d.policy = value);
     }
 
     /** @return the dispatch policy of every claim of the stream */
     public DispatchPolicy policy() {
-        return policy;
+        return settings.policy();
     }
 
     /** @return the route, or {@code null} for every route */
     public ClaimScope scope() {
-        return scope;
+        return settings.scope();
     }
 
     /** @return the supplier of held workflows */
     public Supplier<Set<WorkflowId>> heldWorkflows() {
-        return held;
+        return settings.held();
     }
 
     /** @return the most rows one claim takes */
     public int maxBatch() {
-        return maxBatch;
+        return settings.maxBatch();
     }
 
     /** @return the idle poll interval */
     public Duration pollInterval() {
-        return pollInterval;
+        return settings.pollInterval();
     }
 
     @Override
     public String toString() {
-        return "ClaimStreamOptions[scope=" + scope + ", maxBatch=" + maxBatch + ", pollInterval=" + pollInterval
-                + ", policy=" + policy + "]";
+        return "ClaimStreamOptions[scope=" + settings.scope() + ", maxBatch=" + settings.maxBatch() + ", pollInterval="
+                + settings.pollInterval() + ", policy=" + settings.policy() + "]";
     }
 }

@@ -1,6 +1,7 @@
 package dev.durablestore.api;
 
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
+import java.time.Duration;
 
 /**
  * An argument broke a rule of the contract (X10): a null, a negative sequence, limit, attempt or
@@ -15,6 +16,9 @@ public final class InvalidArgumentException extends StoreException {
     /** The name of the rejected argument. */
     private final String argument;
 
+    /** What is wrong with it. */
+    private final String problem;
+
     /**
      * @param argument the name of the offending argument (or {@code argument.field})
      * @param problem what is wrong with it
@@ -22,11 +26,21 @@ public final class InvalidArgumentException extends StoreException {
     public InvalidArgumentException(String argument, String problem) {
         super("invalid argument '" + argument + "': " + problem, null);
         this.argument = argument;
+        this.problem = problem;
     }
 
     /** @return the name of the offending argument */
     public String argument() {
         return argument;
+    }
+
+    /**
+     * @return what is wrong with the argument, without its name (for example {@code must be between
+     *     1 and 64, was 65}), for a caller that reports it under its own name for the argument, such
+     *     as a configuration property
+     */
+    public String problem() {
+        return problem;
     }
 
     /**
@@ -72,6 +86,71 @@ public final class InvalidArgumentException extends StoreException {
         requireNonNull(value, argument);
         if (value.isEmpty()) {
             throw new InvalidArgumentException(argument, "must not be empty");
+        }
+        return value;
+    }
+
+    /**
+     * Fails with an {@code InvalidArgumentException} when {@code value} is outside {@code min} to
+     * {@code max}, both included.
+     *
+     * @param value the value to check
+     * @param min the smallest value allowed
+     * @param max the largest value allowed
+     * @param argument its name
+     * @return {@code value}
+     */
+    @CanIgnoreReturnValue
+    public static int requireBetween(int value, int min, int max, String argument) {
+        if (value < min || value > max) {
+            throw new InvalidArgumentException(argument, "must be between " + min + " and " + max + ", was " + value);
+        }
+        return value;
+    }
+
+    /**
+     * Fails with an {@code InvalidArgumentException} when {@code value} is below 1.
+     *
+     * @param value the value to check
+     * @param argument its name
+     * @return {@code value}
+     */
+    @CanIgnoreReturnValue
+    public static int requirePositive(int value, String argument) {
+        if (value < 1) {
+            throw new InvalidArgumentException(argument, "must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    /**
+     * Fails with an {@code InvalidArgumentException} when {@code value} is null, zero or negative.
+     *
+     * @param value the value to check
+     * @param argument its name
+     * @return {@code value}
+     */
+    @CanIgnoreReturnValue
+    public static Duration requirePositive(Duration value, String argument) {
+        requireNonNull(value, argument);
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidArgumentException(argument, "must be positive, was " + value);
+        }
+        return value;
+    }
+
+    /**
+     * Fails with an {@code InvalidArgumentException} when {@code value} is null or negative.
+     *
+     * @param value the value to check
+     * @param argument its name
+     * @return {@code value}
+     */
+    @CanIgnoreReturnValue
+    public static Duration requireNonNegative(Duration value, String argument) {
+        requireNonNull(value, argument);
+        if (value.isNegative()) {
+            throw new InvalidArgumentException(argument, "must not be negative, was " + value);
         }
         return value;
     }

@@ -35,15 +35,23 @@ public final class OutboxLeaseReaper {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxLeaseReaper.class);
 
-    private final OutboxStore store;
-    private final Duration lease;
-    private final Duration interval;
-    private final int batchSize;
-    private final Clock clock;
-    private final Consumer<List<OutboxRow>> onReaped;
-    private final Consumer<Throwable> onError;
+    /** The default {@link #withLease(Duration) lease}: 5 minutes. */
+    public static final Duration DEFAULT_LEASE = Duration.ofMinutes(5);
 
-    private OutboxLeaseReaper(
+    /** The default {@link #withInterval(Duration) interval} between sweeps: 30 s. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
+
+    /** The default {@link #withBatchSize(int) batch size}. */
+    public static final int DEFAULT_BATCH_SIZE = 500;
+
+    private final Settings settings;
+
+    private OutboxLeaseReaper(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Every setting, checked whenever a reaper is built. */
+    private record Settings(
             OutboxStore store,
             Duration lease,
             Duration interval,
@@ -51,24 +59,65 @@ public final class OutboxLeaseReaper {
             Clock clock,
             Consumer<List<OutboxRow>> onReaped,
             Consumer<Throwable> onError) {
-        this.store = store;
-        this.lease = lease;
-        this.interval = interval;
-        this.batchSize = batchSize;
-        this.clock = clock;
-        this.onReaped = onReaped;
-        this.onError = onError;
+
+        Settings {
+            InvalidArgumentException.requireNonNull(store, "store");
+            InvalidArgumentException.requirePositive(lease, "lease");
+            InvalidArgumentException.requirePositive(interval, "interval");
+            InvalidArgumentException.requirePositive(batchSize, "batchSize");
+            InvalidArgumentException.requireNonNull(clock, "clock");
+            InvalidArgumentException.requireNonNull(onReaped, "onReaped");
+            InvalidArgumentException.requireNonNull(onError, "onError");
+        }
+    }
+
+    /**
+     * The settings being changed: the one way a reaper is copied. Starts from the defaults or from
+     * a reaper; {@link #build()} checks the whole.
+     */
+    private static final class Draft {
+        private OutboxStore store;
+        private Duration lease = DEFAULT_LEASE;
+        private Duration interval = DEFAULT_INTERVAL;
+        private int batchSize = DEFAULT_BATCH_SIZE;
+        private Clock clock = Clock.systemUTC();
+        private Consumer<List<OutboxRow>> onReaped = rows -> {};
+        private Consumer<Throwable> onError = e -> {};
+
+        private Draft(OutboxStore store) {
+            this.store = store;
+        }
+
+        private Draft(Settings s) {
+            store = s.store();
+            lease = s.lease();
+            interval = s.interval();
+            batchSize = s.batchSize();
+            clock = s.clock();
+            onReaped = s.onReaped();
+            onError = s.onError();
+        }
+
+        private OutboxLeaseReaper build() {
+            return new OutboxLeaseReaper(new Settings(store, lease, interval, batchSize, clock, onReaped, onError));
+        }
+    }
+
+    /** @return a checked copy of this reaper with {@code change} made to it */
+    private OutboxLeaseReaper with(Consumer<Draft> change) {
+        Draft draft = new Draft(settings);
+        change.accept(draft);
+        return draft.build();
     }
 
     /**
      * @param store the outbox to watch
-     * @return a reaper with a 5 minute lease, a 30 s interval, batches of 500, the UTC system
-     *     clock, and no callbacks
+     * @return a reaper with a 5 minute lease, a 30 s interval, batches of {@value #DEFAULT_BATCH_SIZE},
+     *     the UTC system clock, and no callbacks
+     * @throws InvalidArgumentException naming {@code store} when null
      */
     public static OutboxLeaseReaper of(OutboxStore store) {
-        InvalidArgumentException.requireNonNull(store, "store");
-        return new OutboxLeaseReaper(
-                store, Duration.ofMinutes(5), Duration.ofSeconds(30), 500, Clock.systemUTC(), rows -> {}, e -> {});
+        return new Draft(store).build();
     }
 
     /**
@@ -77,7 +126,7 @@ public final class OutboxLeaseReaper {
      * @throws InvalidArgumentException naming {@code lease} when null or not positive
      */
     public OutboxLeaseReaper withLease(Duration value) {
-        return new OutboxLeaseReaper(store, positive(value, "lease"), interval, batchSize, clock, onReaped, onError);
+        return with(d -> d.lease = value);
     }
 
     /**
@@ -86,19 +135,17 @@ public final class OutboxLeaseReaper {
      * @throws InvalidArgumentException naming {@code interval} when null or not positive
      */
     public OutboxLeaseReaper withInterval(Duration value) {
-        return new OutboxLeaseReaper(store, lease, positive(value, "interval"), batchSize, clock, onReaped, onError);
+        return with(d -> d.interval = value);
     }
 
     /**
-     * @param value most rows re-armed per transaction; a sweep repeats until fewer are found
+     * @param value most rows re-armed per transaction, at least 1 (any larger value is valid: it
+     *     bounds the batch, it does not size memory); a sweep repeats until fewer are found
      * @return a copy with the batch size set
      * @throws InvalidArgumentException naming {@code batchSize} when below 1
      */
     public OutboxLeaseReaper withBatchSize(int value) {
-        if (value < 1) {
-            throw new InvalidArgumentException("batchSize", "must be at least 1, was " + value);
-        }
-        return new OutboxLeaseReaper(store, lease, interval, value, clock, onReaped, onError);
+        return with(d -> d.batchSize = value);
     }
 
     /**
@@ -107,8 +154,7 @@ public final class OutboxLeaseReaper {
      * @throws InvalidArgumentException naming {@code clock} when null
      */
     public OutboxLeaseReaper withClock(Clock value) {
-        InvalidArgumentException.requireNonNull(value, "clock");
-        return new OutboxLeaseReaper(store, lease, interval, batchSize, value, onReaped, onError);
+        return with(d -> d.clock = value);
     }
 
     /**
@@ -117,8 +163,7 @@ public final class OutboxLeaseReaper {
      * @throws InvalidArgumentException naming {@code onReaped} when null
      */
     public OutboxLeaseReaper withOnReaped(Consumer<List<OutboxRow>> value) {
-        InvalidArgumentException.requireNonNull(value, "onReaped");
-        return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, value, onError);
+        return with(d -> d.onReaped = value);
     }
 
     /**
@@ -127,8 +172,7 @@ public final class OutboxLeaseReaper {
      * @throws InvalidArgumentException naming {@code onError} when null
      */
     public OutboxLeaseReaper withOnError(Consumer<Throwable> value) {
-        InvalidArgumentException.requireNonNull(value, "onError");
-        return new OutboxLeaseReaper(store, lease, interval, batchSize, clock, onReaped, value);
+        return with(d -> d.onError = value);
     }
 
     /**
@@ -138,16 +182,17 @@ public final class OutboxLeaseReaper {
      */
     public Mono<Long> reapOnce() {
         return Mono.defer(() -> {
-            Instant now = clock.instant();
-            Instant olderThan = now.minus(lease);
-            return store.rearmStaleClaimed(olderThan, now, batchSize)
+            Instant now = settings.clock().instant();
+            Instant olderThan = now.minus(settings.lease());
+            return settings.store()
+                    .rearmStaleClaimed(olderThan, now, settings.batchSize())
                     .doOnNext(rows -> {
                         if (!rows.isEmpty()) {
-                            onReaped.accept(rows);
+                            settings.onReaped().accept(rows);
                         }
                     })
                     .repeat()
-                    .takeUntil(rows -> rows.size() < batchSize)
+                    .takeUntil(rows -> rows.size() < settings.batchSize())
                     .reduce(0L, (sum, rows) -> sum + rows.size());
         });
     }
@@ -170,7 +215,7 @@ public final class OutboxLeaseReaper {
      */
     public Disposable start(Scheduler timer) {
         Objects.requireNonNull(timer, "timer");
-        return Flux.interval(interval, interval, timer)
+        return Flux.interval(settings.interval(), settings.interval(), timer)
                 .onBackpressureDrop()
                 .concatMap(
                         tick -> reapOnce().onErrorResume(e -> {
@@ -186,18 +231,10 @@ public final class OutboxLeaseReaper {
     /** Hands a failure to the user's callback; a callback that throws must not end the reaper. */
     private void report(Throwable e) {
         try {
-            onError.accept(e);
+            settings.onError().accept(e);
         } catch (RuntimeException callbackFailure) {
             callbackFailure.addSuppressed(e);
             log.warn("the lease reaper's onError callback threw", callbackFailure);
         }
-    }
-
-    private static Duration positive(Duration value, String argument) {
-        InvalidArgumentException.requireNonNull(value, argument);
-        if (value.isNegative() || value.isZero()) {
-            throw new InvalidArgumentException(argument, "must be positive, was " + value);
-        }
-        return value;
     }
 }

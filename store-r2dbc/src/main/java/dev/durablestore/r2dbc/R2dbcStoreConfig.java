@@ -8,7 +8,7 @@ import dev.durablestore.r2dbc.internal.Backend;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
 
 /**
@@ -26,21 +26,26 @@ import reactor.core.publisher.Mono;
 @CheckReturnValue
 public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
 
-    /** The default {@link #operationTimeout}. */
+    /** The default {@link #operationTimeout()}. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(30);
 
-    /** The default {@code LISTEN/NOTIFY} channel. */
+    /** The default {@link #notifyChannel()}: the {@code LISTEN/NOTIFY} channel. */
     public static final String DEFAULT_CHANNEL = "durable_store_outbox";
 
-    private final ConnectionFactory connectionFactory;
-    private final R2dbcDialect dialect;
-    private final Clock clock;
-    private final boolean notifications;
-    private final String notifyChannel;
-    private final StoreMetrics metrics;
-    private final Duration operationTimeout;
+    /** The default {@link #notifications()}: on. */
+    public static final boolean DEFAULT_NOTIFICATIONS = true;
 
-    private R2dbcStoreConfig(
+    private final Settings settings;
+
+    private R2dbcStoreConfig(Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Every setting, checked whenever a configuration is built; its {@code equals},
+     * {@code hashCode} and {@code toString} are the configuration's.
+     */
+    private record Settings(
             ConnectionFactory connectionFactory,
             R2dbcDialect dialect,
             Clock clock,
@@ -48,37 +53,64 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
             String notifyChannel,
             StoreMetrics metrics,
             Duration operationTimeout) {
-        InvalidArgumentException.requireNonNull(connectionFactory, "connectionFactory");
-        InvalidArgumentException.requireNonNull(clock, "clock");
-        Backend.requireChannel(notifyChannel);
-        InvalidArgumentException.requireNonNull(metrics, "metrics");
-        InvalidArgumentException.requireNonNull(operationTimeout, "operationTimeout");
-        if (operationTimeout.isNegative() || operationTimeout.isZero()) {
-            throw new InvalidArgumentException("operationTimeout", "must be positive, was " + operationTimeout);
+
+        Settings {
+            InvalidArgumentException.requireNonNull(connectionFactory, "connectionFactory");
+            InvalidArgumentException.requireNonNull(clock, "clock");
+            Backend.requireChannel(notifyChannel);
+            InvalidArgumentException.requireNonNull(metrics, "metrics");
+            InvalidArgumentException.requirePositive(operationTimeout, "operationTimeout");
         }
-        this.connectionFactory = connectionFactory;
-        this.dialect = dialect;
-        this.clock = clock;
-        this.notifications = notifications;
-        this.notifyChannel = notifyChannel;
-        this.metrics = metrics;
-        this.operationTimeout = operationTimeout;
+    }
+
+    /**
+     * The settings being changed: the one way a configuration is copied. Starts from the defaults
+     * or from a configuration; {@link #build()} checks the whole.
+     */
+    private static final class Draft {
+        private ConnectionFactory connectionFactory;
+        private R2dbcDialect dialect;
+        private Clock clock = Clock.systemUTC();
+        private boolean notifications = DEFAULT_NOTIFICATIONS;
+        private String notifyChannel = DEFAULT_CHANNEL;
+        private StoreMetrics metrics = StoreMetrics.NONE;
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+
+        private Draft(ConnectionFactory connectionFactory) {
+            this.connectionFactory = connectionFactory;
+        }
+
+        private Draft(Settings s) {
+            connectionFactory = s.connectionFactory();
+            dialect = s.dialect();
+            clock = s.clock();
+            notifications = s.notifications();
+            notifyChannel = s.notifyChannel();
+            metrics = s.metrics();
+            operationTimeout = s.operationTimeout();
+        }
+
+        private R2dbcStoreConfig build() {
+            return new R2dbcStoreConfig(new Settings(
+                    connectionFactory, dialect, clock, notifications, notifyChannel, metrics, operationTimeout));
+        }
+    }
+
+    /** @return a checked copy of this configuration with {@code change} made to it */
+    private R2dbcStoreConfig with(Consumer<Draft> change) {
+        Draft draft = new Draft(settings);
+        change.accept(draft);
+        return draft.build();
     }
 
     /**
      * @param connectionFactory the connection factory
      * @return the defaults: dialect detected, UTC system clock, notifications on over
      *     {@value #DEFAULT_CHANNEL}, no metrics, operations time out after 30 s
+     * @throws InvalidArgumentException naming {@code connectionFactory} when null
      */
     public static R2dbcStoreConfig of(ConnectionFactory connectionFactory) {
-        return new R2dbcStoreConfig(
-                connectionFactory,
-                null,
-                Clock.systemUTC(),
-                true,
-                DEFAULT_CHANNEL,
-                StoreMetrics.NONE,
-                DEFAULT_OPERATION_TIMEOUT);
+        return new Draft(connectionFactory).build();
     }
 
     /**
@@ -96,7 +128,7 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     {@code ConnectionPool} over r2dbc-postgresql. The store never closes it.
      */
     public ConnectionFactory connectionFactory() {
-        return connectionFactory;
+        return settings.connectionFactory();
     }
 
     /**
@@ -104,14 +136,14 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     store opens ({@link R2dbcDialect#detect})
      */
     public R2dbcDialect dialect() {
-        return dialect;
+        return settings.dialect();
     }
 
     /**
      * @return the store's clock, read once per operation for {@code now}; UTC system clock by default
      */
     public Clock clock() {
-        return clock;
+        return settings.clock();
     }
 
     /**
@@ -122,7 +154,7 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     interval. Ignored on H2.
      */
     public boolean notifications() {
-        return notifications;
+        return settings.notifications();
     }
 
     /**
@@ -131,7 +163,7 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     outbox (different schemas) should use different channels.
      */
     public String notifyChannel() {
-        return notifyChannel;
+        return settings.notifyChannel();
     }
 
     /**
@@ -139,7 +171,7 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     {@link StoreMetrics#NONE} by default
      */
     public StoreMetrics metrics() {
-        return metrics;
+        return settings.metrics();
     }
 
     /**
@@ -152,7 +184,7 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      *     default; must be positive
      */
     public Duration operationTimeout() {
-        return operationTimeout;
+        return settings.operationTimeout();
     }
 
     /**
@@ -160,17 +192,16 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      * @return a copy with the dialect set
      */
     public R2dbcStoreConfig withDialect(R2dbcDialect value) {
-        return new R2dbcStoreConfig(
-                connectionFactory, value, clock, notifications, notifyChannel, metrics, operationTimeout);
+        return with(d -> d.dialect = value);
     }
 
     /**
      * @param value the clock the store reads {@code now} from
      * @return a copy with the clock set
+     * @throws InvalidArgumentException naming {@code clock} when null
      */
     public R2dbcStoreConfig withClock(Clock value) {
-        return new R2dbcStoreConfig(
-                connectionFactory, dialect, value, notifications, notifyChannel, metrics, operationTimeout);
+        return with(d -> d.clock = value);
     }
 
     /**
@@ -178,56 +209,52 @@ public final class R2dbcStoreConfig implements StoreConfig<R2dbcReactiveStore> {
      * @return a copy with notifications switched
      */
     public R2dbcStoreConfig withNotifications(boolean value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, value, notifyChannel, metrics, operationTimeout);
+        return with(d -> d.notifications = value);
     }
 
     /**
      * @param value the channel name, a lower-case identifier
      * @return a copy with the channel set
+     * @throws InvalidArgumentException naming {@code notifyChannel} when null or not such an identifier
      */
     public R2dbcStoreConfig withNotifyChannel(String value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, value, metrics, operationTimeout);
+        return with(d -> d.notifyChannel = value);
     }
 
     /**
      * @param value where to report metrics, e.g. {@code new MicrometerStoreMetrics(registry, "orders")}
      * @return a copy with the metrics sink set
+     * @throws InvalidArgumentException naming {@code metrics} when null
      */
     public R2dbcStoreConfig withMetrics(StoreMetrics value) {
-        return new R2dbcStoreConfig(
-                connectionFactory, dialect, clock, notifications, notifyChannel, value, operationTimeout);
+        return with(d -> d.metrics = value);
     }
 
     /**
      * @param value the longest one operation may take before it fails with
      *     {@link dev.durablestore.api.BackendException}; positive
      * @return a copy with the operation timeout set
+     * @throws InvalidArgumentException naming {@code operationTimeout} when null or not positive
      */
     public R2dbcStoreConfig withOperationTimeout(Duration value) {
-        return new R2dbcStoreConfig(connectionFactory, dialect, clock, notifications, notifyChannel, metrics, value);
+        return with(d -> d.operationTimeout = value);
     }
 
+    /** @return true when {@code o} is a configuration with the same settings */
     @Override
     public boolean equals(Object o) {
-        return o instanceof R2dbcStoreConfig c
-                && connectionFactory.equals(c.connectionFactory)
-                && dialect == c.dialect
-                && clock.equals(c.clock)
-                && notifications == c.notifications
-                && notifyChannel.equals(c.notifyChannel)
-                && metrics.equals(c.metrics)
-                && operationTimeout.equals(c.operationTimeout);
+        return o instanceof R2dbcStoreConfig c && settings.equals(c.settings);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(connectionFactory, dialect, clock, notifications, notifyChannel, metrics, operationTimeout);
+        return settings.hashCode();
     }
 
+    /** @return every setting, as {@code R2dbcStoreConfig[connectionFactory=…, dialect=…, …]} */
     @Override
     public String toString() {
-        return "R2dbcStoreConfig[connectionFactory=" + connectionFactory + ", dialect=" + dialect + ", clock=" + clock
-                + ", notifications=" + notifications + ", notifyChannel=" + notifyChannel + ", metrics=" + metrics
-                + ", operationTimeout=" + operationTimeout + "]";
+        return "R2dbcStoreConfig"
+                + settings.toString().substring(Settings.class.getSimpleName().length());
     }
 }

@@ -51,6 +51,20 @@ class R2dbcStoreConfigTest {
     }
 
     @Test
+    void configurations_of_the_same_settings_are_equal_and_print_every_setting() {
+        R2dbcStoreConfig one =
+                R2dbcStoreConfig.of(h2).withNotifications(false).withOperationTimeout(Duration.ofSeconds(5));
+        R2dbcStoreConfig other = R2dbcStoreConfig.of(h2)
+                .withOperationTimeout(Duration.ofSeconds(5))
+                .withNotifications(false);
+        assertThat(one).isEqualTo(other).hasSameHashCodeAs(other);
+        assertThat(one).isNotEqualTo(R2dbcStoreConfig.of(h2));
+        assertThat(one.toString())
+                .startsWith("R2dbcStoreConfig[connectionFactory=")
+                .contains("notifications=false", "notifyChannel=durable_store_outbox", "operationTimeout=PT5S");
+    }
+
+    @Test
     void invalid_values_are_rejected_naming_the_argument() {
         assertThatThrownBy(() -> R2dbcStoreConfig.of(null))
                 .isInstanceOfSatisfying(

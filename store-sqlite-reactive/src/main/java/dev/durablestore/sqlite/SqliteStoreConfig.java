@@ -7,7 +7,7 @@ import dev.durablestore.api.StoreMetrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
+import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -40,6 +40,27 @@ import reactor.core.scheduler.Schedulers;
 @CheckReturnValue
 public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore> {
 
+    /** The default {@link #journalMode()}: write-ahead logging (S17). */
+    public static final SqliteJournalMode DEFAULT_JOURNAL_MODE = SqliteJournalMode.WAL;
+
+    /** The default {@link #busyTimeout()}: 10 s (S16). */
+    public static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The longest {@link #busyTimeout()}: SQLite takes it as an {@code int} of milliseconds. */
+    public static final Duration MAX_BUSY_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
+    /** The default {@link #readerPoolSize()}. */
+    public static final int DEFAULT_READER_POOL_SIZE = 4;
+
+    /** The largest {@link #readerPoolSize()}. */
+    public static final int MAX_READER_POOL_SIZE = 64;
+
+    /** The default {@link #maxBatchCommands()}. */
+    public static final int DEFAULT_MAX_BATCH_COMMANDS = 256;
+
+    /** The largest {@link #maxBatchCommands()}. */
+    public static final int MAX_BATCH_COMMANDS_LIMIT = 100_000;
+
     /** The default {@link #checkpointPages()}. */
     public static final int DEFAULT_CHECKPOINT_PAGES = 10_000;
 
@@ -47,21 +68,20 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
     public static final int DEFAULT_WRITER_CACHE_KIB = 2_000;
 
     /** The largest {@link #writerCacheKib()}: 16 GiB. */
-    private static final int MAX_WRITER_CACHE_KIB = 16 * 1024 * 1024;
+    public static final int MAX_WRITER_CACHE_KIB = 16 * 1024 * 1024;
 
-    private final Path path;
-    private final SqliteJournalMode journalMode;
-    private final SqliteSynchronous synchronous;
-    private final boolean durabilityWaived;
-    private final Duration busyTimeout;
-    private final int readerPoolSize;
-    private final int maxBatchCommands;
-    private final int checkpointPages;
-    private final int writerCacheKib;
-    private final Clock clock;
-    private final StoreMetrics metrics;
+    private final Settings settings;
 
-    private SqliteStoreConfig(
+    private SqliteStoreConfig(Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Every setting, checked together whenever a configuration is built (the durability waiver
+     * governs two others); its {@code equals}, {@code hashCode} and {@code toString} are the
+     * configuration's.
+     */
+    private record Settings(
             Path path,
             SqliteJournalMode journalMode,
             SqliteSynchronous synchronous,
@@ -73,73 +93,106 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
             int writerCacheKib,
             Clock clock,
             StoreMetrics metrics) {
-        InvalidArgumentException.requireNonNull(path, "path");
-        InvalidArgumentException.requireNonNull(journalMode, "journalMode");
-        if (!durabilityWaived && !journalMode.crashSafe()) {
-            throw new InvalidArgumentException(
-                    "journalMode",
-                    journalMode + " can corrupt the file on a crash; "
-                            + "call withDurabilityWaived(true) first to allow it");
+
+        Settings {
+            InvalidArgumentException.requireNonNull(path, "path");
+            InvalidArgumentException.requireNonNull(journalMode, "journalMode");
+            if (!durabilityWaived && !journalMode.crashSafe()) {
+                throw new InvalidArgumentException(
+                        "journalMode",
+                        journalMode + " can corrupt the file on a crash; "
+                                + "call withDurabilityWaived(true) first to allow it");
+            }
+            if (!durabilityWaived && synchronous != null && !synchronous.crashSafe()) {
+                throw new InvalidArgumentException(
+                        "synchronous",
+                        synchronous + " can lose commits and corrupt the file "
+                                + "on a power loss; call withDurabilityWaived(true) first to allow it");
+            }
+            InvalidArgumentException.requireNonNull(busyTimeout, "busyTimeout");
+            if (busyTimeout.isNegative() || busyTimeout.compareTo(MAX_BUSY_TIMEOUT) > 0) {
+                throw new InvalidArgumentException(
+                        "busyTimeout",
+                        "must be between 0 and " + MAX_BUSY_TIMEOUT.toMillis() + " ms, was " + busyTimeout);
+            }
+            InvalidArgumentException.requireBetween(readerPoolSize, 1, MAX_READER_POOL_SIZE, "readerPoolSize");
+            InvalidArgumentException.requireBetween(maxBatchCommands, 1, MAX_BATCH_COMMANDS_LIMIT, "maxBatchCommands");
+            InvalidArgumentException.requirePositive(checkpointPages, "checkpointPages");
+            InvalidArgumentException.requireBetween(writerCacheKib, 1, MAX_WRITER_CACHE_KIB, "writerCacheKib");
+            InvalidArgumentException.requireNonNull(clock, "clock");
+            InvalidArgumentException.requireNonNull(metrics, "metrics");
         }
-        if (!durabilityWaived && synchronous != null && !synchronous.crashSafe()) {
-            throw new InvalidArgumentException(
-                    "synchronous",
-                    synchronous + " can lose commits and corrupt the file "
-                            + "on a power loss; call withDurabilityWaived(true) first to allow it");
+    }
+
+    /**
+     * The settings being changed: the one way a configuration is copied. Starts from the defaults
+     * or from a configuration; {@link #build()} checks the whole.
+     */
+    private static final class Draft {
+        private Path path;
+        private SqliteJournalMode journalMode = DEFAULT_JOURNAL_MODE;
+        private SqliteSynchronous synchronous;
+        private boolean durabilityWaived;
+        private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
+        private int readerPoolSize = DEFAULT_READER_POOL_SIZE;
+        private int maxBatchCommands = DEFAULT_MAX_BATCH_COMMANDS;
+        private int checkpointPages = DEFAULT_CHECKPOINT_PAGES;
+        private int writerCacheKib = DEFAULT_WRITER_CACHE_KIB;
+        private Clock clock = Clock.systemUTC();
+        private StoreMetrics metrics = StoreMetrics.NONE;
+
+        private Draft(Path path) {
+            this.path = path;
         }
-        InvalidArgumentException.requireNonNull(busyTimeout, "busyTimeout");
-        if (busyTimeout.isNegative() || busyTimeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-            throw new InvalidArgumentException("busyTimeout", "must be between 0 and " + Integer.MAX_VALUE + " ms");
+
+        private Draft(Settings s) {
+            path = s.path();
+            journalMode = s.journalMode();
+            synchronous = s.synchronous();
+            durabilityWaived = s.durabilityWaived();
+            busyTimeout = s.busyTimeout();
+            readerPoolSize = s.readerPoolSize();
+            maxBatchCommands = s.maxBatchCommands();
+            checkpointPages = s.checkpointPages();
+            writerCacheKib = s.writerCacheKib();
+            clock = s.clock();
+            metrics = s.metrics();
         }
-        if (readerPoolSize < 1 || readerPoolSize > 64) {
-            throw new InvalidArgumentException("readerPoolSize", "must be between 1 and 64, was " + readerPoolSize);
+
+        private SqliteStoreConfig build() {
+            return new SqliteStoreConfig(new Settings(
+                    path,
+                    journalMode,
+                    synchronous,
+                    durabilityWaived,
+                    busyTimeout,
+                    readerPoolSize,
+                    maxBatchCommands,
+                    checkpointPages,
+                    writerCacheKib,
+                    clock,
+                    metrics));
         }
-        if (maxBatchCommands < 1 || maxBatchCommands > 100_000) {
-            throw new InvalidArgumentException(
-                    "maxBatchCommands", "must be between 1 and 100000, was " + maxBatchCommands);
-        }
-        if (checkpointPages < 1) {
-            throw new InvalidArgumentException("checkpointPages", "must be at least 1, was " + checkpointPages);
-        }
-        if (writerCacheKib < 1 || writerCacheKib > MAX_WRITER_CACHE_KIB) {
-            throw new InvalidArgumentException(
-                    "writerCacheKib", "must be between 1 and " + MAX_WRITER_CACHE_KIB + " KiB, was " + writerCacheKib);
-        }
-        InvalidArgumentException.requireNonNull(clock, "clock");
-        InvalidArgumentException.requireNonNull(metrics, "metrics");
-        this.path = path;
-        this.journalMode = journalMode;
-        this.synchronous = synchronous;
-        this.durabilityWaived = durabilityWaived;
-        this.busyTimeout = busyTimeout;
-        this.readerPoolSize = readerPoolSize;
-        this.maxBatchCommands = maxBatchCommands;
-        this.checkpointPages = checkpointPages;
-        this.writerCacheKib = writerCacheKib;
-        this.clock = clock;
-        this.metrics = metrics;
+    }
+
+    /** @return a checked copy of this configuration with {@code change} made to it */
+    private SqliteStoreConfig with(Consumer<Draft> change) {
+        Draft draft = new Draft(settings);
+        change.accept(draft);
+        return draft.build();
     }
 
     /**
      * @param path the database file; created when missing
      * @return the defaults for that file: WAL, SQLite's default synchronous, 10 s busy timeout,
-     *     4 readers, batches of up to 256 commands, checkpoints every 10,000 log pages, SQLite's
-     *     2,000 KiB page cache, the UTC system clock, no metrics
+     *     {@value #DEFAULT_READER_POOL_SIZE} readers, batches of up to
+     *     {@value #DEFAULT_MAX_BATCH_COMMANDS} commands, checkpoints every
+     *     {@value #DEFAULT_CHECKPOINT_PAGES} log pages, SQLite's {@value #DEFAULT_WRITER_CACHE_KIB} KiB
+     *     page cache, the UTC system clock, no metrics
      * @throws InvalidArgumentException when {@code path} is null
      */
     public static SqliteStoreConfig of(Path path) {
-        return new SqliteStoreConfig(
-                path,
-                SqliteJournalMode.WAL,
-                null,
-                false,
-                Duration.ofSeconds(10),
-                4,
-                256,
-                DEFAULT_CHECKPOINT_PAGES,
-                DEFAULT_WRITER_CACHE_KIB,
-                Clock.systemUTC(),
-                StoreMetrics.NONE);
+        return new Draft(path).build();
     }
 
     /**
@@ -156,12 +209,12 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
 
     /** @return the database file; created when missing */
     public Path path() {
-        return path;
+        return settings.path();
     }
 
-    /** @return the {@code journal_mode} pragma; {@link SqliteJournalMode#WAL} by default (S17) */
+    /** @return the {@code journal_mode} pragma; {@link #DEFAULT_JOURNAL_MODE} by default (S17) */
     public SqliteJournalMode journalMode() {
-        return journalMode;
+        return settings.journalMode();
     }
 
     /**
@@ -169,27 +222,36 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      *     SQLite's default ({@link SqliteSynchronous#FULL})
      */
     public SqliteSynchronous synchronous() {
-        return synchronous;
+        return settings.synchronous();
     }
 
     /** @return whether modes that can lose or corrupt committed data on a crash are allowed */
     public boolean durabilityWaived() {
-        return durabilityWaived;
+        return settings.durabilityWaived();
     }
 
-    /** @return how long a connection waits for another process's lock; 10 s by default (S16) */
+    /**
+     * @return how long a connection waits for another process's lock; {@link #DEFAULT_BUSY_TIMEOUT}
+     *     by default (S16)
+     */
     public Duration busyTimeout() {
-        return busyTimeout;
+        return settings.busyTimeout();
     }
 
-    /** @return the number of read-only connections and reader threads; 4 by default */
+    /**
+     * @return the number of read-only connections and reader threads;
+     *     {@value #DEFAULT_READER_POOL_SIZE} by default
+     */
     public int readerPoolSize() {
-        return readerPoolSize;
+        return settings.readerPoolSize();
     }
 
-    /** @return the most write commands committed in one group-commit transaction; 256 by default */
+    /**
+     * @return the most write commands committed in one group-commit transaction;
+     *     {@value #DEFAULT_MAX_BATCH_COMMANDS} by default
+     */
     public int maxBatchCommands() {
-        return maxBatchCommands;
+        return settings.maxBatchCommands();
     }
 
     /**
@@ -205,27 +267,27 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @return write-ahead log pages between checkpoints
      */
     public int checkpointPages() {
-        return checkpointPages;
+        return settings.checkpointPages();
     }
 
     /**
-     * The write connection's page cache, in KiB (its {@code cache_size}); SQLite's own 2,000 by
-     * default. A larger cache helps appends spread over a file larger than the cache (each append
-     * lands on random pages of the events table and its projection index, and a page the cache no
-     * longer holds is read again under the write lock): with 50,000 workflows (a 31 MB file) 64 MiB
-     * made appends about 8% faster. It has a cost too, measured but not yet explained: at 64 MiB a
+     * The write connection's page cache, in KiB (its {@code cache_size}); SQLite's own
+     * {@value #DEFAULT_WRITER_CACHE_KIB} by default. A larger cache helps appends spread over a
+     * file larger than the cache (each append lands on random pages of the events table and its
+     * projection index, and a page the cache no longer holds is read again under the write lock):
+     * with 50,000 workflows (a 31 MB file) 64 MiB made appends about 8% faster. It has a cost too, measured but not yet explained: at 64 MiB a
      * fresh store's claims took 10–20% longer and its outbox drain 5–30% longer (docs/design.md,
      * the writer's page cache). Readers keep SQLite's default.
      *
      * @return the writer's page cache in KiB
      */
     public int writerCacheKib() {
-        return writerCacheKib;
+        return settings.writerCacheKib();
     }
 
     /** @return the store's clock, read once per operation for {@code now}; UTC system clock by default */
     public Clock clock() {
-        return clock;
+        return settings.clock();
     }
 
     /**
@@ -233,7 +295,16 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      *     are reported; {@link StoreMetrics#NONE} by default
      */
     public StoreMetrics metrics() {
-        return metrics;
+        return settings.metrics();
+    }
+
+    /**
+     * @param value the database file; created when missing
+     * @return a copy on that file
+     * @throws InvalidArgumentException naming {@code path} when null
+     */
+    public SqliteStoreConfig withPath(Path value) {
+        return with(d -> d.path = value);
     }
 
     /**
@@ -243,18 +314,7 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @throws InvalidArgumentException naming {@code journalMode} when null or not allowed
      */
     public SqliteStoreConfig withJournalMode(SqliteJournalMode value) {
-        return new SqliteStoreConfig(
-                path,
-                value,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.journalMode = value);
     }
 
     /**
@@ -264,18 +324,7 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @throws InvalidArgumentException naming {@code synchronous} when not allowed
      */
     public SqliteStoreConfig withSynchronous(SqliteSynchronous value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                value,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.synchronous = value);
     }
 
     /**
@@ -288,78 +337,34 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      *     configuration already has one that is not crash-safe
      */
     public SqliteStoreConfig withDurabilityWaived(boolean value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                value,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.durabilityWaived = value);
     }
 
     /**
-     * @param value the lock wait bound, 0 to {@value Integer#MAX_VALUE} ms
+     * @param value the lock wait bound, 0 to {@link #MAX_BUSY_TIMEOUT}
      * @return a copy with the busy timeout set
      * @throws InvalidArgumentException naming {@code busyTimeout} when null or out of range
      */
     public SqliteStoreConfig withBusyTimeout(Duration value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                value,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.busyTimeout = value);
     }
 
     /**
-     * @param value number of read connections, 1 to 64
+     * @param value number of read connections, 1 to {@value #MAX_READER_POOL_SIZE}
      * @return a copy with the reader pool size set
      * @throws InvalidArgumentException naming {@code readerPoolSize} when out of range
      */
     public SqliteStoreConfig withReaderPoolSize(int value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                value,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.readerPoolSize = value);
     }
 
     /**
-     * @param value most commands per group commit, 1 to 100,000
+     * @param value most commands per group commit, 1 to {@value #MAX_BATCH_COMMANDS_LIMIT}
      * @return a copy with the batch bound set
      * @throws InvalidArgumentException naming {@code maxBatchCommands} when out of range
      */
     public SqliteStoreConfig withMaxBatchCommands(int value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                value,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.maxBatchCommands = value);
     }
 
     /**
@@ -368,38 +373,17 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @throws InvalidArgumentException naming {@code checkpointPages} when below 1
      */
     public SqliteStoreConfig withCheckpointPages(int value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                value,
-                writerCacheKib,
-                clock,
-                metrics);
+        return with(d -> d.checkpointPages = value);
     }
 
     /**
-     * @param value the write connection's page cache in KiB, 1 to 16 GiB (SQLite's own default is 2,000)
+     * @param value the write connection's page cache in KiB, 1 to {@value #MAX_WRITER_CACHE_KIB}
+     *     (16 GiB; SQLite's own default is 2,000)
      * @return a copy with the writer's page cache size set
      * @throws InvalidArgumentException naming {@code writerCacheKib} when out of range
      */
     public SqliteStoreConfig withWriterCacheKib(int value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                value,
-                clock,
-                metrics);
+        return with(d -> d.writerCacheKib = value);
     }
 
     /**
@@ -408,18 +392,7 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @throws InvalidArgumentException naming {@code clock} when null
      */
     public SqliteStoreConfig withClock(Clock value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                value,
-                metrics);
+        return with(d -> d.clock = value);
     }
 
     /**
@@ -428,57 +401,24 @@ public final class SqliteStoreConfig implements StoreConfig<SqliteReactiveStore>
      * @throws InvalidArgumentException naming {@code metrics} when null
      */
     public SqliteStoreConfig withMetrics(StoreMetrics value) {
-        return new SqliteStoreConfig(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                value);
+        return with(d -> d.metrics = value);
     }
 
+    /** @return true when {@code o} is a configuration with the same settings */
     @Override
     public boolean equals(Object o) {
-        return o instanceof SqliteStoreConfig c
-                && path.equals(c.path)
-                && journalMode == c.journalMode
-                && synchronous == c.synchronous
-                && durabilityWaived == c.durabilityWaived
-                && busyTimeout.equals(c.busyTimeout)
-                && readerPoolSize == c.readerPoolSize
-                && maxBatchCommands == c.maxBatchCommands
-                && checkpointPages == c.checkpointPages
-                && writerCacheKib == c.writerCacheKib
-                && clock.equals(c.clock)
-                && metrics.equals(c.metrics);
+        return o instanceof SqliteStoreConfig c && settings.equals(c.settings);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                path,
-                journalMode,
-                synchronous,
-                durabilityWaived,
-                busyTimeout,
-                readerPoolSize,
-                maxBatchCommands,
-                checkpointPages,
-                writerCacheKib,
-                clock,
-                metrics);
+        return settings.hashCode();
     }
 
+    /** @return every setting, as {@code SqliteStoreConfig[path=…, journalMode=…, …]} */
     @Override
     public String toString() {
-        return "SqliteStoreConfig[path=" + path + ", journalMode=" + journalMode + ", synchronous=" + synchronous
-                + ", durabilityWaived=" + durabilityWaived + ", busyTimeout=" + busyTimeout + ", readerPoolSize="
-                + readerPoolSize + ", maxBatchCommands=" + maxBatchCommands + ", checkpointPages=" + checkpointPages
-                + ", writerCacheKib=" + writerCacheKib + ", clock=" + clock + ", metrics=" + metrics + "]";
+        return "SqliteStoreConfig"
+                + settings.toString().substring(Settings.class.getSimpleName().length());
     }
 }

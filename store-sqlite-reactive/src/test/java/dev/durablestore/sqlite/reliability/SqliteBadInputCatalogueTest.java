@@ -39,6 +39,7 @@ class SqliteBadInputCatalogueTest {
         SqliteStoreConfig base = SqliteStoreConfig.of(db);
         Map<String, Supplier<Object>> calls = new LinkedHashMap<>();
         calls.put("path", () -> SqliteStoreConfig.of(null));
+        calls.put("path|withPath", () -> base.withPath(null));
         calls.put("journalMode|null", () -> base.withJournalMode(null));
         // modes that void the durability promise, without the waiver
         calls.put("journalMode|MEMORY", () -> base.withJournalMode(SqliteJournalMode.MEMORY));
@@ -108,6 +109,7 @@ class SqliteBadInputCatalogueTest {
         calls.put("pollInterval|0", () -> options.withPollInterval(Duration.ZERO));
         calls.put("pollInterval|-1s", () -> options.withPollInterval(Duration.ofSeconds(-1)));
         calls.put("heldWorkflows|null", () -> options.withHeldWorkflows(null));
+        calls.put("policy|null", () -> options.withPolicy(null));
         calls.put("store|null", () -> OutboxLeaseReaper.of(null));
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("reaper.db")))) {
             OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store);
