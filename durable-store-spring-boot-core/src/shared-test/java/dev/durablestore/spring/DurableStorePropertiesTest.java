@@ -2,8 +2,6 @@ package dev.durablestore.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.assertj.core.api.SoftAssertions;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.durablestore.api.ClaimScope;
@@ -18,6 +16,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +61,8 @@ class DurableStorePropertiesTest {
                         .isNull();
             } else {
                 // then the default shown is the one bound, once converted as Spring Boot converts it
-                Class<?> type = ClassUtils.forName(property.getValue().get("type").asText(), null);
+                Class<?> type =
+                        ClassUtils.forName(property.getValue().get("type").asText(), null);
                 Object parsed = new Binder(new MapConfigurationPropertySource(Map.of(name, shown.asText())))
                         .bind(name, Bindable.of(type))
                         .get();
@@ -86,7 +86,8 @@ class DurableStorePropertiesTest {
         assertThat(properties.getConsole().options(null)).isEqualTo(ConsoleOptions.defaults());
         ClaimStreamOptions options = properties.getDispatcher().claimStreamOptions(null);
         assertThat(options.maxBatch()).isEqualTo(ClaimStreamOptions.defaults().maxBatch());
-        assertThat(options.pollInterval()).isEqualTo(ClaimStreamOptions.defaults().pollInterval());
+        assertThat(options.pollInterval())
+                .isEqualTo(ClaimStreamOptions.defaults().pollInterval());
         assertThat(options.scope()).isNull();
     }
 
@@ -100,12 +101,10 @@ class DurableStorePropertiesTest {
 
         properties.validate(properties, errors);
 
-        assertThat(errors.getFieldErrors())
-                .singleElement()
-                .satisfies(e -> {
-                    assertThat(e.getField()).isEqualTo("dispatcher.taskQueue");
-                    assertThat(e.getDefaultMessage()).isEqualTo("durablestore.dispatcher.task-queue must not be empty");
-                });
+        assertThat(errors.getFieldErrors()).singleElement().satisfies(e -> {
+            assertThat(e.getField()).isEqualTo("dispatcher.taskQueue");
+            assertThat(e.getDefaultMessage()).isEqualTo("durablestore.dispatcher.task-queue must not be empty");
+        });
         properties.getDispatcher().setTaskQueue("payments");
         assertThat(properties.getDispatcher().claimStreamOptions(null).scope())
                 .isEqualTo(ClaimScope.of("orders", "payments"));
@@ -144,8 +143,7 @@ class DurableStorePropertiesTest {
         new ApplicationContextRunner()
                 .withConfiguration(LineFixtures.starter())
                 .withPropertyValues(
-                        "durablestore.sqlite.path=" + dir.resolve("store.db"),
-                        "durablestore." + property + "=" + value)
+                        "durablestore.sqlite.path=" + dir.resolve("store.db"), "durablestore." + property + "=" + value)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure())
