@@ -17,9 +17,9 @@ import dev.durablestore.core.internal.StoredRows;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /** The {@code outbox} table: row validation, encoding, insertion and decoding (O1, O6, S5, S8). */
@@ -153,11 +153,19 @@ final class OutboxRows {
         if (rows.size() < 2) {
             return rows;
         }
-        Map<String, OutboxRowEncoder.Encoded> first = new LinkedHashMap<>();
-        for (OutboxRowEncoder.Encoded r : rows) {
-            first.putIfAbsent(r.row().dispatchKey(), r);
+        Set<String> keys = new HashSet<>(rows.size() * 2);
+        List<OutboxRowEncoder.Encoded> first = null;
+        for (int i = 0; i < rows.size(); i++) {
+            OutboxRowEncoder.Encoded r = rows.get(i);
+            if (!keys.add(r.row().dispatchKey())) {
+                if (first == null) {
+                    first = new ArrayList<>(rows.subList(0, i));
+                }
+            } else if (first != null) {
+                first.add(r);
+            }
         }
-        return first.size() == rows.size() ? rows : new ArrayList<>(first.values());
+        return first == null ? rows : first;
     }
 
     /** @return {@code $1, $2, …, $n} */

@@ -38,7 +38,7 @@ class ArrayRelationTest {
     }
 
     @Test
-    void the_arguments_are_one_array_per_column_and_the_payloads_end_to_end() {
+    void the_arguments_are_one_array_literal_per_column_and_the_payloads_end_to_end() {
         // given a statement reading the relation
         NamedStatement.Builder p = NamedStatement.builder(PayloadForm.TEXT);
         NamedStatement s = p.build("SELECT " + ITEMS.value("body", p) + " FROM " + ITEMS.unnest(p));
@@ -47,15 +47,26 @@ class ArrayRelationTest {
         // when two rows are put, one with a NULL
         ITEMS.put(List.of(new Item(7, "a", "{}", 1L), new Item(8, "b", "[1]", null)), args);
 
-        // then each column is an array of its type, the payloads one text, cut at offsets from 1
-        assertThat(s.bind(args))
-                .containsExactly(
-                        "{}[1]",
-                        new Integer[] {7, 8},
-                        new String[] {"a", "b"},
-                        new Integer[] {1, 3},
-                        new Integer[] {2, 3},
-                        new Long[] {1L, null});
+        // then each column is an array literal, the payloads one text, cut at offsets from 1
+        assertThat(s.bind(args)).containsExactly("{}[1]", "{7,8}", "{\"a\",\"b\"}", "{1,3}", "{2,3}", "{1,NULL}");
+    }
+
+    @Test
+    void text_is_always_quoted_with_quotes_and_backslashes_escaped_and_null_is_bare() {
+        NamedStatement.Builder p = NamedStatement.builder(PayloadForm.BYTEA);
+        NamedStatement s = p.build("SELECT * FROM " + ITEMS.unnest(p) + " " + ITEMS.value("body", p));
+        NamedStatement.Arguments args = new NamedStatement.Arguments();
+        List<String> names = List.of("a\"b", "back\\slash", "NULL", "", "{x, y}", "café ☕ 𝄞");
+        List<Item> items = new java.util.ArrayList<>();
+        for (String name : names) {
+            items.add(new Item(0, name, "", 0L));
+        }
+        items.add(new Item(0, null, "", 0L));
+
+        ITEMS.put(items, args);
+
+        assertThat(s.bind(args)[1])
+                .isEqualTo("{\"a\\\"b\",\"back\\\\slash\",\"NULL\",\"\",\"{x, y}\",\"café ☕ 𝄞\",NULL}");
     }
 
     @Test
