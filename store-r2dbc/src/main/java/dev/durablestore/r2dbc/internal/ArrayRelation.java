@@ -131,11 +131,6 @@ final class ArrayRelation<E> {
         }
     }
 
-    /** @return the relation's name in the statement */
-    String alias() {
-        return alias;
-    }
-
     /**
      * Declares the relation's parameters in {@code statement} (each named {@code alias.column},
      * the payload's offsets and lengths {@code alias.off} and {@code alias.len}).
