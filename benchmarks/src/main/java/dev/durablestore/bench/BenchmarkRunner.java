@@ -3,6 +3,7 @@ package dev.durablestore.bench;
 import dev.durablestore.bench.ReportWriter.Report;
 import dev.durablestore.bench.pg.PostgresComparison;
 import dev.durablestore.bench.pg.PostgresPolicyCost;
+import dev.durablestore.bench.pg.PostgresStaging;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
@@ -20,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG) against a baseline
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE) against a baseline
  * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
@@ -74,7 +75,8 @@ public final class BenchmarkRunner {
                 new ObservationCost(),
                 new DispatchPolicyCost(),
                 new PostgresComparison(),
-                new PostgresPolicyCost());
+                new PostgresPolicyCost(),
+                new PostgresStaging());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {

@@ -243,6 +243,53 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
     }
 
     @Test
+    void O13_O14_a_key_repeated_in_one_list_applies_in_list_order() {
+        // given a done row with attempt 2
+        WorkflowId w = workflow(1);
+        OutboxRow done = row(w, 0, now()).withAttempt(2);
+        stage(done);
+        store.complete(done.dispatchKey()).block(TIMEOUT);
+
+        // when a list re-arms the done row twice and an unknown key twice, each time with its own
+        // values and visibility (the unknown key's second row with another activity and attempt)
+        Instant soon = now().plusSeconds(5);
+        Instant later = now().plusSeconds(9);
+        OutboxRow unknown = row(w, 1, soon).withAttempt(3);
+        OutboxRow unknownAgain = new OutboxRow(
+                unknown.dispatchKey(),
+                w,
+                1,
+                null,
+                "default",
+                "default",
+                null,
+                "different-activity",
+                Payload.json("{}"),
+                OutboxStatus.PENDING,
+                8,
+                later,
+                null);
+        StepVerifier.create(store.rearmPending(
+                        List.of(unknown, done.withVisibleAfter(soon), unknownAgain, done.withVisibleAfter(later))))
+                .expectComplete()
+                .verify(TIMEOUT);
+
+        // then, as if each row were applied in list order, the first row of a key inserts or
+        // re-arms it and the later one re-arms it again: both are pending with the last
+        // visibility, the done row with its stored attempt, the unknown one with its first values
+        assertState(done.dispatchKey(), OutboxStatus.PENDING, 2, later);
+        assertState(unknown.dispatchKey(), OutboxStatus.PENDING, 3, later);
+        clock.advance(Duration.ofSeconds(9));
+        StepVerifier.create(store.claim(10))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(
+                                done.withVisibleAfter(later).withStatus(OutboxStatus.CLAIMED, now()),
+                                unknown.withVisibleAfter(later).withStatus(OutboxStatus.CLAIMED, now())))
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @Test
     void O12_one_transaction_an_invalid_row_leaves_every_row_unchanged() {
         // given a done row
         WorkflowId w = workflow(1);

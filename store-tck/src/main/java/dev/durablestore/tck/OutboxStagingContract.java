@@ -308,6 +308,48 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
     }
 
     @Test
+    void O9_a_batch_with_one_stored_key_stages_its_other_rows_and_the_stored_row_keeps_its_values() {
+        // given a row staged ten seconds in the past
+        WorkflowId w = workflow(1);
+        OutboxRow stored = row(w, 1, now().minusSeconds(10));
+        stage(stored);
+
+        // when a batch is staged whose middle row has that key and other values
+        OutboxRow before = row(w, 0, now());
+        OutboxRow conflicting = new OutboxRow(
+                stored.dispatchKey(),
+                w,
+                1,
+                OutboxFixtures.RUN,
+                "default",
+                "default",
+                null,
+                "different-activity",
+                Payload.json("{\"other\":true}"),
+                OutboxStatus.PENDING,
+                6,
+                now(),
+                null);
+        OutboxRow after = row(w, 2, now());
+        StepVerifier.create(store.appendOutboxBatch(List.of(before, conflicting, after)))
+                .expectComplete()
+                .verify(TIMEOUT);
+
+        // then the batch's other rows are stored, and the stored row is unchanged
+        assertState(before.dispatchKey(), OutboxStatus.PENDING, 0, now());
+        assertState(after.dispatchKey(), OutboxStatus.PENDING, 0, now());
+        assertState(stored.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(10));
+        StepVerifier.create(store.claim(10))
+                .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
+                        .containsExactly(
+                                stored.withStatus(OutboxStatus.CLAIMED, now()),
+                                before.withStatus(OutboxStatus.CLAIMED, now()),
+                                after.withStatus(OutboxStatus.CLAIMED, now())))
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @Test
     void O10_rows_keep_their_supplied_status_attempt_visibility_claim_and_run() {
         // given rows staged as done, failed, cancelled, claimed (with claimedAt) and pending with a run and attempt
         WorkflowId w = workflow(1);

@@ -1,5 +1,10 @@
 package dev.durablestore.r2dbc.internal;
 
+import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.BIGINT;
+import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.INT;
+import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.PAYLOAD;
+import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.TEXT;
+
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -12,7 +17,9 @@ import dev.durablestore.core.internal.StoredRows;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /** The {@code outbox} table: row validation, encoding, insertion and decoding (O1, O6, S5, S8). */
@@ -45,12 +52,70 @@ final class OutboxRows {
             + "o.task_queue, o.node, o.activity_type, encode(o.input, 'hex') AS input, o.attempt, o.visible_after, "
             + "o.trace_context, o.priority";
 
-    /** Insert-or-ignore by dispatch key (O9, E21); the same text on PostgreSQL and H2. */
-    static final String INSERT_OR_IGNORE = "INSERT INTO outbox (dispatch_key, workflow_id, ordinal, "
-            + "run_id, namespace, task_queue, node, activity_type, input, status, attempt, visible_after, claimed_at, "
-            + "settled_at, trace_context, priority) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-            + "$16) "
-            + "ON CONFLICT DO NOTHING";
+    /**
+     * The columns every staging path writes (O1, O10, O59, O62), each with its value for a staged
+     * row, in this order: the one list from which come the column list of each staging
+     * {@code INSERT}, the arrays of the grouped appends ({@link GroupedAppendStatement}) and the
+     * values of a row inserted alone ({@link #INSERT_OR_IGNORE}). A new column is one line here.
+     */
+    static final List<ArrayRelation.Column<Staged>> STAGED = List.of(
+            new ArrayRelation.Column<>("dispatch_key", TEXT, s -> s.row().dispatchKey()),
+            new ArrayRelation.Column<>(
+                    "workflow_id", TEXT, s -> s.row().workflowId().toString()),
+            new ArrayRelation.Column<>("ordinal", BIGINT, s -> s.row().ordinal()),
+            new ArrayRelation.Column<>(
+                    "run_id",
+                    TEXT,
+                    s -> s.row().runId() == null ? null : s.row().runId().toString()),
+            new ArrayRelation.Column<>("namespace", TEXT, s -> s.row().namespace()),
+            new ArrayRelation.Column<>("task_queue", TEXT, s -> s.row().taskQueue()),
+            new ArrayRelation.Column<>("node", TEXT, s -> s.row().node()),
+            new ArrayRelation.Column<>("activity_type", TEXT, s -> s.row().activityType()),
+            new ArrayRelation.Column<>("input", PAYLOAD, s -> s.encoded().input()),
+            new ArrayRelation.Column<>("status", TEXT, s -> s.row().status().token()),
+            new ArrayRelation.Column<>("attempt", BIGINT, s -> (long) s.row().attempt()),
+            new ArrayRelation.Column<>("visible_after", BIGINT, s -> s.encoded().visibleAfterNanos()),
+            new ArrayRelation.Column<>("claimed_at", BIGINT, s -> s.encoded().claimedAtNanos()),
+            new ArrayRelation.Column<>("settled_at", BIGINT, Staged::settledAt),
+            new ArrayRelation.Column<>("trace_context", TEXT, s -> s.row().traceContext()),
+            new ArrayRelation.Column<>("priority", INT, s -> s.row().priority()));
+
+    /** One row of {@link #STAGED} per execution, bound as it is ({@link ArrayRelation#row}). */
+    private static final ArrayRelation<Staged> ONE_ROW =
+            ArrayRelation.<Staged>named("outbox").columns(STAGED).build();
+
+    /** The names of {@link #STAGED}, in order: the outbox columns a staging {@code INSERT} lists. */
+    static final List<String> STAGED_NAMES = ONE_ROW.names();
+
+    /** Insert-or-ignore by dispatch key (O9, E21), one row per execution; the same text on PostgreSQL and H2. */
+    static final String INSERT_OR_IGNORE = "INSERT INTO outbox (" + String.join(", ", STAGED_NAMES) + ") VALUES ("
+            + markers(STAGED_NAMES.size()) + ") ON CONFLICT DO NOTHING";
+
+    /**
+     * A row as a staging statement sends it.
+     *
+     * @param append the index of the append (or step) that stages it in its statement; 0 outside
+     *     a grouped append
+     * @param encoded the row, validated and encoded
+     * @param settledAt the settle time of a row staged in a terminal status, or {@code null}
+     */
+    record Staged(int append, OutboxRowEncoder.Encoded encoded, Long settledAt) {
+
+        /**
+         * @param append the index of the append that stages it, or 0
+         * @param encoded the row
+         * @param nowNanos the store clock, recorded as the settle time of a row staged settled
+         * @return the row as sent
+         */
+        static Staged of(int append, OutboxRowEncoder.Encoded encoded, long nowNanos) {
+            return new Staged(append, encoded, encoded.row().status().isLive() ? null : nowNanos);
+        }
+
+        /** @return the row */
+        OutboxRow row() {
+            return encoded.row();
+        }
+    }
 
     private static final String CLAIMED = OutboxStatus.CLAIMED.token();
 
@@ -72,27 +137,44 @@ final class OutboxRows {
     static Mono<Long> insertOrIgnore(Connection c, List<OutboxRowEncoder.Encoded> rows, long nowNanos) {
         List<Object[]> values = new ArrayList<>(rows.size());
         for (OutboxRowEncoder.Encoded e : rows) {
-            OutboxRow r = e.row();
-            values.add(new Object[] {
-                r.dispatchKey(),
-                r.workflowId().toString(),
-                r.ordinal(),
-                Sql.text(r.runId() == null ? null : r.runId().toString()),
-                r.namespace(),
-                r.taskQueue(),
-                Sql.text(r.node()),
-                r.activityType(),
-                e.input(),
-                r.status().token(),
-                (long) r.attempt(),
-                e.visibleAfterNanos(),
-                Sql.bigint(e.claimedAtNanos()),
-                Sql.bigint(r.status().isLive() ? null : nowNanos),
-                Sql.text(r.traceContext()),
-                r.priority()
-            });
+            values.add(ONE_ROW.row(Staged.of(0, e, nowNanos)));
         }
         return Sql.updateEach(c, INSERT_OR_IGNORE, values);
+    }
+
+    /**
+     * Keeps the first row of each dispatch key: a later one is ignored, as insert-or-ignore in list
+     * order does (O9).
+     *
+     * @param rows encoded rows, in list order
+     * @return the first row of each key, in list order ({@code rows} itself when no key repeats)
+     */
+    static List<OutboxRowEncoder.Encoded> firstPerKey(List<OutboxRowEncoder.Encoded> rows) {
+        if (rows.size() < 2) {
+            return rows;
+        }
+        Set<String> keys = new HashSet<>(rows.size() * 2);
+        List<OutboxRowEncoder.Encoded> first = null;
+        for (int i = 0; i < rows.size(); i++) {
+            OutboxRowEncoder.Encoded r = rows.get(i);
+            if (!keys.add(r.row().dispatchKey())) {
+                if (first == null) {
+                    first = new ArrayList<>(rows.subList(0, i));
+                }
+            } else if (first != null) {
+                first.add(r);
+            }
+        }
+        return first == null ? rows : first;
+    }
+
+    /** @return {@code $1, $2, …, $n} */
+    private static String markers(int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+            sb.append(i > 1 ? ", $" : "$").append(i);
+        }
+        return sb.toString();
     }
 
     /**

@@ -101,8 +101,8 @@ final class R2dbcHistory implements HistoryStorage {
             String name = staged.isEmpty() ? "append" : "appendWithOutbox";
             boolean groupable = grouped != null && contiguous(encoded, expectedSeq);
             Mono<Void> write = groupable
-                    ? grouped.submit(new GroupedAppends.Append(
-                            name, w, expectedSeq, encoded, GroupedAppends.firstPerKey(staged)))
+                    ? grouped.submit(
+                            new GroupedAppends.Append(name, w, expectedSeq, encoded, OutboxRows.firstPerKey(staged)))
                     : db.write(
                             name,
                             c -> appendIn(c, w, expectedSeq, encoded, staged),
@@ -175,7 +175,7 @@ final class R2dbcHistory implements HistoryStorage {
                         e.workflowId(),
                         e.expectedSeq(),
                         e.events(),
-                        GroupedAppends.firstPerKey(e.rows()),
+                        OutboxRows.firstPerKey(e.rows()),
                         e.settles(),
                         e.timers()));
             }

@@ -21,6 +21,11 @@ import java.util.List;
  *       n)} subquery of an {@code UPDATE} or {@code DELETE} row by row, so the one-statement form
  *       is both slow and wrong there.)</li>
  *   <li>Timer upsert: {@code ON CONFLICT (…) DO UPDATE} on PostgreSQL, {@code MERGE … KEY} on H2.</li>
+ *   <li>Many rows in one statement: on PostgreSQL grouped appends, grouped settles, staging and
+ *       re-arm send their rows as arrays read back by {@code unnest} ({@link ArrayRelation}), a
+ *       re-arm as {@code INSERT … ON CONFLICT (dispatch_key) DO UPDATE}; H2, which has neither
+ *       that upsert nor the same {@code unnest} of array parameters, runs one statement per row in
+ *       the write's transaction ({@link OutboxRows#INSERT_OR_IGNORE}).</li>
  *   <li>Partial indexes (pending and claimed rows) on PostgreSQL only; plain indexes on H2.</li>
  *   <li>Wake-ups across nodes: {@code NOTIFY} on PostgreSQL only.</li>
  * </ul>
