@@ -4,6 +4,7 @@ import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import java.time.Clock;
@@ -145,7 +146,7 @@ final class ConsoleActions {
                         .flatMapSequential(
                                 r -> r.status() != OutboxStatus.CLAIMED
                                         ? Mono.just(Map.entry(r.dispatchKey(), false))
-                                        : store.retry(r, r.attempt(), now)
+                                        : store.settle(r, Settlement.retryAt(r.attempt(), now))
                                                 .thenReturn(Map.entry(r.dispatchKey(), true))
                                                 .onErrorResume(
                                                         StaleClaimException.class,
@@ -156,7 +157,7 @@ final class ConsoleActions {
                         .filter(OutboxRow::isLive)
                         .map(OutboxRow::dispatchKey)
                         .toList();
-                yield store.settleCancelled(live)
+                yield store.settleKeys(live, Settlement.cancel())
                         .thenMany(Flux.fromIterable(rows).map(r -> Map.entry(r.dispatchKey(), r.isLive())));
             }
         };

@@ -3,6 +3,7 @@ package dev.durablestore.spring;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import java.time.Clock;
 import java.time.Duration;
@@ -156,7 +157,7 @@ final class DispatcherLifecycle implements SmartLifecycle {
                     attempts,
                     settings.getMaxAttempts(),
                     error);
-            return store.fail(row);
+            return store.settle(row, Settlement.fail());
         }
         log.info(
                 "row {} failed on attempt {} of {}; retried",
@@ -164,7 +165,7 @@ final class DispatcherLifecycle implements SmartLifecycle {
                 attempts,
                 settings.getMaxAttempts(),
                 error);
-        return store.retry(row, attempts, clock.instant().plus(backoff(row.attempt())));
+        return store.settle(row, Settlement.retryAt(attempts, clock.instant().plus(backoff(row.attempt()))));
     }
 
     /**
@@ -207,13 +208,14 @@ final class DispatcherLifecycle implements SmartLifecycle {
                 "{} rows still in their handlers after the drain timeout; released for another dispatcher",
                 stuck.size());
         return Flux.fromIterable(stuck)
-                .flatMap(row -> store.retry(row, row.attempt(), now).onErrorResume(e -> {
-                    log.warn(
-                            "row {} not released ({}); it stays claimed until the lease reaper re-arms it",
-                            row.dispatchKey(),
-                            e.toString());
-                    return Mono.empty();
-                }))
+                .flatMap(row -> store.settle(row, Settlement.retryAt(row.attempt(), now))
+                        .onErrorResume(e -> {
+                            log.warn(
+                                    "row {} not released ({}); it stays claimed until the lease reaper re-arms it",
+                                    row.dispatchKey(),
+                                    e.toString());
+                            return Mono.empty();
+                        }))
                 .then()
                 .timeout(
                         RELEASE_TIMEOUT,

@@ -3,8 +3,8 @@ package dev.durablestore.spring;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.OperatorStore;
 import dev.durablestore.api.OutboxLeaseReaper;
-import dev.durablestore.api.OutboxStore;
 import dev.durablestore.console.ConsoleOptions;
 import dev.durablestore.console.DurableConsole;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
@@ -141,7 +141,7 @@ public class DurableStoreProperties implements Validator {
         PropertyGroup.of("", p, errors).check(() -> InvalidArgumentException.requireNonNull(p.backend, "backend"));
         p.sqlite.config(errors);
         p.r2dbc.config(unused(ConnectionFactory.class), errors);
-        p.reaper.reaper(unused(OutboxStore.class), errors);
+        p.reaper.reaper(unused(OperatorStore.class), errors);
         p.dispatcher.claimStreamOptions(errors);
         p.dispatcher.check(errors);
         p.metrics.check(errors);
@@ -328,7 +328,7 @@ public class DurableStoreProperties implements Validator {
          * @param errors where a setting the library refuses is reported, or {@code null} to throw it
          * @return the reaper of these settings, without its clock and callbacks
          */
-        OutboxLeaseReaper reaper(OutboxStore store, Errors errors) {
+        OutboxLeaseReaper reaper(OperatorStore store, Errors errors) {
             return PropertyGroup.of("reaper", OutboxLeaseReaper.of(store), errors)
                     .set(r -> r.withLease(lease))
                     .set(r -> r.withInterval(interval))

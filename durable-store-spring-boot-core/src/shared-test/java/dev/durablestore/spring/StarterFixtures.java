@@ -1,9 +1,9 @@
 package dev.durablestore.spring;
 
+import dev.durablestore.api.OperatorStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
-import dev.durablestore.api.OutboxStore;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
@@ -38,7 +38,7 @@ final class StarterFixtures {
      * @param status the status waited for
      * @return the state once it has the status; fails after 20 s
      */
-    static Mono<OutboxRowState> await(OutboxStore store, String dispatchKey, OutboxStatus status) {
+    static Mono<OutboxRowState> await(OperatorStore store, String dispatchKey, OutboxStatus status) {
         return Mono.defer(() -> store.rowState(dispatchKey))
                 .filter(state -> state.status() == status)
                 .repeatWhenEmpty(polls -> polls.delayElements(Duration.ofMillis(20)))

@@ -1,6 +1,7 @@
 package dev.durablestore.examples;
 
 import dev.durablestore.api.*;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.event.*;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
@@ -106,7 +107,10 @@ public final class MinimalDispatcher {
                                         activity,
                                         new ActivityError(ActivityError.Kind.RETRYABLE, "flaky", null),
                                         attempt))
-                                .retryAfter(row, attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10)));
+                                .settle(
+                                        row,
+                                        Settlement.retryAfter(
+                                                attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10))));
                     }
                     return store.commitStep(step.build());
                 })

@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Options of {@link OutboxStore#claimStream(ClaimStreamOptions)}. Immutable and validated when
+ * Options of {@link ReactiveStore#claimStream(ClaimStreamOptions)}. Immutable and validated when
  * built: each {@code with*} method returns a checked copy and leaves this one unchanged, so its
  * result must be used (a {@code with*} call as a statement does nothing; Error Prone reports it).
  * The accessors have the plain names ({@link #maxBatch()}, {@link #scope()}, …).

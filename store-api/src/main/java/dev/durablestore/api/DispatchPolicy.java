@@ -9,7 +9,7 @@ import java.util.OptionalInt;
  * not only within one dispatcher's memory. Immutable and validated when built: each {@code with*}
  * method returns a checked copy and leaves this one unchanged, so its result must be used (a
  * {@code with*} call as a statement does nothing; Error Prone reports it). Accepted by
- * {@link OutboxStore#claim(ClaimScope, int, java.util.Set, DispatchPolicy)} and by
+ * {@link ReactiveStore#claim(ClaimRequest)} and by
  * {@link ClaimStreamOptions#withPolicy(DispatchPolicy)}; claims without one are unconstrained.
  *
  * <pre>{@code
@@ -27,7 +27,7 @@ import java.util.OptionalInt;
  * completes the claimed row and stages the next makes the next claimable. Claims without the
  * policy ignore it (they may take any due row). What it costs: each candidate row is checked
  * against the other stored rows of its workflow (an index seek by workflow, then each of its rows,
- * settled ones included until {@link OutboxStore#pruneSettled} removes them), and a claim walks
+ * settled ones included until {@link OperatorStore#pruneSettled} removes them), and a claim walks
  * past the rows that wait behind the first of their workflow. A serial claim's rows carry a
  * negative {@linkplain OutboxRow#claimToken() claim token}; on PostgreSQL a unique index admits one
  * such claimed row per workflow, so two serial claims whose snapshots raced cannot both win (the

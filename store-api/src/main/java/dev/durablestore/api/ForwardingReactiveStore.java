@@ -1,12 +1,10 @@
 package dev.durablestore.api;
 
 import dev.durablestore.api.event.Event;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -42,6 +40,41 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
+        return delegate.appendOutboxBatch(rows);
+    }
+
+    @Override
+    public Mono<Void> commitStep(WorkflowStep step) {
+        return delegate.commitStep(step);
+    }
+
+    @Override
+    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
+        return delegate.scheduleTimer(workflowId, timerId, fireAt);
+    }
+
+    @Override
+    public Mono<List<OutboxRow>> claim(ClaimRequest request) {
+        return delegate.claim(request);
+    }
+
+    @Override
+    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
+        return delegate.claimStream(options);
+    }
+
+    @Override
+    public Mono<Void> settle(OutboxRow claimed, Settlement settlement) {
+        return delegate.settle(claimed, settlement);
+    }
+
+    @Override
+    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+        return delegate.heartbeat(dispatchKeys);
+    }
+
+    @Override
     public Flux<Event> readHistory(WorkflowId workflowId) {
         return delegate.readHistory(workflowId);
     }
@@ -54,6 +87,26 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     @Override
     public Mono<Long> readHead(WorkflowId workflowId) {
         return delegate.readHead(workflowId);
+    }
+
+    @Override
+    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
+        return delegate.readSummary(workflowId);
+    }
+
+    @Override
+    public Flux<TimerEntry> expiredTimers(Instant asOf) {
+        return delegate.expiredTimers(asOf);
+    }
+
+    @Override
+    public Mono<Void> closeAsync() {
+        return delegate.closeAsync();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
     }
 
     @Override
@@ -77,11 +130,6 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<WorkflowSummary> readSummary(WorkflowId workflowId) {
-        return delegate.readSummary(workflowId);
-    }
-
-    @Override
     public Mono<List<RunSummary>> readRunChain(WorkflowId workflowId) {
         return delegate.readRunChain(workflowId);
     }
@@ -97,138 +145,18 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt) {
-        return delegate.scheduleTimer(workflowId, timerId, fireAt);
+    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
+        return delegate.listOutbox(query);
     }
 
     @Override
-    public Flux<TimerEntry> expiredTimers(Instant asOf) {
-        return delegate.expiredTimers(asOf);
+    public Mono<OutboxRowState> rowState(String dispatchKey) {
+        return delegate.rowState(dispatchKey);
     }
 
     @Override
-    public Mono<Void> appendOutboxBatch(List<OutboxRow> rows) {
-        return delegate.appendOutboxBatch(rows);
-    }
-
-    @Override
-    public Mono<Void> rearmPending(List<OutboxRow> rows) {
-        return delegate.rearmPending(rows);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claim(int limit) {
-        return delegate.claim(limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return delegate.claimExcluding(limit, held);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return delegate.claimScoped(scope, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return delegate.claimScopedExcluding(scope, limit, held);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
-        return delegate.claim(scope, limit, held, policy);
-    }
-
-    @Override
-    public Flux<OutboxRow> claimStream(ClaimStreamOptions options) {
-        return delegate.claimStream(options);
-    }
-
-    @Override
-    public Mono<Void> complete(String dispatchKey) {
-        return delegate.complete(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> complete(Collection<String> dispatchKeys) {
-        return delegate.complete(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
-        return delegate.retry(dispatchKey, nextAttempt, visibleAfter);
-    }
-
-    @Override
-    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return delegate.retry(dispatchKeys, nextAttempt, visibleAfter);
-    }
-
-    @Override
-    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
-        return delegate.retryAfter(dispatchKey, nextAttempt, delay);
-    }
-
-    @Override
-    public Mono<Void> fail(String dispatchKey) {
-        return delegate.fail(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> fail(Collection<String> dispatchKeys) {
-        return delegate.fail(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(String dispatchKey) {
-        return delegate.settleCancelled(dispatchKey);
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return delegate.settleCancelled(dispatchKeys);
-    }
-
-    @Override
-    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
-        return delegate.cancelWorkflowRows(workflowId);
-    }
-
-    @Override
-    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
-        return delegate.listStaleClaimed(olderThan, limit);
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
-        return delegate.rearmStaleClaimed(olderThan, visibleAfter, limit);
-    }
-
-    @Override
-    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return delegate.heartbeat(dispatchKeys);
-    }
-
-    @Override
-    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
-        return delegate.redrive(dispatchKey, resetAttempt);
-    }
-
-    @Override
-    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
-        return delegate.redriveWorkflow(workflowId, resetAttempt);
-    }
-
-    @Override
-    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
-        return delegate.pruneSettled(settledBefore, batchSize);
-    }
-
-    @Override
-    public Flux<WorkflowId> listUnsettledWorkflowIds() {
-        return delegate.listUnsettledWorkflowIds();
+    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
+        return delegate.countByRoute(dueBy, claimedBefore, cap);
     }
 
     @Override
@@ -252,57 +180,47 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Flux<OutboxRow> listOutbox(OutboxQuery query) {
-        return delegate.listOutbox(query);
+    public Flux<WorkflowId> listUnsettledWorkflowIds() {
+        return delegate.listUnsettledWorkflowIds();
     }
 
     @Override
-    public Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap) {
-        return delegate.countByRoute(dueBy, claimedBefore, cap);
+    public Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit) {
+        return delegate.listStaleClaimed(olderThan, limit);
     }
 
     @Override
-    public Mono<OutboxRowState> rowState(String dispatchKey) {
-        return delegate.rowState(dispatchKey);
+    public Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement) {
+        return delegate.settleKeys(dispatchKeys, settlement);
     }
 
     @Override
-    public Mono<Void> complete(OutboxRow claimed) {
-        return delegate.complete(claimed);
+    public Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId) {
+        return delegate.cancelWorkflowRows(workflowId);
     }
 
     @Override
-    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-        return delegate.retry(claimed, nextAttempt, visibleAfter);
+    public Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt) {
+        return delegate.redrive(dispatchKey, resetAttempt);
     }
 
     @Override
-    public Mono<Void> fail(OutboxRow claimed) {
-        return delegate.fail(claimed);
+    public Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt) {
+        return delegate.redriveWorkflow(workflowId, resetAttempt);
     }
 
     @Override
-    public Mono<Void> settleCancelled(OutboxRow claimed) {
-        return delegate.settleCancelled(claimed);
+    public Mono<Void> rearmPending(List<OutboxRow> rows) {
+        return delegate.rearmPending(rows);
     }
 
     @Override
-    public Mono<Void> commitStep(WorkflowStep step) {
-        return delegate.commitStep(step);
+    public Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit) {
+        return delegate.rearmStaleClaimed(olderThan, visibleAfter, limit);
     }
 
     @Override
-    public Mono<Void> closeAsync() {
-        return delegate.closeAsync();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return getClass().getSimpleName() + "[" + delegate + "]";
+    public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
+        return delegate.pruneSettled(settledBefore, batchSize);
     }
 }

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The answer of {@link OutboxStore#countByRoute}: counts per route, and the statuses whose count
+ * The answer of {@link OperatorStore#countByRoute}: counts per route, and the statuses whose count
  * reached the cap (their per-route counts are lower bounds).
  *
  * @param routes one entry per route with at least one counted row, ordered by namespace, task

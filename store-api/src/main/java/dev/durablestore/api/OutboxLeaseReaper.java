@@ -17,7 +17,7 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Recovers rows whose dispatcher died holding them: every {@code interval}, re-arms rows claimed
  * longer ago than {@code lease} (O41), so they are claimed again. A dispatcher that works on a row
- * for longer than the lease keeps it by calling {@link OutboxStore#heartbeat} for the keys it holds.
+ * for longer than the lease keeps it by calling {@link ReactiveStore#heartbeat} for the keys it holds.
  *
  * <p>Immutable configuration, validated when built: each {@code with*} method returns a checked
  * copy and leaves this one unchanged, so its result must be used (a {@code with*} call as a
@@ -52,7 +52,7 @@ public final class OutboxLeaseReaper {
 
     /** Every setting, checked whenever a reaper is built. */
     private record Settings(
-            OutboxStore store,
+            OperatorStore store,
             Duration lease,
             Duration interval,
             int batchSize,
@@ -76,7 +76,7 @@ public final class OutboxLeaseReaper {
      * a reaper; {@link #build()} checks the whole.
      */
     private static final class Draft {
-        private OutboxStore store;
+        private OperatorStore store;
         private Duration lease = DEFAULT_LEASE;
         private Duration interval = DEFAULT_INTERVAL;
         private int batchSize = DEFAULT_BATCH_SIZE;
@@ -84,7 +84,7 @@ public final class OutboxLeaseReaper {
         private Consumer<List<OutboxRow>> onReaped = rows -> {};
         private Consumer<Throwable> onError = e -> {};
 
-        private Draft(OutboxStore store) {
+        private Draft(OperatorStore store) {
             this.store = store;
         }
 
@@ -116,7 +116,7 @@ public final class OutboxLeaseReaper {
      *     the UTC system clock, and no callbacks
      * @throws InvalidArgumentException naming {@code store} when null
      */
-    public static OutboxLeaseReaper of(OutboxStore store) {
+    public static OutboxLeaseReaper of(OperatorStore store) {
         return new Draft(store).build();
     }
 

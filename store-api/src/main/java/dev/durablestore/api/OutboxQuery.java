@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A filter and page of {@link OutboxStore#listOutbox(OutboxQuery)}: every non-null field narrows
+ * A filter and page of {@link OperatorStore#listOutbox(OutboxQuery)}: every non-null field narrows
  * the listing, which is ordered by dispatch key and continues after {@link #afterKey()}. Immutable
  * and validated when built: start from {@link #all(int)}; each {@code with*} method returns a
  * checked copy and leaves this one unchanged, so its result must be used (a {@code with*} call as a
@@ -22,7 +22,7 @@ public final class OutboxQuery {
     /** The largest page. */
     public static final int MAX_LIMIT = 10_000;
 
-    /** The largest cap of {@link OutboxStore#countByRoute}. */
+    /** The largest cap of {@link OperatorStore#countByRoute}. */
     public static final int MAX_COUNT_CAP = 10_000_000;
 
     private final OutboxStatus status;

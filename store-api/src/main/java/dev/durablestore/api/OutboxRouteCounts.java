@@ -1,7 +1,7 @@
 package dev.durablestore.api;
 
 /**
- * The rows of one route by status, as {@link OutboxStore#countByRoute} counted them. Each count is
+ * The rows of one route by status, as {@link OperatorStore#countByRoute} counted them. Each count is
  * exact unless its status is in {@link OutboxCounts#capped()}; then it is a lower bound.
  *
  * @param route the route (namespace, task queue, node; the node is null for unpinned rows)

@@ -20,12 +20,12 @@ import java.time.Instant;
  *
  * <p><b>Claim token.</b> A row returned by a claim carries the identity of that claim,
  * {@link #claimToken()}: a non-zero number the claim wrote with the row's status, so it costs no
- * extra read. The fenced settles ({@link OutboxStore#complete(OutboxRow)} and its siblings) and
+ * extra read. The fenced settles ({@link ReactiveStore#settle}) and
  * {@link ReactiveStore#commitStep} succeed only while the row is still {@code CLAIMED} under that
  * same token: once the lease reaper re-arms it, another dispatcher claims it again, or something
  * settles it, they fail with {@link StaleClaimException} and change nothing.
- * {@link OutboxStore#heartbeat} keeps the token. A {@code CLAIMED} row read back
- * ({@link OutboxStore#listStaleClaimed}) carries the token of its current claim; every other row
+ * {@link ReactiveStore#heartbeat} keeps the token. A {@code CLAIMED} row read back
+ * ({@link OperatorStore#listStaleClaimed}) carries the token of its current claim; every other row
  * (pending or settled, staged, re-armed, built by hand) has token 0. The token is part of the row's
  * equality: two claims of the same row are different rows.
  *
@@ -345,7 +345,7 @@ public record OutboxRow(
         return status.isLive();
     }
 
-    /** @return the route of this row, as {@link OutboxStore#pendingRoutes()} reports it */
+    /** @return the route of this row, as {@link OperatorStore#pendingRoutes()} reports it */
     public ClaimScope route() {
         return new ClaimScope(namespace, taskQueue, node);
     }

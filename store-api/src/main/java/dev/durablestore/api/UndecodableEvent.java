@@ -1,7 +1,7 @@
 package dev.durablestore.api;
 
 /**
- * A stored event that does not decode, as reported by {@link EventStore#findUndecodableEvents()}.
+ * A stored event that does not decode, as reported by {@link ReactiveStore#findUndecodableEvents()}.
  *
  * @param workflowId the workflow id as stored (text, since it may itself be damaged)
  * @param seq the stored sequence

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Selects workflows for {@link EventStore#query(WorkflowFilter)} (M24, R32–R37). Unset
+ * Selects workflows for {@link ReactiveStore#query(WorkflowFilter)} (M24, R32–R37). Unset
  * ({@code null}) fields match everything; set fields combine by conjunction. Immutable: start from
  * {@link #all()}; each {@code with*} method returns a copy and leaves this one unchanged, so its
  * result must be used (a {@code with*} call as a statement does nothing; Error Prone reports it).

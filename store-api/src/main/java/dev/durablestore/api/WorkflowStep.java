@@ -37,38 +37,13 @@ import java.util.Set;
  */
 public final class WorkflowStep {
 
-    /** How a step settles one of its claimed rows. */
-    public enum Settlement {
-        /** {@code DONE} (O29). */
-        COMPLETE,
-        /** Back to {@code PENDING} with a new attempt and visibility (O30). */
-        RETRY,
-        /** Dead-lettered: {@code FAILED} (O31). */
-        FAIL,
-        /** {@code CANCELLED} (O32). */
-        CANCEL;
-
-        /** @return the status a row settled this way has: {@code DONE}, {@code PENDING}, {@code FAILED} or {@code CANCELLED} */
-        public OutboxStatus status() {
-            return switch (this) {
-                case COMPLETE -> OutboxStatus.DONE;
-                case RETRY -> OutboxStatus.PENDING;
-                case FAIL -> OutboxStatus.FAILED;
-                case CANCEL -> OutboxStatus.CANCELLED;
-            };
-        }
-    }
-
     /**
      * One settle of a step.
      *
      * @param row the row as its claim returned it
      * @param settlement how it is settled
-     * @param nextAttempt the new attempt of a {@link Settlement#RETRY}, else 0
-     * @param visibleAfter the new visibility of a {@code RETRY} at an instant, else {@code null}
-     * @param delay the delay, on the store's clock, of a {@code RETRY} after a delay, else {@code null}
      */
-    public record Settle(OutboxRow row, Settlement settlement, int nextAttempt, Instant visibleAfter, Duration delay) {}
+    public record Settle(OutboxRow row, Settlement settlement) {}
 
     /**
      * One timer change of a step.
@@ -151,7 +126,7 @@ public final class WorkflowStep {
             return true;
         }
         for (Settle s : settles) {
-            if (s.settlement() == Settlement.RETRY) {
+            if (s.settlement().kind() == Settlement.Kind.RETRY) {
                 return true;
             }
         }
@@ -203,7 +178,7 @@ public final class WorkflowStep {
         }
 
         /**
-         * @param more outbox rows to stage; each must satisfy O6, as for {@link EventStore#appendWithOutbox}
+         * @param more outbox rows to stage; each must satisfy O6, as for {@link ReactiveStore#appendWithOutbox}
          * @return this builder
          */
         @CanIgnoreReturnValue // returns this builder, for chaining
@@ -222,69 +197,57 @@ public final class WorkflowStep {
         }
 
         /**
-         * @param claimed a row of this workflow as its claim returned it; the step marks it {@code DONE}
+         * Settles a claimed row of this workflow in the step, fenced by its claim (W6) as
+         * {@link ReactiveStore#settle} is.
+         *
+         * @param claimed a row of this workflow as its claim returned it
+         * @param settlement how the step settles it; a {@link Settlement#retryAfter} counts its delay
+         *     from the commit, on the store's clock, and {@code commitStep} refuses one that takes
+         *     the visibility past the latest storable instant, naming {@code settles[i].delay} (O58)
+         * @return this builder
+         */
+        @CanIgnoreReturnValue // returns this builder, for chaining
+        public Builder settle(OutboxRow claimed, Settlement settlement) {
+            settles.add(new Settle(claimed, settlement));
+            return this;
+        }
+
+        /**
+         * @param claimed a row of this workflow as its claim returned it; the step marks it
+         *     {@code DONE}: {@code settle(claimed, Settlement.complete())}
          * @return this builder
          */
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder complete(OutboxRow claimed) {
-            settles.add(new Settle(claimed, Settlement.COMPLETE, 0, null, null));
-            return this;
+            return settle(claimed, Settlement.complete());
         }
 
-        /**
-         * @param claimed a row of this workflow as its claim returned it
-         * @param nextAttempt its new zero-based dispatch count
-         * @param visibleAfter when it may be claimed again
-         * @return this builder
-         */
+        /** @deprecated use {@code settle(claimed, Settlement.retryAt(nextAttempt, visibleAfter))} */
+        @Deprecated
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-            settles.add(new Settle(
-                    claimed,
-                    Settlement.RETRY,
-                    nextAttempt,
-                    InvalidArgumentException.requireNonNull(visibleAfter, "visibleAfter"),
-                    null));
-            return this;
+            return settle(claimed, Settlement.retryAt(nextAttempt, visibleAfter));
         }
 
-        /**
-         * @param claimed a row of this workflow as its claim returned it
-         * @param nextAttempt its new zero-based dispatch count
-         * @param delay how long after the commit, on the store's clock, it may be claimed again;
-         *     {@code commitStep} refuses one that takes the visibility past the latest storable
-         *     instant, naming {@code settles[i].delay} (O58)
-         * @return this builder
-         */
+        /** @deprecated use {@code settle(claimed, Settlement.retryAfter(nextAttempt, delay))} */
+        @Deprecated
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder retryAfter(OutboxRow claimed, int nextAttempt, Duration delay) {
-            settles.add(new Settle(
-                    claimed,
-                    Settlement.RETRY,
-                    nextAttempt,
-                    null,
-                    InvalidArgumentException.requireNonNull(delay, "delay")));
-            return this;
+            return settle(claimed, Settlement.retryAfter(nextAttempt, delay));
         }
 
-        /**
-         * @param claimed a row of this workflow as its claim returned it; the step dead-letters it
-         * @return this builder
-         */
+        /** @deprecated use {@code settle(claimed, Settlement.fail())} */
+        @Deprecated
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder fail(OutboxRow claimed) {
-            settles.add(new Settle(claimed, Settlement.FAIL, 0, null, null));
-            return this;
+            return settle(claimed, Settlement.fail());
         }
 
-        /**
-         * @param claimed a row of this workflow as its claim returned it; the step cancels it
-         * @return this builder
-         */
+        /** @deprecated use {@code settle(claimed, Settlement.cancel())} */
+        @Deprecated
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder cancel(OutboxRow claimed) {
-            settles.add(new Settle(claimed, Settlement.CANCEL, 0, null, null));
-            return this;
+            return settle(claimed, Settlement.cancel());
         }
 
         /**
@@ -317,7 +280,7 @@ public final class WorkflowStep {
          * @throws InvalidArgumentException naming the part that breaks a rule: {@code workflowId},
          *     {@code expectedSeq}, {@code events[i]}, {@code rows[i]}, {@code settles[i]} (null row,
          *     {@code .claimToken} not from a claim, {@code .workflowId} of another workflow,
-         *     {@code .dispatchKey} settled twice, {@code .nextAttempt} or {@code .delay} negative),
+         *     {@code .dispatchKey} settled twice, {@code .settlement} null),
          *     {@code timers[i].timerId} (null or changed twice)
          */
         public WorkflowStep build() {
@@ -357,12 +320,7 @@ public final class WorkflowStep {
                 throw new InvalidArgumentException(
                         name + ".dispatchKey", "settles row " + row.dispatchKey() + " a second time in one step");
             }
-            if (s.settlement() == Settlement.RETRY) {
-                InvalidArgumentException.requireNonNegative(s.nextAttempt(), name + ".nextAttempt");
-                if (s.delay() != null && s.delay().isNegative()) {
-                    throw new InvalidArgumentException(name + ".delay", "must not be negative, was " + s.delay());
-                }
-            }
+            InvalidArgumentException.requireNonNull(s.settlement(), name + ".settlement");
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.durablestore.core;
 
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -11,6 +12,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunSummary;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
@@ -255,42 +257,23 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
 
     // ------------------------------------------------------------------ claims
 
-    @Override
-    public final Mono<List<OutboxRow>> claim(int limit) {
-        return claim(null, limit, Set.of(), DispatchPolicy.none());
-    }
-
-    @Override
-    public final Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return claim(null, limit, held, DispatchPolicy.none());
-    }
-
-    @Override
-    public final Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return Mono.defer(() -> claim(requireScope(scope), limit, Set.of(), DispatchPolicy.none()));
-    }
-
-    @Override
-    public final Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return Mono.defer(() -> claim(requireScope(scope), limit, held, DispatchPolicy.none()));
-    }
-
     /**
-     * Every claim (O16–O27, O62–O64): the checks, the shortcuts that need no storage (none asked
+     * Every claim (O16–O28, O62–O65): the checks, the shortcuts that need no storage (none asked
      * for, or a route no stored row can be on), then the backend's claim; a corrupt row it met fails
      * the claim after it was dead-lettered.
      */
     @Override
-    public final Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
+    public final Mono<List<OutboxRow>> claim(ClaimRequest request) {
         return Mono.defer(() -> {
-            InvalidArgumentException.requireNonNegative(limit, "limit");
-            Set<String> heldKeys = Claims.heldKeys(held);
-            Claims.policy(scope, policy);
-            if (limit == 0 || StoredText.admitsNoStoredRow(scope)) {
+            InvalidArgumentException.requireNonNull(request, "request");
+            ClaimScope scope = request.scope();
+            DispatchPolicy policy = Claims.policy(scope, request.policy());
+            Set<String> heldKeys = Claims.heldKeys(request.heldWorkflows());
+            if (request.limit() == 0 || StoredText.admitsNoStoredRow(scope)) {
                 return Mono.just(List.<OutboxRow>of());
             }
             claimingUnder(policy);
-            return claims.claim(StoredText.matchable(scope), () -> limit, heldKeys, policy, false)
+            return claims.claim(StoredText.matchable(scope), request::limit, heldKeys, policy, false)
                     .flatMap(batch -> batch.corrupt() != null ? Mono.error(batch.corrupt()) : Mono.just(batch.rows()));
         });
     }
@@ -328,96 +311,58 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         return InvalidArgumentException.requireNonNull(workflowId, "workflowId");
     }
 
-    private static ClaimScope requireScope(ClaimScope scope) {
-        return InvalidArgumentException.requireNonNull(scope, "scope");
-    }
-
     // ------------------------------------------------------------------ settles
 
+    /** W6: checked and encoded at subscription; a settle other than a retry may free a workflow or a slot. */
     @Override
-    public final Mono<Void> complete(String dispatchKey) {
-        return freeing(settle(WorkflowStep.Settlement.COMPLETE, dispatchKey));
-    }
-
-    @Override
-    public final Mono<Void> complete(Collection<String> dispatchKeys) {
-        return freeing(settleAll(WorkflowStep.Settlement.COMPLETE, dispatchKeys));
-    }
-
-    @Override
-    public final Mono<Void> complete(OutboxRow claimed) {
-        return freeing(fenced(claimed, WorkflowStep.Settlement.COMPLETE, 0, null, "complete"));
-    }
-
-    @Override
-    public final Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
+    public final Mono<Void> settle(OutboxRow claimed, Settlement settlement) {
         return Mono.defer(() -> {
-            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
-            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = EpochNanos.of(visibleAfter, "visibleAfter");
-            if (!StoredText.storable(dispatchKey)) {
-                return Mono.empty(); // no row holds it (O33)
+            StepEncoder.Settle encoded = StepEncoder.fenced(claimed, settlement, "settle", clock.instant());
+            Mono<Void> write = writes.fenced(encoded, "settle");
+            return settlement.kind() == Settlement.Kind.RETRY ? write : freeing(write);
+        });
+    }
+
+    /**
+     * O29–O34, O53–O58: the storable keys, each once, in the order rows are visited and locked in;
+     * one key goes through the backend's single-row path, several through its bulk path.
+     */
+    @Override
+    public final Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement) {
+        return Mono.defer(() -> {
+            List<String> keys = SettleArguments.sortedKeys(dispatchKeys);
+            InvalidArgumentException.requireNonNull(settlement, "settlement");
+            if (settlement.kind() == Settlement.Kind.RETRY) {
+                return retryKeys(keys, settlement);
             }
-            return writes.retry(dispatchKey, nextAttempt, visible);
-        });
-    }
-
-    @Override
-    public final Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return Mono.defer(() -> {
-            List<String> sorted = SettleArguments.sortedKeys(dispatchKeys);
-            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
-            long visible = EpochNanos.of(visibleAfter, "visibleAfter");
-            return sorted.isEmpty() ? Mono.empty() : writes.retryAll(sorted, nextAttempt, visible);
-        });
-    }
-
-    @Override
-    public final Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-        return fenced(claimed, WorkflowStep.Settlement.RETRY, nextAttempt, visibleAfter, "retry");
-    }
-
-    @Override
-    public final Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
-        return Mono.defer(() -> {
-            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
-            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
-            SettleArguments.requireDelay(delay);
-            if (!StoredText.storable(dispatchKey)) {
-                return Mono.empty(); // no row holds it (O33)
+            if (keys.isEmpty()) {
+                return Mono.empty();
             }
-            return writes.retryAfter(dispatchKey, nextAttempt, delay);
+            Settlement.Kind kind = settlement.kind();
+            return freeing(keys.size() == 1 ? writes.settle(kind, keys.get(0)) : writes.settleAll(kind, keys));
         });
     }
 
-    @Override
-    public final Mono<Void> fail(String dispatchKey) {
-        return freeing(settle(WorkflowStep.Settlement.FAIL, dispatchKey));
-    }
-
-    @Override
-    public final Mono<Void> fail(Collection<String> dispatchKeys) {
-        return freeing(settleAll(WorkflowStep.Settlement.FAIL, dispatchKeys));
-    }
-
-    @Override
-    public final Mono<Void> fail(OutboxRow claimed) {
-        return freeing(fenced(claimed, WorkflowStep.Settlement.FAIL, 0, null, "fail"));
-    }
-
-    @Override
-    public final Mono<Void> settleCancelled(String dispatchKey) {
-        return freeing(settle(WorkflowStep.Settlement.CANCEL, dispatchKey));
-    }
-
-    @Override
-    public final Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return freeing(settleAll(WorkflowStep.Settlement.CANCEL, dispatchKeys));
-    }
-
-    @Override
-    public final Mono<Void> settleCancelled(OutboxRow claimed) {
-        return freeing(fenced(claimed, WorkflowStep.Settlement.CANCEL, 0, null, "settleCancelled"));
+    /** O30, O58: the visibility checked now; a delay counts from the store clock when the write runs. */
+    private Mono<Void> retryKeys(List<String> keys, Settlement retry) {
+        int attempt = retry.nextAttempt();
+        Duration delay = retry.delay();
+        if (delay == null) {
+            long visible = EpochNanos.of(retry.visibleAfter(), "settlement.visibleAfter");
+            if (keys.isEmpty()) {
+                return Mono.empty();
+            }
+            return keys.size() == 1
+                    ? writes.retry(keys.get(0), attempt, visible)
+                    : writes.retryAll(keys, attempt, () -> visible);
+        }
+        var unused = SettleArguments.visibleAfterNanos(clock.instant(), delay, "settlement.delay");
+        if (keys.isEmpty()) {
+            return Mono.empty();
+        }
+        return keys.size() == 1
+                ? writes.retryAfter(keys.get(0), attempt, delay)
+                : writes.retryAll(keys, attempt, () -> SettleArguments.visibleAfterNanos(clock.instant(), delay));
     }
 
     @Override
@@ -426,36 +371,6 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
             InvalidArgumentException.requireNonNull(workflowId, "workflowId");
             return writes.cancelWorkflowRows(workflowId).map(AbstractReactiveStore::inKeyOrder);
         }));
-    }
-
-    /** O29, O31, O32 of one key: a key no row can hold settles nothing, without a round trip (O33). */
-    private Mono<Void> settle(WorkflowStep.Settlement settlement, String dispatchKey) {
-        return Mono.defer(() -> {
-            InvalidArgumentException.requireNonEmpty(dispatchKey, "dispatchKey");
-            if (!StoredText.storable(dispatchKey)) {
-                return Mono.empty(); // no row holds it: a no-op, as for any unknown key (O33)
-            }
-            return writes.settle(settlement, dispatchKey);
-        });
-    }
-
-    /** The bulk form: the storable keys, each once, in the order rows are visited and locked in. */
-    private Mono<Void> settleAll(WorkflowStep.Settlement settlement, Collection<String> dispatchKeys) {
-        return Mono.defer(() -> {
-            List<String> sorted = SettleArguments.sortedKeys(dispatchKeys);
-            return sorted.isEmpty() ? Mono.empty() : writes.settleAll(settlement, sorted);
-        });
-    }
-
-    /** W6: a settle fenced by the claim that returned {@code claimed}, checked and encoded here. */
-    private Mono<Void> fenced(
-            OutboxRow claimed,
-            WorkflowStep.Settlement settlement,
-            int nextAttempt,
-            Instant visibleAfter,
-            String operation) {
-        return Mono.defer(() -> writes.fenced(
-                StepEncoder.fenced(claimed, settlement, nextAttempt, visibleAfter, operation), operation));
     }
 
     /** Keys a write returns, in code-point order on every backend. */

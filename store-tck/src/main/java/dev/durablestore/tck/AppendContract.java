@@ -12,10 +12,10 @@ import static dev.durablestore.tck.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
-import dev.durablestore.api.EventStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.WorkflowId;
@@ -430,7 +430,7 @@ public abstract class AppendContract extends ContractTestSupport {
     }
 
     static List<Supplier<? extends Publisher<?>>> appendsOf(
-            EventStore target, List<List<Event>> batches, long expectedSeq) {
+            ReactiveStore target, List<List<Event>> batches, long expectedSeq) {
         List<Supplier<? extends Publisher<?>>> operations = new ArrayList<>();
         for (List<Event> batch : batches) {
             WorkflowId id = batch.get(0).workflowId();

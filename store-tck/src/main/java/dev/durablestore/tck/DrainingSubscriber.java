@@ -2,6 +2,7 @@ package dev.durablestore.tck;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,7 +84,7 @@ final class DrainingSubscriber extends BaseSubscriber<OutboxRow> {
         if (delivered.size() == cancelAt) {
             cancel();
         }
-        store.complete(row.dispatchKey()).subscribe(null, error::set, () -> {
+        store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()).subscribe(null, error::set, () -> {
             completed.incrementAndGet();
             ask(1);
         });

@@ -28,7 +28,7 @@ import reactor.test.StepVerifier;
 
 /**
  * Contract group X for the event and timer stores (X9, X10, E11, S15): every invalid argument of
- * every {@code EventStore} and {@code TimerStore} method fails with an
+ * every history and timer method fails with an
  * {@link dev.durablestore.api.InvalidArgumentException} whose {@code argument()} and message name
  * the argument, delivered as {@code onError} (the method itself never throws), and nothing is
  * written.

@@ -3,11 +3,10 @@ package dev.durablestore.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.durablestore.api.EventStore;
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.TimerEntry;
-import dev.durablestore.api.TimerStore;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
@@ -45,55 +44,55 @@ final class KitSupport {
      * Appends a batch that starts right after the stored head: {@code expectedSeq} is the first
      * event's {@code seq - 1}, the workflow is the first event's. Fails the test unless it completes.
      */
-    static void given(EventStore store, List<? extends Event> events) {
+    static void given(ReactiveStore store, List<? extends Event> events) {
         Event first = events.get(0);
         append(store, first.workflowId(), events, first.seq() - 1);
     }
 
     /** Appends and fails the test unless the append completes. */
-    static void append(EventStore store, WorkflowId workflowId, List<? extends Event> events, long expectedSeq) {
+    static void append(ReactiveStore store, WorkflowId workflowId, List<? extends Event> events, long expectedSeq) {
         StepVerifier.create(store.append(workflowId, List.copyOf(events), expectedSeq))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
 
-    static List<Event> history(EventStore store, WorkflowId workflowId) {
+    static List<Event> history(ReactiveStore store, WorkflowId workflowId) {
         return collect(store.readHistory(workflowId));
     }
 
-    static List<Event> historyFrom(EventStore store, WorkflowId workflowId, long fromSeq) {
+    static List<Event> historyFrom(ReactiveStore store, WorkflowId workflowId, long fromSeq) {
         return collect(store.readHistoryFrom(workflowId, fromSeq));
     }
 
-    static long head(EventStore store, WorkflowId workflowId) {
+    static long head(ReactiveStore store, WorkflowId workflowId) {
         Long head = store.readHead(workflowId).block(TIMEOUT);
         assertThat(head).as("readHead(%s) must emit a value", workflowId).isNotNull();
         return head;
     }
 
-    static List<WorkflowId> workflowIds(EventStore store) {
+    static List<WorkflowId> workflowIds(ReactiveStore store) {
         return collect(store.listWorkflowIds());
     }
 
-    static List<WorkflowId> active(EventStore store) {
+    static List<WorkflowId> active(ReactiveStore store) {
         return collect(store.listActive());
     }
 
-    static List<WorkflowId> paused(EventStore store) {
+    static List<WorkflowId> paused(ReactiveStore store) {
         return collect(store.listPaused());
     }
 
-    static List<WorkflowSummary> query(EventStore store, WorkflowFilter filter) {
+    static List<WorkflowSummary> query(ReactiveStore store, WorkflowFilter filter) {
         return collect(store.query(filter));
     }
 
-    static List<RunSummary> runChain(EventStore store, WorkflowId workflowId) {
+    static List<RunSummary> runChain(ReactiveStore store, WorkflowId workflowId) {
         List<RunSummary> chain = store.readRunChain(workflowId).block(TIMEOUT);
         assertThat(chain).as("readRunChain(%s) must emit a list", workflowId).isNotNull();
         return chain;
     }
 
-    static List<TimerEntry> expired(TimerStore store, Instant asOf) {
+    static List<TimerEntry> expired(ReactiveStore store, Instant asOf) {
         return collect(store.expiredTimers(asOf));
     }
 

@@ -5,10 +5,10 @@ import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.OperatorStore;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
-import dev.durablestore.api.OutboxStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -61,9 +61,9 @@ public abstract class LeaseReaperContract extends OutboxContractSupport {
 
     /** The store as the reaper sees it: every {@code rearmStaleClaimed} call counted and observed. */
     @SuppressWarnings("unchecked")
-    private OutboxStore observed() {
-        return (OutboxStore) Proxy.newProxyInstance(
-                OutboxStore.class.getClassLoader(), new Class<?>[] {OutboxStore.class}, (proxy, method, args) -> {
+    private OperatorStore observed() {
+        return (OperatorStore) Proxy.newProxyInstance(
+                OperatorStore.class.getClassLoader(), new Class<?>[] {OperatorStore.class}, (proxy, method, args) -> {
                     if (!method.getName().equals("rearmStaleClaimed")) {
                         try {
                             return method.invoke(store, args);

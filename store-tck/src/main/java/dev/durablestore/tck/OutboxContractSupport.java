@@ -3,6 +3,7 @@ package dev.durablestore.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
@@ -50,7 +51,7 @@ abstract class OutboxContractSupport extends ContractTestSupport {
      * @return what a plain claim returned
      */
     protected List<OutboxRow> claim(int limit) {
-        return store.claim(limit).block(TIMEOUT);
+        return store.claim(ClaimRequest.of(limit)).block(TIMEOUT);
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
@@ -107,25 +108,17 @@ public abstract class StepArgumentContract extends StepContractSupport {
         WorkflowId w = g.workflowId();
         OutboxRow second = g.claimed().get(1);
 
-        // when steps retry with a negative attempt or delay, or change one timer twice, then each is refused
+        // when steps retry with a negative attempt or delay, settle without a settlement, or change
+        // one timer twice, then each is refused: the retry when its Settlement is built
+        buildRefused(() -> Settlement.retryAt(-1, now()), "nextAttempt");
+        buildRefused(() -> Settlement.retryAfter(-1, Duration.ofSeconds(1)), "nextAttempt");
+        buildRefused(() -> Settlement.retryAfter(1, Duration.ofSeconds(-1)), "delay");
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
                         .complete(g.first())
-                        .retry(second, -1, now())
+                        .settle(second, null)
                         .build(),
-                "settles[1].nextAttempt");
-        buildRefused(
-                () -> WorkflowStep.builder(w, 1)
-                        .complete(g.first())
-                        .retryAfter(second, -1, Duration.ofSeconds(1))
-                        .build(),
-                "settles[1].nextAttempt");
-        buildRefused(
-                () -> WorkflowStep.builder(w, 1)
-                        .complete(g.first())
-                        .retryAfter(second, 1, Duration.ofSeconds(-1))
-                        .build(),
-                "settles[1].delay");
+                "settles[1].settlement");
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
                         .scheduleTimer(DEADLINE, now())

@@ -1,12 +1,13 @@
 package dev.durablestore.micrometer.observation;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.ForwardingReactiveStore;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.event.Event;
@@ -17,14 +18,12 @@ import io.micrometer.common.KeyValues;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -274,93 +273,27 @@ public final class ObservedStore extends ForwardingReactiveStore {
                 });
     }
 
+    /** Observed as {@value StoreObservations#CLAIM}, operation {@code claim}, destination the request's route. */
     @Override
-    public Mono<List<OutboxRow>> claim(int limit) {
-        return claiming("claim", null, delegate().claim(limit));
+    public Mono<List<OutboxRow>> claim(ClaimRequest request) {
+        return claiming(
+                "claim", request == null ? null : request.scope(), delegate().claim(request));
     }
 
+    /** Observed as {@value StoreObservations#SETTLE}, operation the settlement's kind, destination the row's route. */
     @Override
-    public Mono<List<OutboxRow>> claimExcluding(int limit, Set<WorkflowId> held) {
-        return claiming("claimExcluding", null, delegate().claimExcluding(limit, held));
+    public Mono<Void> settle(OutboxRow claimed, Settlement settlement) {
+        return settlingRow(operation(settlement), claimed, delegate().settle(claimed, settlement));
     }
 
+    /** Observed as {@value StoreObservations#SETTLE}, operation the settlement's kind, on every route. */
     @Override
-    public Mono<List<OutboxRow>> claimScoped(ClaimScope scope, int limit) {
-        return claiming("claimScoped", scope, delegate().claimScoped(scope, limit));
+    public Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement) {
+        return settlingKeys(operation(settlement), dispatchKeys, delegate().settleKeys(dispatchKeys, settlement));
     }
 
-    @Override
-    public Mono<List<OutboxRow>> claimScopedExcluding(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return claiming("claimScopedExcluding", scope, delegate().claimScopedExcluding(scope, limit, held));
-    }
-
-    @Override
-    public Mono<List<OutboxRow>> claim(ClaimScope scope, int limit, Set<WorkflowId> held, DispatchPolicy policy) {
-        return claiming("claim", scope, delegate().claim(scope, limit, held, policy));
-    }
-
-    @Override
-    public Mono<Void> complete(String dispatchKey) {
-        return settlingKey("complete", dispatchKey, delegate().complete(dispatchKey));
-    }
-
-    @Override
-    public Mono<Void> complete(Collection<String> dispatchKeys) {
-        return settlingKeys("complete", dispatchKeys, delegate().complete(dispatchKeys));
-    }
-
-    @Override
-    public Mono<Void> complete(OutboxRow claimed) {
-        return settlingRow("complete", claimed, delegate().complete(claimed));
-    }
-
-    @Override
-    public Mono<Void> retry(String dispatchKey, int nextAttempt, Instant visibleAfter) {
-        return settlingKey("retry", dispatchKey, delegate().retry(dispatchKey, nextAttempt, visibleAfter));
-    }
-
-    @Override
-    public Mono<Void> retry(Collection<String> dispatchKeys, int nextAttempt, Instant visibleAfter) {
-        return settlingKeys("retry", dispatchKeys, delegate().retry(dispatchKeys, nextAttempt, visibleAfter));
-    }
-
-    @Override
-    public Mono<Void> retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-        return settlingRow("retry", claimed, delegate().retry(claimed, nextAttempt, visibleAfter));
-    }
-
-    @Override
-    public Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay) {
-        return settlingKey("retryAfter", dispatchKey, delegate().retryAfter(dispatchKey, nextAttempt, delay));
-    }
-
-    @Override
-    public Mono<Void> fail(String dispatchKey) {
-        return settlingKey("fail", dispatchKey, delegate().fail(dispatchKey));
-    }
-
-    @Override
-    public Mono<Void> fail(Collection<String> dispatchKeys) {
-        return settlingKeys("fail", dispatchKeys, delegate().fail(dispatchKeys));
-    }
-
-    @Override
-    public Mono<Void> fail(OutboxRow claimed) {
-        return settlingRow("fail", claimed, delegate().fail(claimed));
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(String dispatchKey) {
-        return settlingKey("settleCancelled", dispatchKey, delegate().settleCancelled(dispatchKey));
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(Collection<String> dispatchKeys) {
-        return settlingKeys("settleCancelled", dispatchKeys, delegate().settleCancelled(dispatchKeys));
-    }
-
-    @Override
-    public Mono<Void> settleCancelled(OutboxRow claimed) {
-        return settlingRow("settleCancelled", claimed, delegate().settleCancelled(claimed));
+    /** @return {@code complete}, {@code retry}, {@code fail} or {@code cancel}; {@code settle} for none */
+    private static String operation(Settlement settlement) {
+        return settlement == null ? "settle" : settlement.kind().name().toLowerCase(Locale.ROOT);
     }
 }

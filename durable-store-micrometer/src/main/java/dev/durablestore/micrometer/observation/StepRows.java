@@ -19,18 +19,7 @@ final class StepRows {
                 .append(step.events())
                 .stage(rows);
         for (WorkflowStep.Settle s : step.settles()) {
-            switch (s.settlement()) {
-                case COMPLETE -> b.complete(s.row());
-                case FAIL -> b.fail(s.row());
-                case CANCEL -> b.cancel(s.row());
-                case RETRY -> {
-                    if (s.delay() != null) {
-                        b.retryAfter(s.row(), s.nextAttempt(), s.delay());
-                    } else {
-                        b.retry(s.row(), s.nextAttempt(), s.visibleAfter());
-                    }
-                }
-            }
+            b.settle(s.row(), s.settlement());
         }
         for (WorkflowStep.TimerChange t : step.timers()) {
             if (t.cancels()) {

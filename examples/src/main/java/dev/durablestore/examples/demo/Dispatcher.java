@@ -5,8 +5,8 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
-import dev.durablestore.api.WorkflowStep.Settlement;
 import dev.durablestore.examples.demo.WorkflowSteps.Settled;
 import java.time.Duration;
 import java.time.Instant;
@@ -143,7 +143,7 @@ public final class Dispatcher {
                 default -> stats.onDeadLettered();
             }
         }
-        if (settled.settlement() != Settlement.RETRY) {
+        if (settled.settlement() != Settlement.Kind.RETRY) {
             stats.onSettled();
         }
         if (settled.ended() != WorkflowSteps.Ended.NO) {
@@ -159,7 +159,7 @@ public final class Dispatcher {
         }
         stats.onError();
         log.warn("dispatch of {} failed; returning it to pending in {}", row.dispatchKey(), ERROR_BACKOFF, e);
-        return store.retry(row, row.attempt(), Instant.now().plus(ERROR_BACKOFF))
+        return store.settle(row, Settlement.retryAt(row.attempt(), Instant.now().plus(ERROR_BACKOFF)))
                 .onErrorResume(again -> {
                     log.warn("could not return {} to pending; the lease reaper will", row.dispatchKey(), again);
                     return Mono.empty();

@@ -1,6 +1,6 @@
 package dev.durablestore.examples.demo;
 
-import dev.durablestore.api.OutboxStore;
+import dev.durablestore.api.OperatorStore;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
@@ -24,7 +24,7 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class ProgressReporter implements AutoCloseable {
 
-    private final OutboxStore outbox;
+    private final OperatorStore outbox;
     private final DemoStats stats;
     private final int workflows;
     private final PrintStream out;
@@ -51,7 +51,7 @@ public final class ProgressReporter implements AutoCloseable {
      * @param interval time between updates
      */
     public ProgressReporter(
-            OutboxStore outbox, DemoStats stats, int workflows, PrintStream out, boolean inPlace, Duration interval) {
+            OperatorStore outbox, DemoStats stats, int workflows, PrintStream out, boolean inPlace, Duration interval) {
         this.outbox = outbox;
         this.workflows = workflows;
         this.stats = stats;

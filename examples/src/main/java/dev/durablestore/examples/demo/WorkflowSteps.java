@@ -4,10 +4,10 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
-import dev.durablestore.api.WorkflowStep.Settlement;
 import dev.durablestore.api.event.ActivityCompleted;
 import dev.durablestore.api.event.ActivityError;
 import dev.durablestore.api.event.ActivityFailed;
@@ -91,7 +91,7 @@ public final class WorkflowSteps {
      * @param fresh true when the step recorded the outcome; false when the history already held it
      * @param ended whether the step also ended the workflow (told to one outcome of the step)
      */
-    public record Settled(Settlement settlement, boolean fresh, Ended ended) {}
+    public record Settled(Settlement.Kind settlement, boolean fresh, Ended ended) {}
 
     private final ReactiveStore store;
     private final DemoStats stats;
@@ -343,23 +343,23 @@ public final class WorkflowSteps {
             OutboxRow row = p.row;
             long a = o.activity().position();
             EventEnvelope env = new EventEnvelope(s.head + events.size() + 1, now, id);
-            Settlement settlement;
+            Settlement.Kind settlement;
             boolean fresh = false;
             if (!s.scheduled.contains(a)) {
                 results.add(new IllegalStateException("workflow " + id + " never scheduled " + o.activity()));
                 continue;
             } else if (completed.contains(a)) {
-                settlement = Settlement.COMPLETE;
+                settlement = Settlement.Kind.COMPLETE;
             } else if (dead.contains(a)) {
-                settlement = Settlement.FAIL;
+                settlement = Settlement.Kind.FAIL;
             } else if (o.succeeded()) {
                 events.add(new ActivityCompleted(
                         env, o.activity(), Payload.json("{\"ok\":true,\"attempt\":" + o.attempt() + "}"), o.attempt()));
                 completed.add(a);
-                settlement = Settlement.COMPLETE;
+                settlement = Settlement.Kind.COMPLETE;
                 fresh = true;
             } else if (!failedAttempts.add(HistoryState.attemptKey(a, o.attempt()))) {
-                settlement = Settlement.RETRY;
+                settlement = Settlement.Kind.RETRY;
             } else {
                 ActivityError.Kind kind = o.lastAttempt() ? ActivityError.Kind.TERMINAL : ActivityError.Kind.RETRYABLE;
                 events.add(
@@ -367,13 +367,13 @@ public final class WorkflowSteps {
                 if (o.lastAttempt()) {
                     dead.add(a);
                 }
-                settlement = o.lastAttempt() ? Settlement.FAIL : Settlement.RETRY;
+                settlement = o.lastAttempt() ? Settlement.Kind.FAIL : Settlement.Kind.RETRY;
                 fresh = true;
             }
             switch (settlement) {
                 case COMPLETE -> step.complete(row);
-                case FAIL -> step.fail(row);
-                default -> step.retryAfter(row, row.attempt() + 1, backoff(row.attempt()));
+                case FAIL -> step.settle(row, Settlement.fail());
+                default -> step.settle(row, Settlement.retryAfter(row.attempt() + 1, backoff(row.attempt())));
             }
             last = results.size();
             results.add(new Settled(settlement, fresh, Ended.NO));

@@ -1,10 +1,10 @@
 package dev.durablestore.examples.demo;
 
 import dev.durablestore.api.ActivityId;
-import dev.durablestore.api.EventStore;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.WorkflowId;
@@ -156,7 +156,7 @@ public final class Workload {
      * @param stats receives a count per staged or skipped workflow
      * @return the totals, when every workflow is staged or skipped
      */
-    public static Mono<StageResult> stage(EventStore store, int workflows, int k, int concurrency, DemoStats stats) {
+    public static Mono<StageResult> stage(ReactiveStore store, int workflows, int k, int concurrency, DemoStats stats) {
         AtomicLong staged = new AtomicLong();
         AtomicLong skipped = new AtomicLong();
         return Flux.range(0, workflows)

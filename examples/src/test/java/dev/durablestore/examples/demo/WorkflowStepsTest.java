@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep.Settlement;
 import dev.durablestore.api.event.ActivityCompleted;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.WorkflowCompleted;
@@ -59,7 +59,7 @@ class WorkflowStepsTest {
 
             // then each is recorded once, its row is done, and one step also ended the workflow
             assertThat(results).hasSize(k).allSatisfy(r -> {
-                assertThat(r.settlement()).isEqualTo(Settlement.COMPLETE);
+                assertThat(r.settlement()).isEqualTo(Settlement.Kind.COMPLETE);
                 assertThat(r.fresh()).isTrue();
             });
             assertThat(results).filteredOn(r -> r.ended() == Ended.COMPLETED).hasSize(1);
@@ -84,7 +84,7 @@ class WorkflowStepsTest {
             StepVerifier.create(steps.commit(
                             redelivered,
                             new Outcome(Workload.activityId(redelivered.ordinal()), 2, false, false, "late")))
-                    .expectNext(new Settled(Settlement.COMPLETE, false, Ended.NO))
+                    .expectNext(new Settled(Settlement.Kind.COMPLETE, false, Ended.NO))
                     .verifyComplete();
             assertThat(store.readHead(w).block(WAIT)).isEqualTo(history.size());
             assertThat(store.rowState(again.dispatchKey()).block(WAIT).status()).isEqualTo(OutboxStatus.DONE);
@@ -118,14 +118,14 @@ class WorkflowStepsTest {
             assertThatThrownBy(stale::join)
                     .isInstanceOf(CompletionException.class)
                     .hasCauseInstanceOf(StaleClaimException.class);
-            assertThat(second.join()).isEqualTo(new Settled(Settlement.COMPLETE, true, Ended.NO));
-            assertThat(third.join()).isEqualTo(new Settled(Settlement.COMPLETE, true, Ended.NO));
+            assertThat(second.join()).isEqualTo(new Settled(Settlement.Kind.COMPLETE, true, Ended.NO));
+            assertThat(third.join()).isEqualTo(new Settled(Settlement.Kind.COMPLETE, true, Ended.NO));
             assertThat(store.readHead(w).block(WAIT)).isEqualTo(4 + 2);
             assertThat(store.rowState(first.dispatchKey()).block(WAIT).status()).isEqualTo(OutboxStatus.CLAIMED);
 
             // and the current claim's outcome completes the row and the workflow
             StepVerifier.create(steps.commit(taken, success(taken)))
-                    .expectNext(new Settled(Settlement.COMPLETE, true, Ended.COMPLETED))
+                    .expectNext(new Settled(Settlement.Kind.COMPLETE, true, Ended.COMPLETED))
                     .verifyComplete();
             assertThat(store.readHead(w).block(WAIT)).isEqualTo(4 + 3 + 1);
             assertThat(store.listUnsettledWorkflowIds().collectList().block(WAIT))

@@ -61,7 +61,7 @@ public final class StoredText {
     }
 
     /**
-     * Checks a timer id for {@link dev.durablestore.api.TimerStore#scheduleTimer}: a named timer's name must be storable.
+     * Checks a timer id for {@link dev.durablestore.api.ReactiveStore#scheduleTimer}: a named timer's name must be storable.
      *
      * @param timerId the timer id
      * @param argument its name

@@ -2,6 +2,7 @@ package dev.durablestore.core.internal;
 
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.internal.ClaimFence;
@@ -74,43 +75,45 @@ public final class StepEncoder {
     }
 
     /**
-     * One fenced settle given by key and claim (the fenced forms of {@code complete}, {@code retry},
-     * {@code fail} and {@code settleCancelled}).
+     * One fenced settle of a claimed row ({@code settle(claimed, settlement)}, W6).
      *
      * @param claimed the row as its claim returned it
      * @param settlement how to settle it
-     * @param nextAttempt the new attempt of a retry
-     * @param visibleAfter the new visibility of a retry, else {@code null}
-     * @param operation the operation name
+     * @param operation the operation name for a {@link StaleClaimException}
+     * @param now the store clock's instant as the settle is subscribed (see {@link #encode})
      * @return the encoded settle
+     * @throws InvalidArgumentException naming {@code claimed.claimToken}, {@code settlement}, or
+     *     {@code settlement.visibleAfter} / {@code settlement.delay} when the store cannot keep it
+     * @throws StaleClaimException when the row's key cannot be stored, so no claim can hold it
      */
-    public static Settle fenced(
-            OutboxRow claimed,
-            WorkflowStep.Settlement settlement,
-            int nextAttempt,
-            Instant visibleAfter,
-            String operation) {
+    public static Settle fenced(OutboxRow claimed, Settlement settlement, String operation, Instant now) {
         ClaimFence.requireClaimed(claimed, "claimed");
-        Long visible = null;
-        if (settlement == WorkflowStep.Settlement.RETRY) {
-            InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
-            visible = EpochNanos.of(visibleAfter, "visibleAfter");
-        }
-        requireStorableKey(claimed, operation);
-        return new Settle(
-                claimed.dispatchKey(), claimed.claimToken(), settlement, nextAttempt, visible, null, "claimed");
+        InvalidArgumentException.requireNonNull(settlement, "settlement");
+        return settle(claimed, settlement, "settlement", operation, now);
     }
 
     private static Settle settle(WorkflowStep.Settle s, String name, String operation, Instant now) {
-        OutboxRow row = s.row();
-        Long visible = s.visibleAfter() == null ? null : EpochNanos.of(s.visibleAfter(), name + ".visibleAfter");
-        if (s.delay() != null) {
+        return settle(s.row(), s.settlement(), name, operation, now);
+    }
+
+    /** @param name the settlement's name in errors: {@code settles[1]} in a step, {@code settlement} alone */
+    private static Settle settle(OutboxRow row, Settlement settlement, String name, String operation, Instant now) {
+        Long visible = settlement.visibleAfter() == null
+                ? null
+                : EpochNanos.of(settlement.visibleAfter(), name + ".visibleAfter");
+        if (settlement.delay() != null) {
             var unused = SettleArguments.visibleAfterNanos(
-                    now, s.delay(), name + ".delay"); // checked here, computed by the backend on its clock
+                    now, settlement.delay(), name + ".delay"); // checked here, computed by the backend on its clock
         }
         requireStorableKey(row, operation);
         return new Settle(
-                row.dispatchKey(), row.claimToken(), s.settlement(), s.nextAttempt(), visible, s.delay(), name);
+                row.dispatchKey(),
+                row.claimToken(),
+                settlement.kind(),
+                settlement.nextAttempt(),
+                visible,
+                settlement.delay(),
+                name);
     }
 
     private static void requireStorableKey(OutboxRow row, String operation) {
@@ -144,16 +147,16 @@ public final class StepEncoder {
      *
      * @param dispatchKey the row
      * @param claimToken the claim it must still be under
-     * @param settlement how it is settled
+     * @param kind how it is settled
      * @param nextAttempt the new attempt of a retry
      * @param visibleAfterNanos the new visibility of a retry at an instant, else {@code null}
      * @param delay the delay of a retry after a delay on the store's clock, else {@code null}
-     * @param argument the settle's name in errors ({@code settles[1]}, {@code claimed})
+     * @param argument the settlement's name in errors ({@code settles[1]}, {@code settlement})
      */
     public record Settle(
             String dispatchKey,
             long claimToken,
-            WorkflowStep.Settlement settlement,
+            Settlement.Kind kind,
             int nextAttempt,
             Long visibleAfterNanos,
             Duration delay,

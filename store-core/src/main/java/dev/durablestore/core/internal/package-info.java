@@ -3,7 +3,7 @@
  * demand-driven claim stream and its in-process wake-ups, and the argument checks every backend
  * applies before a write ({@link dev.durablestore.core.internal.EventEncoder},
  * {@link dev.durablestore.core.internal.OutboxRowEncoder}, {@link dev.durablestore.api.internal.StoredText}). Application code should use
- * {@link dev.durablestore.api.OutboxStore#claimStream} instead.
+ * {@link dev.durablestore.api.ReactiveStore#claimStream} instead.
  */
 @CheckReturnValue
 package dev.durablestore.core.internal;

@@ -1,12 +1,13 @@
 package dev.durablestore.core.storage;
 
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongSupplier;
 import reactor.core.publisher.Mono;
 
 /**
@@ -33,20 +34,20 @@ public interface OutboxWriteStorage {
     /**
      * O29, O31, O32: the live row settled; nothing when no live row has the key (O33).
      *
-     * @param settlement {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
+     * @param kind {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
      * @param dispatchKey a storable key
      * @return completes once committed
      */
-    Mono<Void> settle(WorkflowStep.Settlement settlement, String dispatchKey);
+    Mono<Void> settle(Settlement.Kind kind, String dispatchKey);
 
     /**
      * O29, O31, O32 for several rows, in one transaction.
      *
-     * @param settlement {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
+     * @param kind {@code COMPLETE}, {@code FAIL} or {@code CANCEL}
      * @param dispatchKeys storable keys, distinct, in code-point order, at least one
      * @return completes once committed
      */
-    Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> dispatchKeys);
+    Mono<Void> settleAll(Settlement.Kind kind, List<String> dispatchKeys);
 
     /**
      * O30: the live row pending again.
@@ -59,14 +60,16 @@ public interface OutboxWriteStorage {
     Mono<Void> retry(String dispatchKey, int nextAttempt, long visibleAfterNanos);
 
     /**
-     * O30 for several rows, in one transaction.
+     * O30 and O58 for several rows, in one transaction.
      *
      * @param dispatchKeys storable keys, distinct, in code-point order, at least one
      * @param nextAttempt their next attempt, not negative
-     * @param visibleAfterNanos when they are claimable again
+     * @param visibleAfterNanos when they are claimable again, read once as the write runs (a retry
+     *     after a delay counts it from the store clock then); may throw
+     *     {@code InvalidArgumentException}, which fails the write and changes nothing
      * @return completes once committed
      */
-    Mono<Void> retryAll(List<String> dispatchKeys, int nextAttempt, long visibleAfterNanos);
+    Mono<Void> retryAll(List<String> dispatchKeys, int nextAttempt, LongSupplier visibleAfterNanos);
 
     /**
      * O30, X10: visible again {@code delay} after the store clock's instant as the write runs.

@@ -30,7 +30,7 @@ final class FencedSettles {
      * @return completes once the row is settled
      */
     static Mono<Void> apply(Connection c, StepEncoder.Settle s, long nowNanos, String operation) {
-        Mono<Long> update = switch (s.settlement()) {
+        Mono<Long> update = switch (s.kind()) {
             case RETRY ->
                 Sql.update(
                         c,

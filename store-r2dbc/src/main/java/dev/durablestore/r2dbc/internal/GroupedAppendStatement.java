@@ -6,8 +6,8 @@ import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.PAYLOAD;
 import static dev.durablestore.r2dbc.internal.ArrayRelation.Type.TEXT;
 
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
@@ -273,12 +273,12 @@ final class GroupedAppendStatement {
                 rows.add(OutboxRows.Staged.of(i, r, nowNanos));
             }
             for (StepEncoder.Settle s : a.settles()) {
-                boolean retry = s.settlement() == WorkflowStep.Settlement.RETRY;
+                boolean retry = s.kind() == Settlement.Kind.RETRY;
                 settles.add(new SettleAt(
                         i,
                         s.dispatchKey(),
                         s.claimToken(),
-                        s.settlement().status().token(),
+                        s.kind().status().token(),
                         retry ? s.nextAttempt() : 0,
                         retry ? s.retryVisibleAfter(nowNanos) : 0L));
             }

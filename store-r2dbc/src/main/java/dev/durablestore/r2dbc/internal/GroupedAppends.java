@@ -2,7 +2,7 @@ package dev.durablestore.r2dbc.internal;
 
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.InvalidArgumentException;
-import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
@@ -101,7 +101,7 @@ final class GroupedAppends {
                 return true;
             }
             for (StepEncoder.Settle s : settles) {
-                if (s.settlement() == WorkflowStep.Settlement.RETRY) {
+                if (s.kind() == Settlement.Kind.RETRY) {
                     return true;
                 }
             }

@@ -1,7 +1,7 @@
 package dev.durablestore.r2dbc.internal;
 
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.StepEncoder;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -116,7 +116,7 @@ final class GroupedFencedSettles {
         for (GroupCommit.Call<Fenced, Void> call : sorted) {
             StepEncoder.Settle s = call.request().settle();
             try {
-                visible.add(s.settlement() == WorkflowStep.Settlement.RETRY ? s.retryVisibleAfter(nowNanos) : 0L);
+                visible.add(s.kind() == Settlement.Kind.RETRY ? s.retryVisibleAfter(nowNanos) : 0L);
                 round.add(call);
             } catch (RuntimeException e) { // a retry's delay past the storable bound (O58): it alone fails
                 call.fail(e);
@@ -137,9 +137,9 @@ final class GroupedFencedSettles {
             StepEncoder.Settle s = round.get(i).request().settle();
             keys[i] = s.dispatchKey();
             tokens[i] = s.claimToken();
-            statuses[i] = s.settlement() == WorkflowStep.Settlement.RETRY
+            statuses[i] = s.kind() == Settlement.Kind.RETRY
                     ? PENDING
-                    : s.settlement().status().token();
+                    : s.kind().status().token();
             attempts[i] = (long) s.nextAttempt();
             retries |= PENDING.equals(statuses[i]);
             alike &= statuses[i].equals(statuses[0]);

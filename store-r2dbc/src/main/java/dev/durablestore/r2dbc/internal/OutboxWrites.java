@@ -3,8 +3,8 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -122,7 +123,7 @@ final class OutboxWrites implements OutboxWriteStorage {
             return fencedSettles.submit(operation, s); // wakes the streams itself after a retry
         }
         Mono<Void> write = db.write(operation, c -> FencedSettles.apply(c, s, now(), operation));
-        return s.settlement() == WorkflowStep.Settlement.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
+        return s.kind() == Settlement.Kind.RETRY ? write.doOnSuccess(v -> wake.run()) : write;
     }
 
     /**
@@ -170,14 +171,13 @@ final class OutboxWrites implements OutboxWriteStorage {
 
     /** O29, O31, O32: on PostgreSQL grouped with concurrent settles into one statement. */
     @Override
-    public Mono<Void> settle(WorkflowStep.Settlement settlement, String key) {
-        String name = operation(settlement);
+    public Mono<Void> settle(Settlement.Kind kind, String key) {
+        String name = operation(kind);
         if (settles != null) {
             return settles.submit(
-                    name, new GroupedSettles.Settle(key, settlement.status().token(), 0, 0));
+                    name, new GroupedSettles.Settle(key, kind.status().token(), 0, 0));
         }
-        return db.write(name, c -> Sql.update(c, settleSql(settlement), now(), key))
-                .then();
+        return db.write(name, c -> Sql.update(c, settleSql(kind), now(), key)).then();
     }
 
     /**
@@ -185,19 +185,19 @@ final class OutboxWrites implements OutboxWriteStorage {
      * keys in code-point order, the order PostgreSQL's {@code "C"} index locks them in.
      */
     @Override
-    public Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> keys) {
-        String sql = switch (settlement) {
+    public Mono<Void> settleAll(Settlement.Kind kind, List<String> keys) {
+        String sql = switch (kind) {
             case COMPLETE -> COMPLETE_KEYS;
             case FAIL -> FAIL_KEYS;
             case CANCEL -> SETTLE_CANCELLED_KEYS;
             case RETRY -> throw new IllegalArgumentException("a retry is not a settle of this kind");
         };
-        return deadlockRetried(db.write(operation(settlement), c -> updateKeys(c, sql, keys, now())))
+        return deadlockRetried(db.write(operation(kind), c -> updateKeys(c, sql, keys, now())))
                 .then();
     }
 
-    private static String operation(WorkflowStep.Settlement settlement) {
-        return switch (settlement) {
+    private static String operation(Settlement.Kind kind) {
+        return switch (kind) {
             case COMPLETE -> "complete";
             case FAIL -> "fail";
             case CANCEL -> "settleCancelled";
@@ -205,8 +205,8 @@ final class OutboxWrites implements OutboxWriteStorage {
         };
     }
 
-    private static String settleSql(WorkflowStep.Settlement settlement) {
-        return switch (settlement) {
+    private static String settleSql(Settlement.Kind kind) {
+        return switch (kind) {
             case COMPLETE -> COMPLETE;
             case FAIL -> FAIL;
             case CANCEL -> SETTLE_CANCELLED;
@@ -224,10 +224,14 @@ final class OutboxWrites implements OutboxWriteStorage {
                 .then();
     }
 
-    /** O30, bulk: like {@link #settleAll}, waking the claim streams after the commit. */
+    /**
+     * O30, bulk: like {@link #settleAll}, waking the claim streams after the commit; the visibility is
+     * read in the transaction, so a delay counts from the write (O58).
+     */
     @Override
-    public Mono<Void> retryAll(List<String> keys, int nextAttempt, long visible) {
-        return deadlockRetried(waking("retry", c -> updateKeys(c, RETRY_KEYS, keys, (long) nextAttempt, visible)))
+    public Mono<Void> retryAll(List<String> keys, int nextAttempt, LongSupplier visible) {
+        return deadlockRetried(
+                        waking("retry", c -> updateKeys(c, RETRY_KEYS, keys, (long) nextAttempt, visible.getAsLong())))
                 .then();
     }
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StepEncoder;
@@ -30,7 +30,7 @@ class GroupedAppendStatementTest {
                         OutboxRow.pending(W, 0, "work", Payload.json("{}"), Instant.EPOCH), payload, 0L, null))
                 : List.of();
         List<StepEncoder.Settle> settles = step
-                ? List.of(new StepEncoder.Settle("k", 7L, WorkflowStep.Settlement.RETRY, 2, 5L, null, "settles[0]"))
+                ? List.of(new StepEncoder.Settle("k", 7L, Settlement.Kind.RETRY, 2, 5L, null, "settles[0]"))
                 : List.of();
         List<StepEncoder.Timer> timers = step ? List.of(new StepEncoder.Timer("t", null)) : List.of();
         return new GroupedAppends.Append("append", W.toString(), 0, events, staged, settles, timers);

@@ -47,7 +47,7 @@ final class FencedSettles {
     static boolean apply(DbConnection c, StepEncoder.Settle s, long nowNanos) throws SQLException {
         PreparedStatement ps;
         int i = 1;
-        switch (s.settlement()) {
+        switch (s.kind()) {
             case RETRY -> {
                 ps = c.prepare(RETRY);
                 ps.setLong(i++, s.nextAttempt());
@@ -55,10 +55,10 @@ final class FencedSettles {
             }
             case COMPLETE, FAIL, CANCEL -> {
                 ps = c.prepare(SETTLE);
-                ps.setString(i++, s.settlement().status().token());
+                ps.setString(i++, s.kind().status().token());
                 ps.setLong(i++, nowNanos);
             }
-            default -> throw new IllegalStateException("unknown settlement " + s.settlement());
+            default -> throw new IllegalStateException("unknown settlement " + s.kind());
         }
         ps.setString(i++, s.dispatchKey());
         ps.setLong(i, s.claimToken());

@@ -3,9 +3,9 @@ package dev.durablestore.sqlite.internal;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
@@ -113,29 +113,29 @@ final class OutboxWrites implements OutboxWriteStorage {
     /**
      * O29, O31, O32.
      *
-     * @param settlement complete, fail or cancel
+     * @param kind complete, fail or cancel
      * @param key a storable key
      * @return completion
      */
     @Override
-    public Mono<Void> settle(WorkflowStep.Settlement settlement, String key) {
-        return writer.submit(new SettleCommand(kind(settlement), key, clock));
+    public Mono<Void> settle(Settlement.Kind kind, String key) {
+        return writer.submit(new SettleCommand(kind(kind), key, clock));
     }
 
     /**
      * O29, O31, O32 in bulk: one command, one statement over the keys.
      *
-     * @param settlement complete, fail or cancel
+     * @param kind complete, fail or cancel
      * @param keys storable keys, distinct, sorted
      * @return completion
      */
     @Override
-    public Mono<Void> settleAll(WorkflowStep.Settlement settlement, List<String> keys) {
-        return writer.submit(SettleCommand.bulk(kind(settlement), keys, clock));
+    public Mono<Void> settleAll(Settlement.Kind kind, List<String> keys) {
+        return writer.submit(SettleCommand.bulk(kind(kind), keys, clock));
     }
 
-    private static SettleCommand.Kind kind(WorkflowStep.Settlement settlement) {
-        return switch (settlement) {
+    private static SettleCommand.Kind kind(Settlement.Kind kind) {
+        return switch (kind) {
             case COMPLETE -> SettleCommand.Kind.COMPLETE;
             case FAIL -> SettleCommand.Kind.FAIL;
             case CANCEL -> SettleCommand.Kind.CANCEL;
@@ -153,7 +153,7 @@ final class OutboxWrites implements OutboxWriteStorage {
      */
     @Override
     public Mono<Void> fenced(StepEncoder.Settle s, String operation) {
-        return writer.submit(Commands.of(operation, s.settlement() == WorkflowStep.Settlement.RETRY, c -> {
+        return writer.submit(Commands.of(operation, s.kind() == Settlement.Kind.RETRY, c -> {
             if (!FencedSettles.apply(c, s, now())) {
                 // the update changed nothing: the command is refused, its transaction goes on
                 throw new StaleClaimException(operation, s.dispatchKey(), s.claimToken());
@@ -180,12 +180,12 @@ final class OutboxWrites implements OutboxWriteStorage {
      *
      * @param keys storable keys, distinct, sorted
      * @param nextAttempt attempt count
-     * @param visible next visibility, epoch nanoseconds
+     * @param visible next visibility, epoch nanoseconds, read when the command runs
      * @return completion
      */
     @Override
-    public Mono<Void> retryAll(List<String> keys, int nextAttempt, long visible) {
-        return retrying("retry", RETRY_MANY, nextAttempt, () -> visible, JsonArrays.of(keys));
+    public Mono<Void> retryAll(List<String> keys, int nextAttempt, LongSupplier visible) {
+        return retrying("retry", RETRY_MANY, nextAttempt, visible, JsonArrays.of(keys));
     }
 
     /**

@@ -50,7 +50,7 @@ final class SettleCommand implements GroupedCommand<SettleCommand> {
     }
 
     /**
-     * The bulk settle of {@code OutboxStore.complete(Collection)} and its siblings: one statement
+     * The bulk settle of {@code settleKeys} (complete, fail, cancel): one statement
      * over every key, run as one command (so one transaction) of its own.
      *
      * @param kind which settlement

@@ -1,7 +1,7 @@
 package dev.durablestore.sqlite.internal;
 
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
-import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.StepEncoder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -49,7 +49,7 @@ final class StepCommand implements GroupedCommand<StepCommand> {
             if (!FencedSettles.current(c, s)) {
                 throw new StaleClaimException(NAME, s.dispatchKey(), s.claimToken());
             }
-            if (s.settlement() == WorkflowStep.Settlement.RETRY) {
+            if (s.kind() == Settlement.Kind.RETRY) {
                 var unused =
                         s.retryVisibleAfter(now); // a delay too long from this clock is refused here, before any write
             }

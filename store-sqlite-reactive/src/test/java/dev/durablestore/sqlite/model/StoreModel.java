@@ -30,7 +30,7 @@ import java.util.function.Predicate;
 /**
  * An in-memory reference model of the store contract (groups E, R, T and O of STORE-CONTRACT.md,
  * with the Java resolutions) plus the Java-only outbox operations documented on
- * {@link dev.durablestore.api.OutboxStore} (heartbeat, redrive, pruneSettled).
+ * {@link dev.durablestore.api.OperatorStore} (heartbeat, redrive, pruneSettled).
  *
  * <p>Written from the rules, not from the SQLite code: every method names the rules it follows.
  * Deterministic given its clock, which it reads once per operation exactly as the store does.
@@ -354,7 +354,7 @@ final class StoreModel {
         return rearmed;
     }
 
-    /** OutboxStore#heartbeat: claimed rows among the keys get {@code claimedAt = now}; their keys, ascending. */
+    /** OperatorStore#heartbeat: claimed rows among the keys get {@code claimedAt = now}; their keys, ascending. */
     List<String> heartbeat(Collection<String> keys) {
         Instant now = clock.instant();
         TreeSet<String> refreshed = new TreeSet<>();
@@ -368,7 +368,7 @@ final class StoreModel {
         return List.copyOf(refreshed);
     }
 
-    /** OutboxStore#redrive: a FAILED row back to pending, visible now. */
+    /** OperatorStore#redrive: a FAILED row back to pending, visible now. */
     boolean redrive(String key, boolean resetAttempt) {
         OutboxRow r = rows.get(key);
         if (r == null || r.status() != OutboxStatus.FAILED) {
@@ -378,7 +378,7 @@ final class StoreModel {
         return true;
     }
 
-    /** OutboxStore#redriveWorkflow: every FAILED row of the workflow; keys ascending. */
+    /** OperatorStore#redriveWorkflow: every FAILED row of the workflow; keys ascending. */
     List<String> redriveWorkflow(WorkflowId w, boolean resetAttempt) {
         Instant now = clock.instant();
         List<String> keys = new ArrayList<>();
@@ -397,7 +397,7 @@ final class StoreModel {
         settledAt.remove(r.dispatchKey());
     }
 
-    /** OutboxStore#pruneSettled: deletes terminal rows settled strictly before the cutoff. */
+    /** OperatorStore#pruneSettled: deletes terminal rows settled strictly before the cutoff. */
     long pruneSettled(Instant settledBefore, int batchSize) {
         if (batchSize < 1) {
             throw new InvalidArgumentException("batchSize", "must be at least 1");

@@ -1,0 +1,232 @@
+package dev.durablestore.api;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * What an operator console, a lease reaper or a maintenance job uses: listings and checks of the
+ * history, listings and counts of the outbox, and its repairs (re-arm, redrive, cancel, prune, the
+ * unfenced settle by keys). Every {@link ReactiveStore} is one; code that needs only this part
+ * (such as {@link OutboxLeaseReaper}) takes this type.
+ *
+ * <p>Cold publishers, errors as signals, as on {@link ReactiveStore}. Every operation that looks a
+ * key or a namespace up answers a text no row can hold (X10) as one that is not stored: settles
+ * are no-ops, {@link #rowState} is empty, {@link #redrive} is false, counts are 0.
+ */
+public interface OperatorStore {
+
+    // ------------------------------------------------------------------ history: listings and checks
+
+    /**
+     * @return every workflow with at least one event, once each, in ascending id order (R9)
+     */
+    Flux<WorkflowId> listWorkflowIds();
+
+    /**
+     * @return the workflows whose projected status is {@code RUNNING}, in ascending id order (R19)
+     */
+    Flux<WorkflowId> listActive();
+
+    /**
+     * @return the workflows whose projected status is {@code PAUSED}, in ascending id order (R20)
+     */
+    Flux<WorkflowId> listPaused();
+
+    /**
+     * Projects a summary for each workflow that has a {@code WorkflowStarted} and matches the filter
+     * (R24–R39).
+     *
+     * @param filter the filter; {@link WorkflowFilter#all()} matches every started workflow
+     * @return the summaries ordered by start time, then workflow id
+     */
+    Flux<WorkflowSummary> query(WorkflowFilter filter);
+
+    /**
+     * Splits the history into runs and orders them root first along parent links (R40–R45).
+     *
+     * @param workflowId the workflow
+     * @return the runs; an empty list for an unknown workflow or one with no start event; fails
+     *     with {@link BackendException} for a malformed chain
+     */
+    Mono<List<RunSummary>> readRunChain(WorkflowId workflowId);
+
+    /**
+     * Decodes every stored event, ordered by workflow id then {@code seq} (S25).
+     *
+     * @return completes empty when every event decodes; otherwise fails with a
+     *     {@link SerializationException} naming the first undecodable event's workflow and seq
+     */
+    Mono<Void> validateStoredEvents();
+
+    /**
+     * Decodes every stored event and reports each one that does not decode, ordered by workflow id
+     * then {@code seq}; read-only. Where {@link #validateStoredEvents()} stops at the first bad
+     * row, this finds them all, e.g. to repair or quarantine them.
+     *
+     * @return every undecodable event; empty when all decode
+     */
+    Flux<UndecodableEvent> findUndecodableEvents();
+
+    // ------------------------------------------------------------------ outbox: listings and counts
+
+    /**
+     * Lists stored rows matching every non-null field of the query, ordered by dispatch key
+     * (code-point order), at most {@code query.limit()} of them; read-only (O60). A page continues
+     * after {@link OutboxQuery#afterKey()}: passing the last key of a page lists the next one. A
+     * text filter that cannot be stored matches nothing (O33). Built for operator tools (dead
+     * letters, stuck claims, a workflow's rows), not for dispatch: a filter that matches few of many
+     * rows may read many.
+     *
+     * @param query the filter and page
+     * @return the rows, with their claim tokens, so a listed claimed row can be settled fenced;
+     *     fails with {@link InvalidArgumentException} naming {@code query} when it is null
+     */
+    Flux<OutboxRow> listOutbox(OutboxQuery query);
+
+    /**
+     * @param dispatchKey the row
+     * @return its status, attempt and visibility, or empty when the key is not stored, as for a key
+     *     that cannot be stored (O50)
+     */
+    Mono<OutboxRowState> rowState(String dispatchKey);
+
+    /**
+     * Counts rows per route and status, reading at most {@code cap} rows of each status, so the
+     * cost is bounded however large the outbox grows (O61). A status of which {@code cap} rows were
+     * found is reported in {@link OutboxCounts#capped()} and its counts are lower bounds. Read-only.
+     *
+     * @param dueBy pending rows visible at or before it count as due
+     * @param claimedBefore claimed rows claimed strictly before it count as stale
+     * @param cap the most rows read per status, 1 to {@value OutboxQuery#MAX_COUNT_CAP}
+     * @return the counts; fails with {@link InvalidArgumentException} naming {@code dueBy},
+     *     {@code claimedBefore} or {@code cap}
+     */
+    Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap);
+
+    /**
+     * @param namespace the namespace
+     * @return the number of pending or claimed rows in it (O44); 0 for a namespace that cannot be
+     *     stored (O46)
+     */
+    Mono<Long> countInflight(String namespace);
+
+    /**
+     * @param namespace the namespace
+     * @return the number of claimed rows in it (O45)
+     */
+    Mono<Long> countClaimed(String namespace);
+
+    /**
+     * @param namespaces the namespaces
+     * @return one entry per distinct requested namespace with its claimed count (O47)
+     */
+    Mono<Map<String, Long>> countClaimedByNamespace(Collection<String> namespaces);
+
+    /**
+     * @return each route with at least one due row, once, ordered by namespace, task queue, then
+     *     node with unpinned first (O48, O49)
+     */
+    Flux<ClaimScope> pendingRoutes();
+
+    /**
+     * @return each workflow with at least one live row, once, in ascending id order (O43)
+     */
+    Flux<WorkflowId> listUnsettledWorkflowIds();
+
+    /**
+     * Lists rows claimed strictly before {@code olderThan}, oldest claim first (O39, O40).
+     *
+     * @param olderThan the staleness bound, exclusive
+     * @param limit the most rows to list
+     * @return the stale rows; read-only
+     */
+    Flux<OutboxRow> listStaleClaimed(Instant olderThan, int limit);
+
+    // ------------------------------------------------------------------ outbox: repairs and maintenance, unfenced
+
+    /**
+     * Settles the live rows among {@code dispatchKeys} in one transaction, <b>unfenced</b>: whoever
+     * holds their claim now (O29–O34, O53–O58). For operators and repairs (a bulk cancel, a forced
+     * completion); a dispatcher settling work it claimed uses {@link ReactiveStore#settle}, which
+     * refuses once its claim is no longer current (W6).
+     *
+     * <p>Complete, fail and retry act only on live rows ({@code PENDING} or {@code CLAIMED}) and
+     * leave terminal rows alone (O34); unknown keys and keys no row can hold are no-ops (O33). A key
+     * may repeat (its row is settled once); an empty collection completes without touching storage.
+     * Keys are visited in ascending code-point order, so two callers settling overlapping sets do
+     * not deadlock. A {@link Settlement#retryAfter} counts its delay from the store's clock when the
+     * write runs (O58).
+     *
+     * @param dispatchKeys the rows
+     * @param settlement how to settle them
+     * @return completes when durable; fails, writing nothing, with {@link InvalidArgumentException}
+     *     naming {@code dispatchKeys} (or the element, e.g. {@code dispatchKeys[3]}) when the
+     *     collection or an element is {@code null} or an element is empty, {@code settlement} when
+     *     it is {@code null}, or {@code settlement.visibleAfter} / {@code settlement.delay} for a
+     *     visibility the store cannot keep (S15)
+     */
+    Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement);
+
+    /**
+     * Cancels every live row of a workflow in one transaction (O35–O37).
+     *
+     * @param workflowId the workflow
+     * @return the keys it changed, in ascending order
+     */
+    Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId);
+
+    /**
+     * Returns a dead-lettered row to {@code PENDING}, visible now.
+     *
+     * @param dispatchKey the row
+     * @param resetAttempt true to set the attempt back to 0
+     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed)
+     */
+    Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt);
+
+    /**
+     * Returns every dead-lettered row of a workflow to {@code PENDING}, visible now, in one transaction.
+     *
+     * @param workflowId the workflow
+     * @param resetAttempt true to set the attempts back to 0
+     * @return the keys redriven, in ascending order
+     */
+    Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt);
+
+    /**
+     * Returns rows to {@code PENDING} in one transaction (O12–O15): stored rows, in any status, get
+     * the supplied {@code visibleAfter} and lose their claim while keeping every other stored column;
+     * unknown rows are inserted as pending with the supplied values. This is the reopen path and may
+     * resurrect terminal rows: redelivery is at-least-once.
+     *
+     * @param rows the rows
+     * @return completes when durable
+     */
+    Mono<Void> rearmPending(List<OutboxRow> rows);
+
+    /**
+     * Returns the rows {@link #listStaleClaimed} would list to {@code PENDING}, in one transaction,
+     * keeping their attempt (O41, O42).
+     *
+     * @param olderThan the staleness bound, exclusive
+     * @param visibleAfter the new earliest claim instant
+     * @param limit the most rows to re-arm
+     * @return the re-armed rows with their new values
+     */
+    Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit);
+
+    /**
+     * Deletes settled rows ({@code DONE}, {@code FAILED}, {@code CANCELLED}) settled before
+     * {@code settledBefore}, in transactions of at most {@code batchSize} rows, so the writer is
+     * never held long.
+     *
+     * @param settledBefore the cutoff, exclusive
+     * @param batchSize the most rows deleted per transaction (at least 1)
+     * @return the number of rows deleted
+     */
+    Mono<Long> pruneSettled(Instant settledBefore, int batchSize);
+}
