@@ -1,13 +1,16 @@
 package dev.durablestore.api;
 
+import dev.durablestore.api.internal.Rows;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * One dispatch of the transactional outbox (O1): an activity to hand to a dispatcher, staged in the
  * same transaction as the events that scheduled it.
  *
- * <p>Immutable; the {@code with*} methods return copies. The constructor checks each field on its
- * own; the cross-field invariant "{@code claimedAt} is present exactly when the status is
+ * <p>Immutable; built with {@link #pending} and the {@code with*} copies, each checking every field
+ * on its own; the cross-field invariant "{@code claimedAt} is present exactly when the status is
  * {@code CLAIMED}" (O6) is checked when a row is staged, because rows read back from old databases
  * may break it (O40).
  *
@@ -15,7 +18,7 @@ import java.time.Instant;
  * exactly; staging or re-arming a row refuses one that the store cannot keep (a NUL, an unpaired
  * UTF-16 surrogate, more than 1,024 UTF-8
  * bytes: rule X10) with {@link InvalidArgumentException} naming
- * it ({@code rows[0].dispatchKey}). The constructor does not check this, because rows are also read
+ * it ({@code rows[0].dispatchKey}). Building a row does not check this, because rows are also read
  * back from databases written before the rule.
  *
  * <p><b>Claim token.</b> A row returned by a claim carries the identity of that claim,
@@ -27,51 +30,10 @@ import java.time.Instant;
  * {@link ReactiveStore#heartbeat} keeps the token. A {@code CLAIMED} row read back
  * ({@link OperatorStore#listStaleClaimed}) carries the token of its current claim; every other row
  * (pending or settled, staged, re-armed, built by hand) has token 0. The token is part of the row's
- * equality: two claims of the same row are different rows.
+ * equality ({@link #equals}, over every field): two claims of the same row are different rows.
  *
- * @param dispatchKey unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty
- * @param workflowId the workflow that staged it
- * @param ordinal non-negative ordinal within the workflow
- * @param runId the run that staged it, or {@code null}
- * @param namespace non-empty namespace ({@code "default"} for rows that predate namespaces)
- * @param taskQueue non-empty task queue
- * @param node the node the row is pinned to, or {@code null}
- * @param activityType the activity type to run
- * @param input the activity input
- * @param status the dispatch status
- * @param attempt zero-based dispatch count (not the 1-based activity attempt)
- * @param visibleAfter the earliest instant the row may be claimed
- * @param claimedAt when it was claimed, or {@code null}
- * @param claimToken the identity of the claim that returned this row, or 0 for a row that does not
- *     come from a claim; non-zero only when the status is {@code CLAIMED}; negative when the claim
- *     was serial per workflow ({@link DispatchPolicy}, O63)
- * @param traceContext the trace context of the code that staged the row (O59), stored with it and
- *     returned by every read, or {@code null} for none: propagation fields as {@code name=value}
- *     lines (W3C {@code traceparent}, {@code tracestate}, …), written by
- *     {@code ObservedStore} (module {@code durable-store-micrometer}) and opaque to the store; at most
- *     {@value #MAX_TRACE_CONTEXT} characters
- * @param priority how early the row is claimed among the due rows (O62): {@value #MIN_PRIORITY}
- *     (the default: no priority) to {@value #MAX_PRIORITY}, higher first; rows of equal priority
- *     keep the claim order of O19 (visibility, then key). Priority is strict, without aging: while
- *     prioritized rows keep coming due, rows of lower priority on the same route wait
  */
-public record OutboxRow(
-        String dispatchKey,
-        WorkflowId workflowId,
-        long ordinal,
-        RunId runId,
-        String namespace,
-        String taskQueue,
-        String node,
-        String activityType,
-        Payload input,
-        OutboxStatus status,
-        int attempt,
-        Instant visibleAfter,
-        Instant claimedAt,
-        long claimToken,
-        String traceContext,
-        int priority) {
+public final class OutboxRow {
 
     /** The namespace and task queue of rows that name none. */
     public static final String DEFAULT_ROUTE = "default";
@@ -92,27 +54,51 @@ public record OutboxRow(
      */
     public static final int MAX_PRIORITY = 9;
 
+    static {
+        Rows.install(new RowAccess());
+    }
+
+    private final String dispatchKey;
+    private final WorkflowId workflowId;
+    private final long ordinal;
+    private final RunId runId;
+    private final String namespace;
+    private final String taskQueue;
+    private final String node;
+    private final String activityType;
+    private final Payload input;
+    private final OutboxStatus status;
+    private final int attempt;
+    private final Instant visibleAfter;
+    private final Instant claimedAt;
+    private final long claimToken;
+    private final String traceContext;
+    private final int priority;
+
     /**
-     * Validates the components (see the record's description).
+     * Checks each field on its own (see the class description).
      *
-     * @param dispatchKey see the record component
-     * @param workflowId the workflow that staged it
-     * @param ordinal non-negative ordinal within the workflow
-     * @param runId see the record component
-     * @param namespace see the record component
-     * @param taskQueue non-empty task queue
-     * @param node see the record component
-     * @param activityType the activity type to run
-     * @param input the activity input
-     * @param status the dispatch status
-     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
-     * @param visibleAfter the earliest instant the row may be claimed
-     * @param claimedAt see the record component
-     * @param claimToken see the record component
-     * @param traceContext see the record component
-     * @param priority see the record component
+     * @deprecated build rows with {@link #pending} and the {@code with*} copies; this constructor
+     *     becomes private before 1.0
      */
-    public OutboxRow {
+    @Deprecated
+    public OutboxRow(
+            String dispatchKey,
+            WorkflowId workflowId,
+            long ordinal,
+            RunId runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            Payload input,
+            OutboxStatus status,
+            int attempt,
+            Instant visibleAfter,
+            Instant claimedAt,
+            long claimToken,
+            String traceContext,
+            int priority) {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
         InvalidArgumentException.requireNonNull(workflowId, "row.workflowId");
         InvalidArgumentException.requireNonNegative(ordinal, "row.ordinal");
@@ -140,27 +126,31 @@ public record OutboxRow(
             throw new InvalidArgumentException(
                     "row.priority", "must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY + ", was " + priority);
         }
+
+        this.dispatchKey = dispatchKey;
+        this.workflowId = workflowId;
+        this.ordinal = ordinal;
+        this.runId = runId;
+        this.namespace = namespace;
+        this.taskQueue = taskQueue;
+        this.node = node;
+        this.activityType = activityType;
+        this.input = input;
+        this.status = status;
+        this.attempt = attempt;
+        this.visibleAfter = visibleAfter;
+        this.claimedAt = claimedAt;
+        this.claimToken = claimToken;
+        this.traceContext = traceContext;
+        this.priority = priority;
     }
 
     /**
-     * A row without a priority (the default, {@value #MIN_PRIORITY}; see the record's description).
+     * A row without a priority.
      *
-     * @param dispatchKey see the record component
-     * @param workflowId the workflow that staged it
-     * @param ordinal non-negative ordinal within the workflow
-     * @param runId see the record component
-     * @param namespace see the record component
-     * @param taskQueue non-empty task queue
-     * @param node see the record component
-     * @param activityType the activity type to run
-     * @param input the activity input
-     * @param status the dispatch status
-     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
-     * @param visibleAfter the earliest instant the row may be claimed
-     * @param claimedAt see the record component
-     * @param claimToken see the record component
-     * @param traceContext see the record component
+     * @deprecated build rows with {@link #pending} and the {@code with*} copies
      */
+    @Deprecated
     public OutboxRow(
             String dispatchKey,
             WorkflowId workflowId,
@@ -197,23 +187,11 @@ public record OutboxRow(
     }
 
     /**
-     * A row without a trace context (see the record's description).
+     * A row without a trace context.
      *
-     * @param dispatchKey see the record component
-     * @param workflowId the workflow that staged it
-     * @param ordinal non-negative ordinal within the workflow
-     * @param runId see the record component
-     * @param namespace see the record component
-     * @param taskQueue non-empty task queue
-     * @param node see the record component
-     * @param activityType the activity type to run
-     * @param input the activity input
-     * @param status the dispatch status
-     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
-     * @param visibleAfter the earliest instant the row may be claimed
-     * @param claimedAt see the record component
-     * @param claimToken see the record component
+     * @deprecated build rows with {@link #pending} and the {@code with*} copies
      */
+    @Deprecated
     public OutboxRow(
             String dispatchKey,
             WorkflowId workflowId,
@@ -249,23 +227,11 @@ public record OutboxRow(
     }
 
     /**
-     * A row that does not come from a claim: claim token 0, no trace context (see the record's
-     * description).
+     * A row not from a claim.
      *
-     * @param dispatchKey see the record component
-     * @param workflowId the workflow that staged it
-     * @param ordinal non-negative ordinal within the workflow
-     * @param runId see the record component
-     * @param namespace see the record component
-     * @param taskQueue non-empty task queue
-     * @param node see the record component
-     * @param activityType the activity type to run
-     * @param input the activity input
-     * @param status the dispatch status
-     * @param attempt zero-based dispatch count (not the 1-based activity attempt)
-     * @param visibleAfter the earliest instant the row may be claimed
-     * @param claimedAt see the record component
+     * @deprecated build rows with {@link #pending} and the {@code with*} copies
      */
+    @Deprecated
     public OutboxRow(
             String dispatchKey,
             WorkflowId workflowId,
@@ -337,7 +303,105 @@ public record OutboxRow(
                 OutboxStatus.PENDING,
                 0,
                 now,
-                null);
+                null,
+                0L,
+                null,
+                MIN_PRIORITY);
+    }
+
+    /** @return unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty */
+    public String dispatchKey() {
+        return dispatchKey;
+    }
+
+    /** @return the workflow that staged it */
+    public WorkflowId workflowId() {
+        return workflowId;
+    }
+
+    /** @return non-negative ordinal within the workflow */
+    public long ordinal() {
+        return ordinal;
+    }
+
+    /** @return the run that staged it, or {@code null} */
+    public RunId runId() {
+        return runId;
+    }
+
+    /** @return non-empty namespace ({@code "default"} for rows that predate namespaces) */
+    public String namespace() {
+        return namespace;
+    }
+
+    /** @return non-empty task queue */
+    public String taskQueue() {
+        return taskQueue;
+    }
+
+    /** @return the node the row is pinned to, or {@code null} */
+    public String node() {
+        return node;
+    }
+
+    /** @return the activity type to run */
+    public String activityType() {
+        return activityType;
+    }
+
+    /** @return the activity input */
+    public Payload input() {
+        return input;
+    }
+
+    /** @return the dispatch status */
+    public OutboxStatus status() {
+        return status;
+    }
+
+    /** @return zero-based dispatch count (not the 1-based activity attempt) */
+    public int attempt() {
+        return attempt;
+    }
+
+    /** @return the earliest instant the row may be claimed */
+    public Instant visibleAfter() {
+        return visibleAfter;
+    }
+
+    /** @return when it was claimed, or {@code null} */
+    public Instant claimedAt() {
+        return claimedAt;
+    }
+
+    /**
+     * @return the identity of the claim that returned this row, or 0 for a row that does not come
+     *     from a claim; non-zero only when the status is {@code CLAIMED}; negative when the claim was
+     *     serial per workflow ({@link DispatchPolicy}, O63)
+     */
+    public long claimToken() {
+        return claimToken;
+    }
+
+    /**
+     * @return the trace context of the code that staged the row (O59), stored with it and returned
+     *     by every read, or {@code null} for none: propagation fields as {@code name=value} lines (W3C
+     *     {@code traceparent}, {@code tracestate}, …), written by {@code ObservedStore} (module {@code
+     *     durable-store-micrometer}) and opaque to the store; at most {@value #MAX_TRACE_CONTEXT}
+     *     characters
+     */
+    public String traceContext() {
+        return traceContext;
+    }
+
+    /**
+     * @return how early the row is claimed among the due rows (O62): {@value #MIN_PRIORITY} (the
+     *     default: no priority) to {@value #MAX_PRIORITY}, higher first; rows of equal priority keep
+     *     the claim order of O19 (visibility, then key). Priority is strict, without aging: while
+     *     prioritized rows keep coming due, rows of lower priority on the same route wait
+     */
+    public int priority() {
+        return priority;
     }
 
     /** @return true when the status is live ({@code PENDING} or {@code CLAIMED}) */
@@ -351,27 +415,21 @@ public record OutboxRow(
     }
 
     /**
+     * @param value the row's identity, for a row whose key is not the canonical
+     *     {@code <workflowId>:<ordinal>} (O2); non-empty
+     * @return a copy with the dispatch key set
+     * @throws InvalidArgumentException naming {@code row.dispatchKey} when null or empty
+     */
+    public OutboxRow withDispatchKey(String value) {
+        return with(d -> d.dispatchKey = value);
+    }
+
+    /**
      * @param value the run that staged the row, or {@code null}
      * @return a copy with the run set
      */
     public OutboxRow withRunId(RunId value) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                value,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                traceContext,
-                priority);
+        return with(d -> d.runId = value);
     }
 
     /**
@@ -379,25 +437,15 @@ public record OutboxRow(
      * @param newTaskQueue the task queue
      * @param newNode the node, or {@code null}
      * @return a copy with the route set
+     * @throws InvalidArgumentException naming {@code row.namespace}, {@code row.taskQueue} or
+     *     {@code row.node} when empty
      */
     public OutboxRow withRoute(String newNamespace, String newTaskQueue, String newNode) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                newNamespace,
-                newTaskQueue,
-                newNode,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                traceContext,
-                priority);
+        return with(d -> {
+            d.namespace = newNamespace;
+            d.taskQueue = newTaskQueue;
+            d.node = newNode;
+        });
     }
 
     /**
@@ -407,48 +455,22 @@ public record OutboxRow(
      *     stays {@code CLAIMED} and is 0 otherwise
      */
     public OutboxRow withStatus(OutboxStatus value, Instant newClaimedAt) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                value,
-                attempt,
-                visibleAfter,
-                newClaimedAt,
-                value == OutboxStatus.CLAIMED ? claimToken : 0L,
-                traceContext,
-                priority);
+        return with(d -> {
+            d.status = value;
+            d.claimedAt = newClaimedAt;
+            d.claimToken = value == OutboxStatus.CLAIMED ? claimToken : 0L;
+        });
     }
 
     /**
      * @param value the identity of the claim that returned the row; non-zero only for a
      *     {@code CLAIMED} row
      * @return a copy with the claim token set
+     * @deprecated tokens come from claims; the project's tests use {@code Rows.withClaimToken}
      */
+    @Deprecated
     public OutboxRow withClaimToken(long value) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                value,
-                traceContext,
-                priority);
+        return with(d -> d.claimToken = value);
     }
 
     /**
@@ -456,23 +478,7 @@ public record OutboxRow(
      * @return a copy with the attempt set
      */
     public OutboxRow withAttempt(int value) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                value,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                traceContext,
-                priority);
+        return with(d -> d.attempt = value);
     }
 
     /**
@@ -480,23 +486,7 @@ public record OutboxRow(
      * @return a copy with {@code visibleAfter} set
      */
     public OutboxRow withVisibleAfter(Instant value) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                value,
-                claimedAt,
-                claimToken,
-                traceContext,
-                priority);
+        return with(d -> d.visibleAfter = value);
     }
 
     /**
@@ -504,23 +494,7 @@ public record OutboxRow(
      * @return a copy with the trace context set
      */
     public OutboxRow withTraceContext(String value) {
-        return new OutboxRow(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                value,
-                priority);
+        return with(d -> d.traceContext = value);
     }
 
     /**
@@ -529,7 +503,104 @@ public record OutboxRow(
      * @throws InvalidArgumentException naming {@code row.priority} when out of range
      */
     public OutboxRow withPriority(int value) {
-        return new OutboxRow(
+        return with(d -> d.priority = value);
+    }
+
+    /**
+     * @return a checked copy of this row with {@code change} made to it: the one way rows are
+     *     copied
+     */
+    private OutboxRow with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** A row being changed. */
+    private static final class Draft {
+
+        private String dispatchKey;
+        private WorkflowId workflowId;
+        private long ordinal;
+        private RunId runId;
+        private String namespace;
+        private String taskQueue;
+        private String node;
+        private String activityType;
+        private Payload input;
+        private OutboxStatus status;
+        private int attempt;
+        private Instant visibleAfter;
+        private Instant claimedAt;
+        private long claimToken;
+        private String traceContext;
+        private int priority;
+
+        private Draft(OutboxRow r) {
+            dispatchKey = r.dispatchKey;
+            workflowId = r.workflowId;
+            ordinal = r.ordinal;
+            runId = r.runId;
+            namespace = r.namespace;
+            taskQueue = r.taskQueue;
+            node = r.node;
+            activityType = r.activityType;
+            input = r.input;
+            status = r.status;
+            attempt = r.attempt;
+            visibleAfter = r.visibleAfter;
+            claimedAt = r.claimedAt;
+            claimToken = r.claimToken;
+            traceContext = r.traceContext;
+            priority = r.priority;
+        }
+
+        private OutboxRow build() {
+            return new OutboxRow(
+                    dispatchKey,
+                    workflowId,
+                    ordinal,
+                    runId,
+                    namespace,
+                    taskQueue,
+                    node,
+                    activityType,
+                    input,
+                    status,
+                    attempt,
+                    visibleAfter,
+                    claimedAt,
+                    claimToken,
+                    traceContext,
+                    priority);
+        }
+    }
+
+    /** Equal when every field is, the claim token included. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof OutboxRow r
+                && Objects.equals(dispatchKey, r.dispatchKey)
+                && Objects.equals(workflowId, r.workflowId)
+                && ordinal == r.ordinal
+                && Objects.equals(runId, r.runId)
+                && Objects.equals(namespace, r.namespace)
+                && Objects.equals(taskQueue, r.taskQueue)
+                && Objects.equals(node, r.node)
+                && Objects.equals(activityType, r.activityType)
+                && Objects.equals(input, r.input)
+                && status == r.status
+                && attempt == r.attempt
+                && Objects.equals(visibleAfter, r.visibleAfter)
+                && Objects.equals(claimedAt, r.claimedAt)
+                && claimToken == r.claimToken
+                && Objects.equals(traceContext, r.traceContext)
+                && priority == r.priority;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(
                 dispatchKey,
                 workflowId,
                 ordinal,
@@ -545,6 +616,61 @@ public record OutboxRow(
                 claimedAt,
                 claimToken,
                 traceContext,
-                value);
+                priority);
+    }
+
+    @Override
+    public String toString() {
+        return "OutboxRow[" + "dispatchKey=" + dispatchKey + ", " + "workflowId=" + workflowId + ", " + "ordinal="
+                + ordinal + ", " + "runId=" + runId + ", " + "namespace=" + namespace + ", " + "taskQueue=" + taskQueue
+                + ", " + "node=" + node + ", " + "activityType=" + activityType + ", " + "input=" + input + ", "
+                + "status=" + status + ", " + "attempt=" + attempt + ", " + "visibleAfter=" + visibleAfter + ", "
+                + "claimedAt=" + claimedAt + ", " + "claimToken=" + claimToken + ", " + "traceContext=" + traceContext
+                + ", " + "priority=" + priority + "]";
+    }
+
+    /** How {@link Rows} builds the rows a backend reads, and the kit's rows under a claim token. */
+    private static final class RowAccess implements Rows.Access {
+        @Override
+        public OutboxRow stored(
+                String dispatchKey,
+                WorkflowId workflowId,
+                long ordinal,
+                RunId runId,
+                String namespace,
+                String taskQueue,
+                String node,
+                String activityType,
+                Payload input,
+                OutboxStatus status,
+                int attempt,
+                Instant visibleAfter,
+                Instant claimedAt,
+                long claimToken,
+                String traceContext,
+                int priority) {
+            return new OutboxRow(
+                    dispatchKey,
+                    workflowId,
+                    ordinal,
+                    runId,
+                    namespace,
+                    taskQueue,
+                    node,
+                    activityType,
+                    input,
+                    status,
+                    attempt,
+                    visibleAfter,
+                    claimedAt,
+                    claimToken,
+                    traceContext,
+                    priority);
+        }
+
+        @Override
+        public OutboxRow withClaimToken(OutboxRow row, long claimToken) {
+            return row.with(d -> d.claimToken = claimToken);
+        }
     }
 }

@@ -11,6 +11,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StoredRows;
@@ -252,7 +253,7 @@ final class OutboxRows {
             OutboxStatus status = OutboxStatus.fromToken(s.status);
             // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
             long claimToken = status == OutboxStatus.CLAIMED && s.claimToken != null ? s.claimToken : 0L;
-            return new OutboxRow(
+            return Rows.stored(
                     s.dispatchKey,
                     StoredRows.workflowId(s.workflowId),
                     s.ordinal,

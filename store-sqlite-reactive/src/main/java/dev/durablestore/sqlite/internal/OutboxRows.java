@@ -6,6 +6,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StoredRows;
@@ -97,7 +98,7 @@ final class OutboxRows {
             OutboxStatus status = OutboxStatus.fromToken(rs.getString(10));
             // a token is the claim's while the row stays claimed; settles and re-arms leave it behind
             long claimToken = status == OutboxStatus.CLAIMED ? rs.getLong(14) : 0L;
-            return new OutboxRow(
+            return Rows.stored(
                     key,
                     StoredRows.workflowId(rs.getString(2)),
                     rs.getLong(3),
