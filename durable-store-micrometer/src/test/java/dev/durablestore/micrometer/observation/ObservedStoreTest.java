@@ -123,8 +123,7 @@ class ObservedStoreTest {
     }
 
     @Test
-    @DisplayName(
-            "given a claim of one route, it is observed as claim on that route, whatever the request holds back or caps")
+    @DisplayName("given a claim of one route with a hold and a policy, it is observed as claim on that route")
     void aScopedClaimIsObservedAsClaimOnItsRoute() {
         WorkflowId w = WorkflowId.random();
         StepVerifier.create(store.appendOutboxBatch(List.of(row(w, 0)))).verifyComplete();
