@@ -6,7 +6,7 @@ public enum ConsoleAction {
     REDRIVE,
     /** Stuck claims back to {@code PENDING}, visible now, attempt kept: a retry fenced by the listed claim. */
     RELEASE,
-    /** Live rows ({@code PENDING}, {@code CLAIMED}) to {@code CANCELLED}: {@code settleCancelled}, {@code cancelWorkflowRows}. */
+    /** Live rows ({@code PENDING}, {@code CLAIMED}) to {@code CANCELLED}: {@code settleKeys} with {@code Settlement.cancel()}, {@code cancelWorkflowRows}. */
     CANCEL;
 
     /** @return the action's name in URLs and JSON, e.g. {@code redrive} */

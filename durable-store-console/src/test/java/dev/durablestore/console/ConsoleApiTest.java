@@ -11,6 +11,7 @@ import static org.springframework.http.HttpStatus.UNSUPPORTED_MEDIA_TYPE;
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -217,7 +218,9 @@ class ConsoleApiTest {
         WebTestClient c = client(ConsoleOptions.defaults().withCountTtl(Duration.ofMinutes(1)), null, null);
         String first =
                 (String) json(c.get().uri(BASE + "/api/overview").exchange()).get("countedAt");
-        fixture.store.fail(OutboxRow.dispatchKey(WF, 1)).block(TIMEOUT);
+        fixture.store
+                .settleKeys(List.of(OutboxRow.dispatchKey(WF, 1)), Settlement.fail())
+                .block(TIMEOUT);
         assertThat(json(c.get().uri(BASE + "/api/overview").exchange())).containsEntry("countedAt", first);
         fixture.clock.advance(Duration.ofMinutes(2));
         // past the TTL the stale counts answer at once and a count runs behind them; fresh=true waits for it

@@ -4,9 +4,11 @@ import static dev.durablestore.console.ConsoleFixture.TIMEOUT;
 import static dev.durablestore.console.ConsoleFixture.WF;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,9 +102,9 @@ class ConsoleBrowserTest {
                     }
                     return fixture.store
                             .appendOutboxBatch(rows)
-                            .then(fixture.store.claimScoped(live, 6))
-                            .flatMap(claimed -> fixture.store.complete(
-                                    claimed.stream().map(OutboxRow::dispatchKey).toList()))
+                            .then(fixture.store.claim(ClaimRequest.of(6).withScope(live)))
+                            .flatMap(claimed -> fixture.store.settleKeys(
+                                    claimed.stream().map(OutboxRow::dispatchKey).toList(), Settlement.complete()))
                             .onErrorResume(e -> Mono.empty());
                 })
                 .subscribe();

@@ -1,5 +1,6 @@
 package dev.durablestore.console;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -7,6 +8,7 @@ import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
@@ -98,8 +100,10 @@ final class ConsoleFixture implements AutoCloseable {
                                 row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
                                 row(WF, 2, "orders", "checkout", "reserve-stock", t0)))
                 .block(TIMEOUT);
-        store.fail(OutboxRow.dispatchKey(WF, 0)).block(TIMEOUT);
-        store.complete(OutboxRow.dispatchKey(WF, 2)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(WF, 0)), Settlement.fail())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(WF, 2)), Settlement.complete())
+                .block(TIMEOUT);
         // dead letters
         List<OutboxRow> bulk = new ArrayList<>();
         for (int i = 0; i < FAILED_BULK; i++) {
@@ -108,7 +112,7 @@ final class ConsoleFixture implements AutoCloseable {
             failedKeys.add(OutboxRow.dispatchKey(w, 0));
         }
         store.appendOutboxBatch(bulk).block(TIMEOUT);
-        store.fail(failedKeys).block(TIMEOUT);
+        store.settleKeys(failedKeys, Settlement.fail()).block(TIMEOUT);
         // stuck claims: claimed now, then the clock moves past the lease
         List<OutboxRow> stuck = new ArrayList<>();
         for (int i = 0; i < STUCK; i++) {
@@ -117,7 +121,7 @@ final class ConsoleFixture implements AutoCloseable {
             stuckKeys.add(OutboxRow.dispatchKey(w, 0));
         }
         store.appendOutboxBatch(stuck).block(TIMEOUT);
-        if (store.claimScoped(ClaimScope.of("shipping", "labels"), STUCK)
+        if (store.claim(ClaimRequest.of(STUCK).withScope(ClaimScope.of("shipping", "labels")))
                         .block(TIMEOUT)
                         .size()
                 != STUCK) {
@@ -127,7 +131,8 @@ final class ConsoleFixture implements AutoCloseable {
         WorkflowId fresh = WorkflowId.parse("44444444-4444-4444-8444-000000000000");
         store.appendOutboxBatch(List.of(row(fresh, 0, "shipping", "labels", "print-label", clock.instant())))
                 .block(TIMEOUT);
-        store.claimScoped(ClaimScope.of("shipping", "labels"), 1).block(TIMEOUT);
+        store.claim(ClaimRequest.of(1).withScope(ClaimScope.of("shipping", "labels")))
+                .block(TIMEOUT);
     }
 
     static OutboxRow row(WorkflowId w, long ordinal, String ns, String queue, String activity, Instant visible) {

@@ -2,6 +2,7 @@ package dev.durablestore.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.micrometer.observation.ClaimLinksObservationHandler;
@@ -132,7 +133,7 @@ class ClaimLinksTest {
                     }
 
                     // when one claim takes both
-                    StepVerifier.create(store.claim(10))
+                    StepVerifier.create(store.claim(ClaimRequest.of(10)))
                             .expectNextMatches(claimed -> claimed.size() == 2)
                             .verifyComplete();
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.console.ConsoleAuthorizer;
 import java.time.Duration;
 import java.util.List;
@@ -163,7 +164,7 @@ class ConsoleSpringSecurityTest {
     private String deadLetter() {
         OutboxRow row = StarterFixtures.rows("charge-card", 1).get(0);
         store.appendOutboxBatch(List.of(row))
-                .then(store.fail(row.dispatchKey()))
+                .then(store.settleKeys(List.of(row.dispatchKey()), Settlement.fail()))
                 .block(TIMEOUT);
         assertThat(status(row.dispatchKey())).isEqualTo(OutboxStatus.FAILED);
         return row.dispatchKey();

@@ -6,9 +6,11 @@ import dev.durablestore.api.BackendException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,19 +41,18 @@ class DispatcherSettleFailureTest {
         SqliteReactiveStore sqlite = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("s.db")));
         Sinks.One<Void> completeOutcome = Sinks.one();
         Sinks.One<Boolean> completeCalled = Sinks.one();
-        Set<String> otherSettles = ConcurrentHashMap.newKeySet();
-        // the store as the dispatcher sees it: complete(row) waits for the test, retry and fail are recorded
+        Set<Settlement.Kind> otherSettles = ConcurrentHashMap.newKeySet();
+        // the store as the dispatcher sees it: a fenced complete waits for the test, any other fenced
+        // settle (a retry, a dead letter) is recorded by its kind
         ReactiveStore store = (ReactiveStore) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {ReactiveStore.class}, (proxy, method, args) -> {
-                    boolean fenced = args != null && args.length > 0 && args[0] instanceof OutboxRow;
-                    if (fenced && method.getName().equals("complete")) {
+                    Settlement.Kind settles = fencedSettle(method, args);
+                    if (settles == Settlement.Kind.COMPLETE) {
                         completeCalled.tryEmitValue(true);
                         return completeOutcome.asMono();
                     }
-                    if (fenced
-                            && (method.getName().equals("retry")
-                                    || method.getName().equals("fail"))) {
-                        otherSettles.add(method.getName());
+                    if (settles != null) {
+                        otherSettles.add(settles);
                     }
                     try {
                         return method.invoke(sqlite, args);
@@ -82,5 +83,21 @@ class DispatcherSettleFailureTest {
                             })
                             .verifyComplete();
                 });
+    }
+
+    /**
+     * @return the kind of a fenced settle: {@code complete(row)} (a default method, which a proxy
+     *     passes to its handler under its own name) or {@code settle(row, settlement)}; null for any
+     *     other call
+     */
+    private static Settlement.Kind fencedSettle(Method method, Object[] args) {
+        if (args == null || args.length == 0 || !(args[0] instanceof OutboxRow)) {
+            return null;
+        }
+        return switch (method.getName()) {
+            case "complete" -> Settlement.Kind.COMPLETE;
+            case "settle" -> args[1] instanceof Settlement settlement ? settlement.kind() : null;
+            default -> null;
+        };
     }
 }

@@ -17,8 +17,8 @@ import reactor.util.retry.Retry;
 /**
  * The smallest complete outbox dispatcher, meant to be copied: open a store, start a workflow
  * whose activities are staged as outbox rows, claim them with backpressure, run each, record its
- * outcome and settle its row in one step ({@code complete}, or {@code retryAfter} with exponential
- * backoff), keep a lease reaper beside it, and stop cleanly. Run it with
+ * outcome and settle its row in one step ({@code complete}, or {@code Settlement.retryAfter} with
+ * exponential backoff), keep a lease reaper beside it, and stop cleanly. Run it with
  * {@code ./examples/run.sh MinimalDispatcher [database-file]}.
  *
  * <p>Each outcome is one {@link ReactiveStore#commitStep step}: the {@code ActivityCompleted} or

@@ -2,6 +2,7 @@ package dev.durablestore.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxRow;
@@ -9,6 +10,7 @@ import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.ActivityScheduled;
 import dev.durablestore.api.event.Event;
@@ -181,24 +183,24 @@ class StoreTestingExamplesTest {
     void aRowRetriedIntoTheFutureIsClaimedOnlyAfterTheClockPassesItsBackoff() {
         // given a row that was claimed once and failed
         startWorkflowWithActivities(1);
-        OutboxRow row = store.claim(1).block(TIMEOUT).get(0);
+        OutboxRow row = store.claim(ClaimRequest.of(1)).block(TIMEOUT).get(0);
 
         // when it is retried with a 30 s backoff, measured on the store's clock
         Instant visibleAfter = clock.instant().plus(Duration.ofSeconds(30));
-        StepVerifier.create(store.retry(row.dispatchKey(), row.attempt() + 1, visibleAfter))
+        StepVerifier.create(store.settle(row, Settlement.retryAt(row.attempt() + 1, visibleAfter)))
                 .verifyComplete();
 
         // then it is pending with attempt 1, and not due yet
         StepVerifier.create(store.rowState(row.dispatchKey()))
                 .expectNext(new OutboxRowState(OutboxStatus.PENDING, 1, visibleAfter))
                 .verifyComplete();
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(claimed -> assertThat(claimed).isEmpty())
                 .verifyComplete();
 
         // and once the clock is moved past the backoff (no sleeping), the next claim takes it again
         clock.advance(Duration.ofSeconds(31));
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(claimed -> assertThat(claimed).singleElement().satisfies(again -> {
                     assertThat(again.dispatchKey()).isEqualTo(row.dispatchKey());
                     assertThat(again.attempt()).isEqualTo(1);
@@ -210,7 +212,7 @@ class StoreTestingExamplesTest {
     void theLeaseReaperReArmsAClaimOlderThanTheLease() {
         // given a row claimed by a dispatcher that then died
         startWorkflowWithActivities(1);
-        OutboxRow row = store.claim(1).block(TIMEOUT).get(0);
+        OutboxRow row = store.claim(ClaimRequest.of(1)).block(TIMEOUT).get(0);
         OutboxLeaseReaper reaper = OutboxLeaseReaper.of(store).withClock(clock).withLease(Duration.ofMinutes(5));
 
         // when one sweep runs before the lease has passed, then nothing is re-armed

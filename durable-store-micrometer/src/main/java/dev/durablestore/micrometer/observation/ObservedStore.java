@@ -146,10 +146,6 @@ public final class ObservedStore extends ForwardingReactiveStore {
                 (observation, context) -> write);
     }
 
-    private Mono<Void> settlingKey(String operation, String dispatchKey, Mono<Void> write) {
-        return settling(operation, StoreObservations.ANY_ROUTE, keyList(dispatchKey), write);
-    }
-
     private Mono<Void> settlingKeys(String operation, Collection<String> dispatchKeys, Mono<Void> write) {
         return settling(operation, StoreObservations.ANY_ROUTE, dispatchKeys == null ? List.of() : dispatchKeys, write);
     }
@@ -162,12 +158,6 @@ public final class ObservedStore extends ForwardingReactiveStore {
                         StoreObservations.destination(claimed.route()),
                         List.of(claimed.dispatchKey()),
                         write);
-    }
-
-    private static List<String> keyList(String key) {
-        List<String> one = new ArrayList<>(1);
-        one.add(key);
-        return one;
     }
 
     private Mono<List<OutboxRow>> claiming(String operation, ClaimScope scope, Mono<List<OutboxRow>> claim) {

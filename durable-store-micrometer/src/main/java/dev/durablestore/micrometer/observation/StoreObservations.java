@@ -30,14 +30,16 @@ import reactor.core.publisher.Mono;
  *       {@code appendOutboxBatch}</td></tr>
  *   <tr><td>{@value #STEP}</td><td>{@code settle} (or {@code create} for a step that settles
  *       nothing)</td><td>{@code commitStep}</td></tr>
- *   <tr><td>{@value #CLAIM}</td><td>{@code receive}</td><td>{@code claim} and its scoped and
- *       excluding forms, and each claim of a {@code claimStream} (operation {@code claimStream}):
+ *   <tr><td>{@value #CLAIM}</td><td>{@code receive}</td><td>{@code claim(ClaimRequest)} (operation
+ *       {@code claim}), and each claim of a {@code claimStream} (operation {@code claimStream}):
  *       a span in the claimer's trace, linked to each claimed row's staging
  *       context by {@link ClaimLinksObservationHandler}</td></tr>
  *   <tr><td>{@value #DISPATCH}</td><td>{@code process}</td><td>{@link #dispatch}: a dispatcher's
  *       handling of one row, in the trace that staged it</td></tr>
- *   <tr><td>{@value #SETTLE}</td><td>{@code settle}</td><td>{@code complete}, {@code retry},
- *       {@code retryAfter}, {@code fail}, {@code settleCancelled}, by key, keys or claimed row</td></tr>
+ *   <tr><td>{@value #SETTLE}</td><td>{@code settle}</td><td>{@code complete(row)},
+ *       {@code settle(row, settlement)} and {@code settleKeys(keys, settlement)} (operation the
+ *       settlement's kind in lower case: {@code complete}, {@code retry}, {@code fail} or
+ *       {@code cancel})</td></tr>
  * </table>
  *
  * <p>Span names are {@code <messaging.operation.name> <namespace>/<taskQueue>} (for example
@@ -46,7 +48,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>Low-cardinality key values (also metric tags): {@value #SYSTEM_KEY} = {@value #SYSTEM},
  * {@value #OPERATION_TYPE_KEY}, {@value #OPERATION_NAME_KEY} (the store method, e.g.
- * {@code complete}), {@value #DESTINATION_KEY} (the route {@code namespace/taskQueue}, {@code *}
+ * {@code claim}, or a settle's kind, e.g. {@code complete}), {@value #DESTINATION_KEY} (the route {@code namespace/taskQueue}, {@code *}
  * for every route, {@code (mixed)} for rows of several routes). High-cardinality (spans only):
  * {@value #MESSAGE_ID_KEY} (the dispatch key, when one row), {@value #BATCH_COUNT_KEY} (rows
  * staged, claimed or settled, when not one), {@value #WORKFLOW_KEY}. A destination is a route: where

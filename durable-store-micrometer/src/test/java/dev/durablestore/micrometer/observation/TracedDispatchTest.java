@@ -2,6 +2,7 @@ package dev.durablestore.micrometer.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
@@ -133,7 +134,7 @@ class TracedDispatchTest {
 
         // when a poller, in a trace of its own, claims the row and dispatches it
         Observation poller = Observation.start("poller", registry);
-        OutboxRow claimed = store.claim(10)
+        OutboxRow claimed = store.claim(ClaimRequest.of(10))
                 .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller))
                 .block()
                 .get(0);
@@ -192,7 +193,7 @@ class TracedDispatchTest {
         WorkflowId w = WorkflowId.random();
         OutboxRow first = OutboxRow.pending(w, 0, "charge", Payload.json("{}"), Instant.EPOCH);
         sqlite.appendOutboxBatch(List.of(first)).block();
-        OutboxRow claimed = sqlite.claim(1).block().get(0);
+        OutboxRow claimed = sqlite.claim(ClaimRequest.of(1)).block().get(0);
         OutboxRow next = OutboxRow.pending(w, 1, "ship", Payload.json("{}"), Instant.EPOCH);
 
         Observation request = Observation.start("http.request", registry);
@@ -208,7 +209,7 @@ class TracedDispatchTest {
                 .orElseThrow();
         assertThat(step.getParentSpanId())
                 .isEqualTo(byName().get("http.request").getSpanId());
-        assertThat(sqlite.claim(1).block().get(0).traceContext())
+        assertThat(sqlite.claim(ClaimRequest.of(1)).block().get(0).traceContext())
                 .startsWith("traceparent=00-" + step.getTraceId() + "-" + step.getSpanId() + "-");
     }
 
@@ -386,7 +387,8 @@ class TracedDispatchTest {
 
         // when a poller claims
         Observation poller = Observation.start("poller", registry);
-        StepVerifier.create(store.claim(10).contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
+        StepVerifier.create(store.claim(ClaimRequest.of(10))
+                        .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
                 .expectError(StoreClosedException.class)
                 .verify(Duration.ofSeconds(10));
         poller.stop();
@@ -457,8 +459,8 @@ class TracedDispatchTest {
     /** Claims inside a poller observation of its own, expecting {@code count} rows. */
     private void claimInPoller(int count) {
         Observation poller = Observation.start("poller", registry);
-        StepVerifier.create(
-                        store.claim(count + 10).contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
+        StepVerifier.create(store.claim(ClaimRequest.of(count + 10))
+                        .contextWrite(c -> c.put(ObservationRegistryKeys.OBSERVATION, poller)))
                 .assertNext(claimed -> assertThat(claimed).hasSize(count))
                 .verifyComplete();
         poller.stop();

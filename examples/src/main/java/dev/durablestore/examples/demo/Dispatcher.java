@@ -30,11 +30,12 @@ import reactor.core.publisher.Mono;
  *
  * <p>Each row: simulated work (a non-blocking {@link Mono#delay}), an outcome chosen by the
  * {@link FaultPlan}, then one {@link ReactiveStore#commitStep step} built by {@link WorkflowSteps}:
- * the outcome event, the row settled as the outcome says ({@code complete}, {@code retryAfter} with
- * exponential backoff, or {@code fail} to dead-letter it) and fenced by the row's claim, and the
- * workflow's end when this was its last open activity. All of it commits or none of it: a crash
- * before the commit leaves the row claimed with no outcome recorded, the lease reaper re-arms it
- * and the activity runs again (at-least-once), never recorded twice.
+ * the outcome event, the row settled as the outcome says ({@code complete},
+ * {@code Settlement.retryAfter} with exponential backoff, or {@code Settlement.fail()} to
+ * dead-letter it) and fenced by the row's claim, and the workflow's end when this was its last
+ * open activity. All of it commits or none of it: a crash before the commit leaves the row claimed
+ * with no outcome recorded, the lease reaper re-arms it and the activity runs again
+ * (at-least-once), never recorded twice.
  *
  * <p>Fencing: if the row's claim was taken away meanwhile (the lease reaper re-armed it because
  * this dispatcher looked dead, and another claim now owns it), the step fails with

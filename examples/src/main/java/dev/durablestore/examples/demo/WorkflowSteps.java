@@ -30,9 +30,10 @@ import reactor.core.publisher.MonoSink;
 /**
  * Commits each activity outcome as one workflow step ({@link ReactiveStore#commitStep}): the
  * outcome event ({@code ActivityCompleted} or {@code ActivityFailed}), the settle of the claimed
- * row that carried the activity, fenced by its claim ({@code complete}, {@code retryAfter} a
- * backoff, or {@code fail} to dead-letter it), and, when the step settles the workflow's last open
- * activity, {@code WorkflowCompleted} (or {@code WorkflowFailed} if an activity was dead-lettered).
+ * row that carried the activity, fenced by its claim ({@code complete},
+ * {@code Settlement.retryAfter} a backoff, or {@code Settlement.fail()} to dead-letter it), and,
+ * when the step settles the workflow's last open activity, {@code WorkflowCompleted} (or
+ * {@code WorkflowFailed} if an activity was dead-lettered).
  * One transaction: there is no moment at which the history holds an outcome whose row is still
  * claimed, or a settled row whose outcome is missing.
  *

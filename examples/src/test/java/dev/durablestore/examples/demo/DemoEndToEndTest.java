@@ -3,6 +3,7 @@ package dev.durablestore.examples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.ActivityId;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
@@ -90,7 +91,7 @@ class DemoEndToEndTest {
                     .verifyComplete();
             // The dead run had claimed six rows, and for one of them had recorded the outcome
             // in the history but died before completing the row.
-            List<OutboxRow> claimed = store.claim(6).block(WAIT);
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(6)).block(WAIT);
             assertThat(claimed).hasSize(6);
             OutboxRow row = claimed.get(0);
             ActivityId activity = Workload.activityId(row.ordinal());

@@ -3,6 +3,7 @@ package dev.durablestore.examples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Settlement;
@@ -43,7 +44,7 @@ class WorkflowStepsTest {
             Instant now = Instant.now();
             store.appendWithOutbox(w, Workload.startEvents(0, k, now), 0, Workload.rows(0, k, now))
                     .block(WAIT);
-            List<OutboxRow> claimed = store.claim(k).block(WAIT);
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(k)).block(WAIT);
             assertThat(claimed).hasSize(k);
             DemoStats stats = new DemoStats();
             WorkflowSteps steps = new WorkflowSteps(store, stats, 10);
@@ -79,7 +80,7 @@ class WorkflowStepsTest {
             // and a row delivered again (re-opened, claimed again) is settled without appending anything
             OutboxRow again = claimed.get(3);
             store.rearmPending(List.of(again)).block(WAIT);
-            OutboxRow redelivered = store.claim(1).block(WAIT).get(0);
+            OutboxRow redelivered = store.claim(ClaimRequest.of(1)).block(WAIT).get(0);
             assertThat(redelivered.dispatchKey()).isEqualTo(again.dispatchKey());
             StepVerifier.create(steps.commit(
                             redelivered,
@@ -99,10 +100,10 @@ class WorkflowStepsTest {
             Instant now = Instant.now();
             store.appendWithOutbox(w, Workload.startEvents(1, 3, now), 0, Workload.rows(1, 3, now))
                     .block(WAIT);
-            List<OutboxRow> claimed = store.claim(3).block(WAIT);
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(3)).block(WAIT);
             OutboxRow first = claimed.get(0);
             store.rearmPending(List.of(first)).block(WAIT);
-            OutboxRow taken = store.claim(1).block(WAIT).get(0);
+            OutboxRow taken = store.claim(ClaimRequest.of(1)).block(WAIT).get(0);
             assertThat(taken.dispatchKey()).isEqualTo(first.dispatchKey());
             WorkflowSteps steps = new WorkflowSteps(store, new DemoStats(), 10);
 
