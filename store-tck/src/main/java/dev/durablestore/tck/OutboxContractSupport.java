@@ -2,6 +2,7 @@ package dev.durablestore.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.InvalidArgumentException;
@@ -138,6 +139,21 @@ abstract class OutboxContractSupport extends ContractTestSupport {
                 () -> store.rowState(dispatchKey)
                         .map(state -> state.status() == status)
                         .defaultIfEmpty(false));
+    }
+
+    /**
+     * Expects {@code build} to throw an {@link InvalidArgumentException} naming exactly
+     * {@code argument} (W2, X10): a step builder, a {@code ClaimRequest} or a {@code Settlement} is
+     * no publisher, so it checks its values when it is built and throws.
+     *
+     * @param build builds the value under test
+     * @param argument the argument name the error must report
+     */
+    static void buildRefused(Supplier<?> build, String argument) {
+        InvalidArgumentException e = catchThrowableOfType(InvalidArgumentException.class, build::get);
+        assertThat(e).as("building must refuse the value naming %s", argument).isNotNull();
+        assertThat(e.argument()).as("argument() of %s", e.getMessage()).isEqualTo(argument);
+        assertThat(e.getMessage()).as("the message names the argument").contains(argument);
     }
 
     /**

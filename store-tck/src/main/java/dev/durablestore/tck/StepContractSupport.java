@@ -21,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
-import org.assertj.core.api.Assertions;
 import reactor.test.StepVerifier;
 
 /**
@@ -150,17 +148,6 @@ abstract class StepContractSupport extends OutboxContractSupport {
         assertThat(stored(given, step))
                 .as("what is stored after %s was refused", step)
                 .isEqualTo(before);
-    }
-
-    /**
-     * Expects {@code build} to throw an {@link InvalidArgumentException} naming exactly
-     * {@code argument} (W2); a builder is no publisher, so it throws.
-     */
-    static void buildRefused(Supplier<?> build, String argument) {
-        InvalidArgumentException e = Assertions.catchThrowableOfType(InvalidArgumentException.class, build::get);
-        assertThat(e).as("build() must refuse the step naming %s", argument).isNotNull();
-        assertThat(e.argument()).as("argument() of %s", e.getMessage()).isEqualTo(argument);
-        assertThat(e.getMessage()).as("the message names the argument").contains(argument);
     }
 
     /** @return the fire time of each timer of {@code w}, by canonical timer-id text */
