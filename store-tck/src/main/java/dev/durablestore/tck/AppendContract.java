@@ -12,6 +12,7 @@ import static dev.durablestore.tck.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -479,7 +480,7 @@ public abstract class AppendContract extends ContractTestSupport {
                 .expectNext(new OutboxRowState(OutboxStatus.PENDING, 0, row.visibleAfter()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
+        List<OutboxRow> claimed = store.claim(ClaimRequest.of(10)).block(TIMEOUT);
         assertThat(claimed).extracting(OutboxRow::dispatchKey).containsExactly(row.dispatchKey());
     }
 
@@ -522,7 +523,7 @@ public abstract class AppendContract extends ContractTestSupport {
                 .verify(TIMEOUT);
         // then
         assertThat(history(store, w)).containsExactly(start);
-        assertThat(store.claim(16).block(TIMEOUT)).isEmpty();
+        assertThat(store.claim(ClaimRequest.of(16)).block(TIMEOUT)).isEmpty();
         // and the guard behaves as append's
         assertThat(failure(
                         store.appendWithOutbox(w, List.of(TestEvents.of(w).completed()), 0, List.of()),
@@ -607,7 +608,7 @@ public abstract class AppendContract extends ContractTestSupport {
                 .verify(TIMEOUT);
         // then: the append succeeded, the stored row kept its values, the first fresh row won
         assertThat(history(store, w)).containsExactly(start);
-        List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
+        List<OutboxRow> claimed = store.claim(ClaimRequest.of(10)).block(TIMEOUT);
         assertThat(claimed)
                 .extracting(OutboxRow::dispatchKey)
                 .containsExactly(original.dispatchKey(), fresh.dispatchKey());

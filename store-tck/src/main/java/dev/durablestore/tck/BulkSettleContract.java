@@ -9,12 +9,14 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,10 +28,10 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * Contract of the Java additions of issue 19 to settling (O53–O58): the bulk settles
- * {@code complete}, {@code fail}, {@code settleCancelled} and {@code retry} over a collection of
- * keys, each the single-key transition (O29–O34) applied to every key in one transaction, and
- * {@code retryAfter}, a retry whose visibility is the store clock at the write plus a delay.
+ * Contract of the Java additions of issue 19 to settling (O53–O58): {@code settleKeys} over a
+ * collection of keys with each {@code Settlement} (complete, fail, cancel, retry), the single-key
+ * transition (O29–O34) applied to every key in one transaction, and the retry after a delay, whose
+ * visibility is the store clock at the write plus the delay.
  */
 public abstract class BulkSettleContract extends OutboxContractSupport {
 
@@ -71,9 +73,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         cancelled = row(w, 4, visible).withAttempt(2);
         stage(claimed, done, failed, cancelled);
         claim(10);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
-        store.fail(failed.dispatchKey()).block(TIMEOUT);
-        store.settleCancelled(cancelled.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(failed.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(cancelled.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         pending = row(w, 1, visible).withAttempt(1);
         bystander = row(workflow(2), 0, visible);
         stage(pending, bystander);
@@ -91,7 +93,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     @Test
     void O53_O34_bulk_complete_settles_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are completed, the live ones twice
-        StepVerifier.create(store.complete(allNamed())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(allNamed(), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the pending and the claimed row are done with attempt and visibility unchanged, and nothing else moved
         assertState(pending.dispatchKey(), OutboxStatus.DONE, 1, visible);
@@ -103,7 +107,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     @Test
     void O54_O34_bulk_fail_dead_letters_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are failed, the live ones twice
-        StepVerifier.create(store.fail(allNamed())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(allNamed(), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the pending and the claimed row are failed with attempt and visibility unchanged, and nothing else moved
         assertState(pending.dispatchKey(), OutboxStatus.FAILED, 1, visible);
@@ -119,9 +125,11 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O55_O32_bulk_settleCancelled_cancels_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
+    void O55_O32_settleKeys_cancel_cancels_every_live_key_once_and_leaves_terminal_and_unknown_keys_alone() {
         // when every key but the bystander's, an unknown and an unstorable key are cancelled, the live ones twice
-        StepVerifier.create(store.settleCancelled(allNamed())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(allNamed(), Settlement.cancel()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the pending and the claimed row are cancelled, and nothing else moved
         assertState(pending.dispatchKey(), OutboxStatus.CANCELLED, 1, visible);
@@ -130,7 +138,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertNoClaimLeft();
 
         // and cancelling them again is harmless
-        StepVerifier.create(store.settleCancelled(allNamed())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(allNamed(), Settlement.cancel()))
+                .expectComplete()
+                .verify(TIMEOUT);
         assertStatus(claimed.dispatchKey(), OutboxStatus.CANCELLED);
     }
 
@@ -138,7 +148,9 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     void O56_O34_bulk_retry_returns_every_live_key_to_pending_and_never_resurrects_a_terminal_row() {
         // when every key but the bystander's, an unknown and an unstorable key are retried with attempt 5, in an hour
         Instant later = now().plus(HOUR);
-        StepVerifier.create(store.retry(allNamed(), 5, later)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(allNamed(), Settlement.retryAt(5, later)))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then the pending and the claimed row are pending with attempt 5, fenced for an hour; nothing else moved
         assertState(pending.dispatchKey(), OutboxStatus.PENDING, 5, later);
@@ -158,7 +170,8 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     @Test
     void O56_bulk_retry_wakes_an_idle_claim_stream() throws Exception {
         // given an idle stream with demand and a one-hour poll interval, the claimed row its only candidate
-        store.complete(List.of(pending.dispatchKey(), bystander.dispatchKey())).block(TIMEOUT);
+        store.settleKeys(List.of(pending.dispatchKey(), bystander.dispatchKey()), Settlement.complete())
+                .block(TIMEOUT);
         ClaimStreamProbe probe = ClaimStreamProbe.subscribe(
                 store.claimStream(ClaimStreamOptions.defaults().withPollInterval(HOUR)));
         probes.add(probe);
@@ -166,7 +179,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         probe.expectNothingFor(QUIET);
 
         // when the claimed row is retried visible now through the bulk retry
-        StepVerifier.create(store.retry(List.of(claimed.dispatchKey()), 2, now()))
+        StepVerifier.create(store.settleKeys(List.of(claimed.dispatchKey()), Settlement.retryAt(2, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -186,11 +199,12 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         stage(a, b);
 
         // when a is completed and b retried with each key repeated, out of order
-        StepVerifier.create(store.complete(
-                        List.of(a.dispatchKey(), pending.dispatchKey(), a.dispatchKey(), a.dispatchKey())))
+        StepVerifier.create(store.settleKeys(
+                        List.of(a.dispatchKey(), pending.dispatchKey(), a.dispatchKey(), a.dispatchKey()),
+                        Settlement.complete()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.retry(List.of(b.dispatchKey(), b.dispatchKey()), 3, now()))
+        StepVerifier.create(store.settleKeys(List.of(b.dispatchKey(), b.dispatchKey()), Settlement.retryAt(3, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -211,10 +225,10 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         stageAll(rows);
 
         // when the first 2,000 are completed and the last 500 retried, each in one call
-        StepVerifier.create(store.complete(keys(rows.subList(0, 2_000))))
+        StepVerifier.create(store.settleKeys(keys(rows.subList(0, 2_000)), Settlement.complete()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.retry(keys(rows.subList(2_000, 2_500)), 4, now().plus(HOUR)))
+        StepVerifier.create(store.settleKeys(keys(rows.subList(2_000, 2_500)), Settlement.retryAt(4, now().plus(HOUR))))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -234,10 +248,18 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
 
         // when each bulk settle gets an empty collection, or only keys no row can hold
         for (Collection<String> none : List.<Collection<String>>of(List.of(), List.of(UNSTORABLE))) {
-            StepVerifier.create(store.complete(none)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.fail(none)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.settleCancelled(none)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.retry(none, 1, now())).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(none, Settlement.complete()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(none, Settlement.fail()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(none, Settlement.cancel()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(none, Settlement.retryAt(1, now())))
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
 
         // then each completes and nothing changed
@@ -249,8 +271,12 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     void O57_X10_bulk_settles_reject_null_collections_null_and_empty_elements_and_write_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
-        List<Function<Collection<String>, Mono<Void>>> settles =
-                List.of(store::complete, store::fail, store::settleCancelled, keys -> store.retry(keys, 1, now()));
+        List<Function<Collection<String>, Mono<Void>>> settles = List.of(
+                keys -> store.settleKeys(keys, Settlement.complete()),
+                keys -> store.settleKeys(keys, Settlement.fail()),
+                keys -> store.settleKeys(keys, Settlement.cancel()),
+                keys -> store.settleKeys(keys, Settlement.retryAt(1, now())),
+                keys -> store.settleKeys(keys, Settlement.retryAfter(1, Duration.ZERO)));
 
         // when each bulk settle gets null, or a live key followed by null or an empty key
         // then each fails naming the collection or the element, before writing anything
@@ -269,23 +295,29 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
         List<String> live = List.of(pending.dispatchKey(), claimed.dispatchKey());
 
-        // when the bulk retry gets a negative attempt, or a null or out-of-range visibility
+        // when a retry is built with a negative attempt or a null visibility
+        // then building it throws naming the argument
+        buildRefused(() -> Settlement.retryAt(-1, now()), "nextAttempt");
+        buildRefused(() -> Settlement.retryAt(1, null), "visibleAfter");
+
+        // when the bulk retry gets a visibility out of the storable range, or no settlement
         // then each fails naming the argument, and nothing changed, also for an empty collection
-        assertRejected(() -> store.retry(live, -1, now()), "nextAttempt");
-        assertRejected(() -> store.retry(List.of(), -1, now()), "nextAttempt");
-        assertRejected(() -> store.retry(live, 1, null), "visibleAfter");
-        assertRejected(() -> store.retry(live, 1, Instant.MAX), "visibleAfter");
-        assertRejected(() -> store.retry(live, 1, Instant.MIN), "visibleAfter");
+        assertRejected(() -> store.settleKeys(live, Settlement.retryAt(1, Instant.MAX)), "settlement.visibleAfter");
+        assertRejected(() -> store.settleKeys(live, Settlement.retryAt(1, Instant.MIN)), "settlement.visibleAfter");
+        assertRejected(
+                () -> store.settleKeys(List.of(), Settlement.retryAt(1, Instant.MAX)), "settlement.visibleAfter");
+        assertRejected(() -> store.settleKeys(live, null), "settlement");
         assertThat(snapshot(everyKey())).isEqualTo(before);
     }
 
-    // ---------------------------------------------------------------- retryAfter (O58)
+    // ---------------------------------------------------------------- Settlement.retryAfter (O58)
 
     @Test
-    void O58_retryAfter_makes_a_live_row_visible_the_delay_after_the_store_clock() {
+    void O58_retryAfter_settlement_makes_a_live_row_visible_the_delay_after_the_store_clock() {
         // when the claimed row is retried with attempt 2 after 90 seconds
         Instant at = now();
-        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 2, Duration.ofSeconds(90)))
+        StepVerifier.create(store.settleKeys(
+                        List.of(claimed.dispatchKey()), Settlement.retryAfter(2, Duration.ofSeconds(90))))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -302,9 +334,10 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O58_retryAfter_reads_the_clock_when_it_runs_not_when_it_is_called() {
-        // given a retryAfter assembled now but not yet subscribed
-        Mono<Void> retry = store.retryAfter(pending.dispatchKey(), 3, Duration.ofMinutes(5));
+    void O58_retryAfter_settlement_reads_the_clock_when_it_runs_not_when_it_is_called() {
+        // given a retry after 5 minutes assembled now but not yet subscribed
+        Mono<Void> retry =
+                store.settleKeys(List.of(pending.dispatchKey()), Settlement.retryAfter(3, Duration.ofMinutes(5)));
 
         // when the clock moves on an hour before it is subscribed
         clock.advance(HOUR);
@@ -315,7 +348,7 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
         assertState(pending.dispatchKey(), OutboxStatus.PENDING, 3, at.plus(Duration.ofMinutes(5)));
 
         // and a zero delay makes a row due at once
-        StepVerifier.create(store.retryAfter(claimed.dispatchKey(), 1, Duration.ZERO))
+        StepVerifier.create(store.settleKeys(List.of(claimed.dispatchKey()), Settlement.retryAfter(1, Duration.ZERO)))
                 .expectComplete()
                 .verify(TIMEOUT);
         assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 1, now());
@@ -323,11 +356,11 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O58_O33_O34_retryAfter_is_a_no_op_on_terminal_unknown_and_unstorable_keys() {
-        // when retryAfter is applied to the terminal rows, an unknown and an unstorable key
+    void O58_O33_O34_retryAfter_settlement_is_a_no_op_on_terminal_unknown_and_unstorable_keys() {
+        // when a retry after a delay is applied to the terminal rows, an unknown and an unstorable key
         for (String key :
                 List.of(done.dispatchKey(), failed.dispatchKey(), cancelled.dispatchKey(), unknown, UNSTORABLE)) {
-            StepVerifier.create(store.retryAfter(key, 7, Duration.ZERO))
+            StepVerifier.create(store.settleKeys(List.of(key), Settlement.retryAfter(7, Duration.ZERO)))
                     .expectComplete()
                     .verify(TIMEOUT);
         }
@@ -338,20 +371,34 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
-    void O58_X10_retryAfter_rejects_bad_keys_attempts_and_delays_and_writes_nothing() {
+    void O58_X10_a_retryAfter_settlement_refuses_a_negative_attempt_and_a_null_or_negative_delay_when_built() {
+        // when a retry after a delay is built with a negative attempt, or a null or negative delay
+        // then building it throws naming the argument
+        buildRefused(() -> Settlement.retryAfter(-1, Duration.ZERO), "nextAttempt");
+        buildRefused(() -> Settlement.retryAfter(1, null), "delay");
+        buildRefused(() -> Settlement.retryAfter(1, Duration.ofNanos(-1)), "delay");
+    }
+
+    @Test
+    void O58_X10_settleKeys_retryAfter_signals_bad_keys_and_unstorably_long_delays_and_writes_nothing() {
         // given the state before
         Map<String, Optional<OutboxRowState>> before = snapshot(everyKey());
         String key = claimed.dispatchKey();
+        Settlement soon = Settlement.retryAfter(1, Duration.ZERO);
 
-        // when retryAfter gets a null or empty key, a negative attempt, or a null, negative or unstorably long delay
-        // then each fails naming the argument
-        assertRejected(() -> store.retryAfter(null, 1, Duration.ZERO), "dispatchKey");
-        assertRejected(() -> store.retryAfter("", 1, Duration.ZERO), "dispatchKey");
-        assertRejected(() -> store.retryAfter(key, -1, Duration.ZERO), "nextAttempt");
-        assertRejected(() -> store.retryAfter(key, 1, null), "delay");
-        assertRejected(() -> store.retryAfter(key, 1, Duration.ofNanos(-1)), "delay");
-        assertRejected(() -> store.retryAfter(key, 1, Duration.ofDays(365L * 1000)), "delay");
-        assertRejected(() -> store.retryAfter(key, 1, Duration.ofSeconds(Long.MAX_VALUE)), "delay");
+        // when a retry after a delay gets a null or empty key, or a delay that takes the visibility past the
+        // latest storable instant, for one key or several
+        // then each call signals an invalid argument naming it
+        assertRejected(() -> store.settleKeys(Collections.singletonList(null), soon), "dispatchKeys[0]");
+        assertRejected(() -> store.settleKeys(List.of(""), soon), "dispatchKeys[0]");
+        for (List<String> keys : List.of(List.of(key), List.of(key, pending.dispatchKey()))) {
+            assertRejected(
+                    () -> store.settleKeys(keys, Settlement.retryAfter(1, Duration.ofDays(365L * 1000))),
+                    "settlement.delay");
+            assertRejected(
+                    () -> store.settleKeys(keys, Settlement.retryAfter(1, Duration.ofSeconds(Long.MAX_VALUE))),
+                    "settlement.delay");
+        }
 
         // and nothing changed
         assertThat(snapshot(everyKey())).isEqualTo(before);

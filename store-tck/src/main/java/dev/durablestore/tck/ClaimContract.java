@@ -7,11 +7,14 @@ import static dev.durablestore.tck.OutboxFixtures.scope;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +28,10 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-/** Contract of the four claim variants (O7, O16–O28) and of claims meeting an undecodable row (X6). */
+/**
+ * Contract of {@code claim(ClaimRequest)}, plain, scoped, holding workflows or both (O7, O16–O28),
+ * and of claims meeting an undecodable row (X6).
+ */
 public abstract class ClaimContract extends OutboxContractSupport {
 
     // ---------------------------------------------------------------- scope predicate (O7)
@@ -69,33 +75,32 @@ public abstract class ClaimContract extends OutboxContractSupport {
     // ---------------------------------------------------------------- due rows, order, limit (O16–O21)
 
     @Test
-    void O16_a_zero_limit_claims_nothing_in_every_variant() {
+    void O16_a_zero_limit_claims_nothing_with_and_without_scope_hold_and_policy() {
         // given two due rows
         WorkflowId w = workflow(1);
         OutboxRow a = row(w, 0, now());
         OutboxRow b = row(w, 1, now());
         stage(a, b);
 
-        // when every variant claims with limit 0
+        // when claims with limit 0 run plain, scoped, holding another workflow, and with all three and a policy
         ClaimScope any = ClaimScope.of("default", "default");
-        StepVerifier.create(store.claim(0))
-                .expectNext(List.of())
-                .expectComplete()
-                .verify(TIMEOUT);
-        StepVerifier.create(store.claimExcluding(0, Set.of()))
-                .expectNext(List.of())
-                .expectComplete()
-                .verify(TIMEOUT);
-        StepVerifier.create(store.claimScoped(any, 0))
-                .expectNext(List.of())
-                .expectComplete()
-                .verify(TIMEOUT);
-        StepVerifier.create(store.claimScopedExcluding(any, 0, Set.of()))
-                .expectNext(List.of())
-                .expectComplete()
-                .verify(TIMEOUT);
+        Set<WorkflowId> other = Set.of(workflow(2));
+        for (ClaimRequest request : List.of(
+                ClaimRequest.of(0),
+                ClaimRequest.of(0).withScope(any),
+                ClaimRequest.of(0).withHeldWorkflows(other),
+                ClaimRequest.of(0)
+                        .withScope(any)
+                        .withHeldWorkflows(other)
+                        .withPolicy(DispatchPolicy.none().withSerialPerWorkflow(true)))) {
+            // then each returns nothing
+            StepVerifier.create(store.claim(request))
+                    .expectNext(List.of())
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
 
-        // then both rows are still pending
+        // and both rows are still pending
         assertState(a.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertState(b.dispatchKey(), OutboxStatus.PENDING, 0, now());
     }
@@ -110,7 +115,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming
         // then only the row visible now is taken
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(atNow.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -151,13 +156,13 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 10
         // then a comes before b, both claimed at now; a second claim is empty
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(
                                 a.withStatus(OutboxStatus.CLAIMED, now()), b.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .expectNext(List.of())
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -174,7 +179,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming
         // then keys come in plain text order: ":1", ":10", ":2"
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows ->
                         assertThat(keys(rows)).containsExactly(one.dispatchKey(), ten.dispatchKey(), two.dispatchKey()))
                 .expectComplete()
@@ -194,7 +199,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming
         // then they come in time order
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(keys(rows))
                         .containsExactly(early.dispatchKey(), late.dispatchKey(), latest.dispatchKey()))
                 .expectComplete()
@@ -213,11 +218,11 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 2 and then 10
         // then the claims return the first 2 and the remaining 3, in order
-        StepVerifier.create(store.claim(2))
+        StepVerifier.create(store.claim(ClaimRequest.of(2)))
                 .assertNext(claimed -> assertThat(keys(claimed)).containsExactlyElementsOf(keys(rows.subList(0, 2))))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(claimed -> assertThat(keys(claimed)).containsExactlyElementsOf(keys(rows.subList(2, 5))))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -234,7 +239,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when it is claimed
         // then it is returned claimed at the clock's instant, attempt not incremented
-        StepVerifier.create(store.claim(1))
+        StepVerifier.create(store.claim(ClaimRequest.of(1)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(a.withStatus(OutboxStatus.CLAIMED, claimTime)))
                 .expectComplete()
@@ -259,15 +264,17 @@ public abstract class ClaimContract extends OutboxContractSupport {
         stage(a);
         assertThat(keys(claim(10))).containsExactly(a.dispatchKey());
 
-        // when every variant claims again
+        // when claims plain, holding nothing and scoped to its route claim again
         // then none returns it
         assertThat(claim(10)).isEmpty();
-        assertThat(store.claimExcluding(10, Set.of()).block(TIMEOUT)).isEmpty();
-        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 10).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(10).withHeldWorkflows(Set.of())).block(TIMEOUT))
+                .isEmpty();
+        assertThat(store.claim(ClaimRequest.of(10).withScope(ClaimScope.of("default", "default")))
+                        .block(TIMEOUT))
                 .isEmpty();
 
         // when it is retried
-        store.retry(a.dispatchKey(), 1, now()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.retryAt(1, now())).block(TIMEOUT);
 
         // then it can be claimed once more
         assertThat(keys(claim(10))).containsExactly(a.dispatchKey());
@@ -326,9 +333,30 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 100 unscoped
         // then all three are claimed
-        StepVerifier.create(store.claim(100))
+        StepVerifier.create(store.claim(ClaimRequest.of(100)))
                 .assertNext(rows ->
                         assertThat(keys(rows)).containsExactly(a.dispatchKey(), b.dispatchKey(), c.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void O22_a_null_scope_claims_every_route() {
+        // given rows on (remote, gpu, box-7), (default, cpu, none) and (default, default, box-9)
+        WorkflowId w = workflow(1);
+        OutboxRow a = routed(w, 0, now(), "remote", "gpu", "box-7");
+        OutboxRow b = routed(w, 1, now(), "default", "cpu", null);
+        OutboxRow c = routed(w, 2, now(), "default", "default", "box-9");
+        stage(a, b, c);
+
+        // when claiming 2 with a null scope, then 10 with a null scope and another workflow held
+        // then the first claim takes the first two rows and the second the third, whatever their routes
+        StepVerifier.create(store.claim(ClaimRequest.of(2).withScope(null)))
+                .assertNext(rows -> assertThat(keys(rows)).containsExactly(a.dispatchKey(), b.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.claim(ClaimRequest.of(10).withScope(null).withHeldWorkflows(Set.of(workflow(2)))))
+                .assertNext(rows -> assertThat(keys(rows)).containsExactly(c.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
@@ -348,7 +376,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 16 excluding P
         // then exactly O's row is claimed and P's rows are left exactly as they were
-        StepVerifier.create(store.claimExcluding(16, Set.of(p)))
+        StepVerifier.create(store.claim(ClaimRequest.of(16).withHeldWorkflows(Set.of(p))))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(other.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -377,7 +405,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 16 excluding nothing
         // then the first 16 of P's rows in key order are claimed, as a plain claim would take them
-        StepVerifier.create(store.claimExcluding(16, Set.of()))
+        StepVerifier.create(store.claim(ClaimRequest.of(16).withHeldWorkflows(Set.of())))
                 .assertNext(claimed -> assertThat(keys(claimed)).containsExactlyElementsOf(expected.subList(0, 16)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -393,7 +421,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming excluding 1, 3 and a workflow with no rows
         // then only workflow 2's row is claimed
-        StepVerifier.create(store.claimExcluding(10, Set.of(w1, w3, workflow(99))))
+        StepVerifier.create(store.claim(ClaimRequest.of(10).withHeldWorkflows(Set.of(w1, w3, workflow(99)))))
                 .assertNext(rows ->
                         assertThat(rows).extracting(OutboxRow::workflowId).containsExactly(w2))
                 .expectComplete()
@@ -415,7 +443,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 100 with scope (remote, gpu, box-7)
         // then exactly the first two are claimed; the others stay pending
-        StepVerifier.create(store.claimScoped(scope("remote", "gpu", "box-7"), 100))
+        StepVerifier.create(store.claim(ClaimRequest.of(100).withScope(scope("remote", "gpu", "box-7"))))
                 .assertNext(
                         rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
@@ -435,7 +463,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 100 with scope (remote, gpu, no node)
         // then only the unpinned row is claimed
-        StepVerifier.create(store.claimScoped(ClaimScope.of("remote", "gpu"), 100))
+        StepVerifier.create(store.claim(ClaimRequest.of(100).withScope(ClaimScope.of("remote", "gpu"))))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(unpinned.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -456,11 +484,11 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 3 with the scope
         // then the oldest three admitted rows are claimed, oldest first, and only the fourth is left
-        StepVerifier.create(store.claimScoped(gpu, 3))
+        StepVerifier.create(store.claim(ClaimRequest.of(3).withScope(gpu)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactlyElementsOf(keys(admitted.subList(0, 3))))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claimScoped(gpu, 3))
+        StepVerifier.create(store.claim(ClaimRequest.of(3).withScope(gpu)))
                 .assertNext(rows ->
                         assertThat(keys(rows)).containsExactly(admitted.get(3).dispatchKey()))
                 .expectComplete()
@@ -482,7 +510,9 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 16 with scope (default, default) excluding P
         // then exactly O's row is claimed
-        StepVerifier.create(store.claimScopedExcluding(ClaimScope.of("default", "default"), 16, Set.of(p)))
+        StepVerifier.create(store.claim(ClaimRequest.of(16)
+                        .withScope(ClaimScope.of("default", "default"))
+                        .withHeldWorkflows(Set.of(p))))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(other.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -507,7 +537,9 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 2 with scope (remote, gpu, box-7) excluding P
         // then exactly O's two admitted rows are claimed
-        StepVerifier.create(store.claimScopedExcluding(scope("remote", "gpu", "box-7"), 2, Set.of(p)))
+        StepVerifier.create(store.claim(ClaimRequest.of(2)
+                        .withScope(scope("remote", "gpu", "box-7"))
+                        .withHeldWorkflows(Set.of(p))))
                 .assertNext(
                         rows -> assertThat(keys(rows)).containsExactly(pinned.dispatchKey(), unpinned.dispatchKey()))
                 .expectComplete()
@@ -518,16 +550,17 @@ public abstract class ClaimContract extends OutboxContractSupport {
     }
 
     @Test
-    void O28_the_excluding_claims_honour_the_hold_on_every_call() {
+    void O28_a_claim_honours_the_hold_on_every_call() {
         // given two rows of a held workflow
         WorkflowId p = workflow(1);
         stage(row(p, 0, now()), row(p, 1, now()));
 
-        // when both excluding variants claim repeatedly with P held
-        // then neither ever returns P's rows
+        // when claims holding P, with and without a scope, run repeatedly
+        // then none ever returns P's rows
+        ClaimRequest holding = ClaimRequest.of(10).withHeldWorkflows(Set.of(p));
         for (int i = 0; i < 3; i++) {
-            assertThat(store.claimExcluding(10, Set.of(p)).block(TIMEOUT)).isEmpty();
-            assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 10, Set.of(p))
+            assertThat(store.claim(holding).block(TIMEOUT)).isEmpty();
+            assertThat(store.claim(holding.withScope(ClaimScope.of("default", "default")))
                             .block(TIMEOUT))
                     .isEmpty();
         }
@@ -548,7 +581,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
 
         // when claiming 10
         // then the claim fails with a serialization error naming the corrupt row's key
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .expectErrorSatisfies(e -> assertThat(e)
                         .isInstanceOf(SerializationException.class)
                         .hasMessageContaining(corrupt.dispatchKey()))
@@ -560,7 +593,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
         assertState(c.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(1));
 
         // and the next claim returns the other rows
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(a.dispatchKey(), c.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -580,7 +613,7 @@ public abstract class ClaimContract extends OutboxContractSupport {
     }
 
     private static Flux<String> claimUntilEmpty(ReactiveStore target, int limit) {
-        return Mono.defer(() -> target.claim(limit))
+        return Mono.defer(() -> target.claim(ClaimRequest.of(limit)))
                 .repeat()
                 .takeUntil(List::isEmpty)
                 .flatMapIterable(OutboxFixtures::keys);

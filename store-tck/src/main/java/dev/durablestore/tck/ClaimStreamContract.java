@@ -11,6 +11,7 @@ import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -269,8 +270,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         OutboxRow redriven = row(w, 2, now());
         stage(retried, rearmed, redriven);
         claim(10);
-        store.complete(rearmed.dispatchKey()).block(TIMEOUT);
-        store.fail(redriven.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(rearmed.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(redriven.dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // and an idle stream with demand and a one-hour poll interval
         ClaimStreamProbe probe = probe(ClaimStreamOptions.defaults().withPollInterval(HOUR));
@@ -278,7 +279,8 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
         probe.expectNothingFor(QUIET);
 
         // when the claimed row is retried visible now
-        store.retry(retried.dispatchKey(), 1, now()).block(TIMEOUT);
+        store.settleKeys(List.of(retried.dispatchKey()), Settlement.retryAt(1, now()))
+                .block(TIMEOUT);
         // then it arrives within seconds
         assertThat(probe.next(PROMPTLY).dispatchKey()).isEqualTo(retried.dispatchKey());
 
@@ -499,6 +501,9 @@ public abstract class ClaimStreamContract extends OutboxContractSupport {
 
     private Flux<String> completing(ClaimStreamOptions options) {
         return store.claimStream(options)
-                .flatMap(r -> store.complete(r.dispatchKey()).thenReturn(r.dispatchKey()), 64);
+                .flatMap(
+                        r -> store.settleKeys(List.of(r.dispatchKey()), Settlement.complete())
+                                .thenReturn(r.dispatchKey()),
+                        64);
     }
 }

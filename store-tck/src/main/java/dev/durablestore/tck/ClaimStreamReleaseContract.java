@@ -9,6 +9,7 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,7 +176,7 @@ public abstract class ClaimStreamReleaseContract extends OutboxContractSupport {
             // (every row of this trial is settled, so the next trial starts from an empty outbox: the
             // check above claimed the given-back ones)
             Flux.fromIterable(staged)
-                    .concatMap(r -> store.complete(r.dispatchKey()))
+                    .concatMap(r -> store.settleKeys(List.of(r.dispatchKey()), Settlement.complete()))
                     .blockLast(TIMEOUT);
         }
     }

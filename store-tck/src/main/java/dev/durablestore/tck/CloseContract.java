@@ -6,11 +6,13 @@ import static dev.durablestore.tck.OutboxFixtures.started;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
@@ -68,7 +70,7 @@ public abstract class CloseContract extends OutboxContractSupport {
                         case 1 -> store.countInflight(row(w, 0, now()).namespace());
                         case 2 -> store.rowState(row(w, 0, now()).dispatchKey());
                         case 3 -> store.readHead(w);
-                        case 4 -> store.claim(1);
+                        case 4 -> store.claim(ClaimRequest.of(1));
                         default -> store.append(workflow(1000 + i), List.of(started(workflow(1000 + i), 1, now())), 0);
                     });
         }
@@ -109,8 +111,8 @@ public abstract class CloseContract extends OutboxContractSupport {
                 store.rowState("k").flux(),
                 store.readHead(w).flux(),
                 store.append(w, List.of(started(w, 1, now())), 0).flux(),
-                store.claim(5).flux(),
-                store.complete("k").flux(),
+                store.claim(ClaimRequest.of(5)).flux(),
+                store.settleKeys(List.of("k"), Settlement.complete()).flux(),
                 store.claimStream(ClaimStreamOptions.defaults().withPollInterval(LONG_POLL)));
         for (Flux<?> call : calls) {
             StepVerifier.create(call).expectError(StoreClosedException.class).verify(TIMEOUT);
@@ -188,7 +190,7 @@ public abstract class CloseContract extends OutboxContractSupport {
                     .isZero();
         }
         assertThat(delivered).hasSizeGreaterThanOrEqualTo(1);
-        assertThat(reopened.claim(10).block(TIMEOUT)).hasSize(rows.size() - delivered.size());
+        assertThat(reopened.claim(ClaimRequest.of(10)).block(TIMEOUT)).hasSize(rows.size() - delivered.size());
     }
 
     private static boolean awaitQuietly(CountDownLatch latch) {

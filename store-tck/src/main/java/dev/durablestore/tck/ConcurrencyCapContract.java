@@ -6,6 +6,7 @@ import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -13,10 +14,10 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
     }
 
     private List<OutboxRow> claim(ClaimScope scope, int limit, DispatchPolicy policy) {
-        return store.claim(scope, limit, Set.of(), policy).block(TIMEOUT);
+        return store.claim(ClaimRequest.of(limit).withScope(scope).withPolicy(policy))
+                .block(TIMEOUT);
     }
 
     private List<OutboxRow> stageRoute(int n, String taskQueue) {
@@ -64,7 +66,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
 
         // and completing one, retrying one, frees two slots: the next claim takes two
         store.complete(first.get(0)).block(TIMEOUT);
-        store.retry(first.get(1), 1, now().plusSeconds(60)).block(TIMEOUT);
+        store.settle(first.get(1), Settlement.retryAt(1, now().plusSeconds(60))).block(TIMEOUT);
         assertThat(claim(ROUTE, 10, cap(3))).hasSize(2);
         assertThat(claim(ROUTE, 10, cap(3))).isEmpty();
         // and a larger cap takes more, up to its own bound
@@ -81,8 +83,10 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
             other.add(routed(workflow(50 + i), 0, now(), "ns", "other", null));
         }
         stageAll(other);
-        assertThat(store.claimScoped(ROUTE, 2).block(TIMEOUT)).hasSize(2);
-        assertThat(store.claimScoped(ClaimScope.of("ns", "other"), 4).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(2).withScope(ROUTE)).block(TIMEOUT))
+                .hasSize(2);
+        assertThat(store.claim(ClaimRequest.of(4).withScope(ClaimScope.of("ns", "other")))
+                        .block(TIMEOUT))
                 .hasSize(4);
 
         // when a claim with a cap of 3 runs on the route, then it takes one (3 minus the 2)
@@ -90,7 +94,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
         // and a node's scope counts the route's claimed rows of every node
         assertThat(claim(new ClaimScope("ns", "q", "node-a"), 10, cap(4))).hasSize(1);
         // and a plain claim is not held back by anyone's cap
-        assertThat(store.claimScoped(ROUTE, 10).block(TIMEOUT)).hasSize(2);
+        assertThat(store.claim(ClaimRequest.of(10).withScope(ROUTE)).block(TIMEOUT))
+                .hasSize(2);
     }
 
     @Test
@@ -129,7 +134,7 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
                             .isEqualTo("concurrencyCap"));
         }
         // and a cap without a scope fails naming policy.concurrencyCap, as a claim and as a stream
-        assertRejected(() -> store.claim(null, 5, Set.of(), cap(3)), "policy.concurrencyCap");
+        assertRejected(() -> store.claim(ClaimRequest.of(5).withPolicy(cap(3))), "policy.concurrencyCap");
         assertRejected(
                 () -> store.claimStream(ClaimStreamOptions.defaults().withPolicy(cap(3))), "policy.concurrencyCap");
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
@@ -192,7 +197,8 @@ public abstract class ConcurrencyCapContract extends OutboxContractSupport {
             AtomicInteger maxSeen,
             AtomicInteger completed,
             int total) {
-        return Mono.defer(() -> on.claim(scope("ns", "q", null), 2, Set.of(), cap(cap)))
+        return Mono.defer(() -> on.claim(
+                        ClaimRequest.of(2).withScope(scope("ns", "q", null)).withPolicy(cap(cap))))
                 .flatMap(claimed -> {
                     if (claimed.isEmpty()) {
                         // the route is full: look again shortly rather than spin on the write lock

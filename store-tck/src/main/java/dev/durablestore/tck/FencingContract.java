@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
@@ -28,9 +29,13 @@ import reactor.test.StepVerifier;
  */
 public abstract class FencingContract extends OutboxContractSupport {
 
-    /** The four fenced settles, each as a function of the claimed row. */
+    /** The fenced settles, one of each settlement kind and a retry after a delay, each as a function of the row. */
     private final List<Function<OutboxRow, Mono<Void>>> fencedSettles = List.of(
-            r -> store.complete(r), r -> store.retry(r, 1, now()), r -> store.fail(r), r -> store.settleCancelled(r));
+            r -> store.complete(r),
+            r -> store.settle(r, Settlement.retryAt(1, now())),
+            r -> store.settle(r, Settlement.retryAfter(1, Duration.ofSeconds(60))),
+            r -> store.settle(r, Settlement.fail()),
+            r -> store.settle(r, Settlement.cancel()));
 
     // ---------------------------------------------------------------- W5: claim tokens
 
@@ -49,7 +54,7 @@ public abstract class FencingContract extends OutboxContractSupport {
         assertThat(first.claimToken()).isNotZero();
 
         // when it is retried by key and claimed again
-        StepVerifier.create(store.retry(staged.dispatchKey(), 0, now()))
+        StepVerifier.create(store.settleKeys(List.of(staged.dispatchKey()), Settlement.retryAt(0, now())))
                 .expectComplete()
                 .verify(TIMEOUT);
         OutboxRow second = claimOne();
@@ -104,26 +109,31 @@ public abstract class FencingContract extends OutboxContractSupport {
 
     @Test
     void W6_each_fenced_settle_applies_under_the_current_claim() {
-        // given four claimed rows
+        // given five claimed rows
         WorkflowId w = workflow(1);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             stage(row(w, i, now()));
         }
-        List<OutboxRow> claimed = claim(4);
-        assertThat(claimed).hasSize(4);
+        List<OutboxRow> claimed = claim(5);
+        assertThat(claimed).hasSize(5);
         clock.advance(Duration.ofSeconds(1));
 
-        // when each is settled by its claim
+        // when each is settled by its claim: completed, retried at an instant, failed, cancelled, retried after a delay
         StepVerifier.create(store.complete(claimed.get(0))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(claimed.get(1), 3, now().plusSeconds(60)))
+        StepVerifier.create(store.settle(claimed.get(1), Settlement.retryAt(3, now().plusSeconds(60))))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.fail(claimed.get(2))).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(claimed.get(3)))
+        StepVerifier.create(store.settle(claimed.get(2), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settle(claimed.get(3), Settlement.cancel()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settle(claimed.get(4), Settlement.retryAfter(2, Duration.ofSeconds(90))))
                 .expectComplete()
                 .verify(TIMEOUT);
 
-        // then each row is settled as asked (O29–O32)
+        // then each row is settled as asked (O29–O32, O58)
         assertState(
                 claimed.get(0).dispatchKey(),
                 OutboxStatus.DONE,
@@ -140,6 +150,7 @@ public abstract class FencingContract extends OutboxContractSupport {
                 OutboxStatus.CANCELLED,
                 0,
                 claimed.get(3).visibleAfter());
+        assertState(claimed.get(4).dispatchKey(), OutboxStatus.PENDING, 2, now().plusSeconds(90));
         assertThat(staleTokens()).as("no row is left claimed").isEmpty();
     }
 
@@ -157,7 +168,7 @@ public abstract class FencingContract extends OutboxContractSupport {
             // when the old claim settles it, then it is stale and the row stays pending
             assertStale(() -> settle.apply(claimed), claimed);
             assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 0, now());
-            StepVerifier.create(store.complete(claimed.dispatchKey()))
+            StepVerifier.create(store.settleKeys(List.of(claimed.dispatchKey()), Settlement.complete()))
                     .expectComplete()
                     .verify(TIMEOUT); // out of the way
         }
@@ -188,7 +199,9 @@ public abstract class FencingContract extends OutboxContractSupport {
         OutboxRow byClaim = freshClaim();
         StepVerifier.create(store.complete(byClaim)).expectComplete().verify(TIMEOUT);
         OutboxRow byKey = freshClaim();
-        StepVerifier.create(store.fail(byKey.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(byKey.dispatchKey()), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
         OutboxRow byCancel = freshClaim();
         StepVerifier.create(store.cancelWorkflowRows(byCancel.workflowId()))
                 .expectNext(List.of(byCancel.dispatchKey()))
@@ -233,7 +246,7 @@ public abstract class FencingContract extends OutboxContractSupport {
 
         // when it is completed and failed by the same claim at once
         List<Supplier<? extends Publisher<?>>> racing =
-                List.of(() -> store.complete(claimed), () -> store.fail(claimed));
+                List.of(() -> store.complete(claimed), () -> store.settle(claimed, Settlement.fail()));
         List<Throwable> outcomes = concurrently(racing);
 
         // then exactly one succeeded, the other is stale, and the row is in the winner's status
@@ -257,10 +270,22 @@ public abstract class FencingContract extends OutboxContractSupport {
             assertRejected(() -> settle.apply(null), "claimed");
             assertRejected(() -> settle.apply(pending), "claimed.claimToken");
         }
-        // and a retry's own arguments are checked
-        assertRejected(() -> store.retry(claimed, -1, now()), "nextAttempt");
-        assertRejected(() -> store.retry(claimed, 1, null), "visibleAfter");
-        assertRejected(() -> store.retry(claimed, 1, Instant.MAX), "visibleAfter");
+        // and a settle without a settlement is refused naming it
+        assertRejected(() -> store.settle(claimed, null), "settlement");
+
+        // when a retry is built with a negative attempt, a null visibility, or a null or negative delay
+        // then building it throws naming the argument
+        buildRefused(() -> Settlement.retryAt(-1, now()), "nextAttempt");
+        buildRefused(() -> Settlement.retryAt(1, null), "visibleAfter");
+        buildRefused(() -> Settlement.retryAfter(-1, Duration.ZERO), "nextAttempt");
+        buildRefused(() -> Settlement.retryAfter(1, null), "delay");
+        buildRefused(() -> Settlement.retryAfter(1, Duration.ofNanos(-1)), "delay");
+
+        // when a retry asks for a visibility the store cannot keep, then the settle is refused naming it
+        assertRejected(() -> store.settle(claimed, Settlement.retryAt(1, Instant.MAX)), "settlement.visibleAfter");
+        assertRejected(
+                () -> store.settle(claimed, Settlement.retryAfter(1, Duration.ofDays(365L * 1000))),
+                "settlement.delay");
 
         // then nothing changed
         assertState(pending.dispatchKey(), OutboxStatus.PENDING, 0, pending.visibleAfter());

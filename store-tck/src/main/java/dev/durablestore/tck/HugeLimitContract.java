@@ -9,11 +9,13 @@ import static dev.durablestore.tck.OutboxFixtures.started;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +52,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when claiming Integer.MAX_VALUE
         // then the three due rows are returned claimed, in claim order, and the later one stays pending
-        StepVerifier.create(store.claim(MAX))
+        StepVerifier.create(store.claim(ClaimRequest.of(MAX)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(claimedNow(due.get(0)), claimedNow(due.get(1)), claimedNow(due.get(2))))
                 .expectComplete()
@@ -71,7 +73,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when claiming Integer.MAX_VALUE excluding w2
         // then w1's three rows are returned and w2's rows stay pending
-        StepVerifier.create(store.claimExcluding(MAX, Set.of(held)))
+        StepVerifier.create(store.claim(ClaimRequest.of(MAX).withHeldWorkflows(Set.of(held))))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactlyElementsOf(keys(due)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -90,7 +92,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when claiming Integer.MAX_VALUE on (remote, gpu)
         // then the three gpu rows are returned and the other row stays pending
-        StepVerifier.create(store.claimScoped(GPU, MAX))
+        StepVerifier.create(store.claim(ClaimRequest.of(MAX).withScope(GPU)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactlyElementsOf(keys(due)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -110,7 +112,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
 
         // when claiming Integer.MAX_VALUE on (remote, gpu) excluding w2
         // then w1's three gpu rows are returned; the held and the unrouted rows stay pending
-        StepVerifier.create(store.claimScopedExcluding(GPU, MAX, Set.of(held)))
+        StepVerifier.create(store.claim(ClaimRequest.of(MAX).withScope(GPU).withHeldWorkflows(Set.of(held))))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactlyElementsOf(keys(due)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -207,7 +209,7 @@ public abstract class HugeLimitContract extends OutboxContractSupport {
         stageAll(settled);
         claim(10);
         for (OutboxRow r : settled) {
-            store.complete(r.dispatchKey()).block(TIMEOUT);
+            store.settleKeys(List.of(r.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         }
         OutboxRow live = row(w, 3, now());
         stage(live);

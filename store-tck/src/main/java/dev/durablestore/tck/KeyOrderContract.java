@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,7 +65,7 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         stageAll(rows(w, now()));
         for (String key : SHUFFLED) {
-            store.fail(key).block(TIMEOUT);
+            store.settleKeys(List.of(key), Settlement.fail()).block(TIMEOUT);
         }
 
         // when the workflow is redriven

@@ -6,6 +6,7 @@ import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -14,10 +15,10 @@ import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -43,7 +44,8 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
     }
 
     private List<OutboxRow> claim(ClaimScope scope, int limit, DispatchPolicy policy) {
-        return store.claim(scope, limit, Set.of(), policy).block(TIMEOUT);
+        return store.claim(ClaimRequest.of(limit).withScope(scope).withPolicy(policy))
+                .block(TIMEOUT);
     }
 
     private long claimedOnRoute() {
@@ -94,7 +96,8 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
 
         // when n1 completes one row (fenced), fails one (by key)
         store.complete(ofNode1.get(0)).block(TIMEOUT);
-        store.fail(ofNode1.get(1).dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(ofNode1.get(1).dispatchKey()), Settlement.fail())
+                .block(TIMEOUT);
 
         // then n2 still has no room, and n1 has two slots
         assertThat(claim(NODE_2, 10, nodeCap(3))).isEmpty();
@@ -102,7 +105,8 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
         assertThat(claim(NODE_1, 10, nodeCap(3))).isEmpty();
 
         // and a retry frees a slot too (its row, due again later, is not taken)
-        store.retry(ofNode1.get(2), 1, now().plusSeconds(60)).block(TIMEOUT);
+        store.settle(ofNode1.get(2), Settlement.retryAt(1, now().plusSeconds(60)))
+                .block(TIMEOUT);
         assertThat(claim(NODE_1, 10, nodeCap(3))).hasSize(1);
     }
 
@@ -160,7 +164,7 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
         // and a row pinned to n1 but claimed by a claim of every route (no node) counts for no node:
         // once n1 completes a row, its cap of 3 has room for one again
         OutboxRow late = stageRoute(1, 6, "n1").get(0);
-        assertThat(store.claim(1).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(1)).block(TIMEOUT))
                 .extracting(OutboxRow::dispatchKey)
                 .containsExactly(late.dispatchKey());
         OutboxRow next = stageRoute(1, 7, "n1").get(0);
@@ -182,7 +186,8 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
         assertThat(claim(NODE_1, 1, DispatchPolicy.none())).hasSize(1);
         // and a claim without a node (the route's unpinned rows) counts for no node: with four
         // rows claimed as n1, a node cap of 5 leaves n1 room for exactly one
-        assertThat(store.claimScoped(ClaimScope.of("ns", "q"), 1).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(1).withScope(ClaimScope.of("ns", "q")))
+                        .block(TIMEOUT))
                 .hasSize(1);
         assertThat(claim(NODE_1, 10, nodeCap(5))).hasSize(1);
         assertThat(claimedOnRoute()).isEqualTo(6);
@@ -254,8 +259,10 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
         // and a node cap without a scope, or with a scope without a node, fails naming
         // policy.nodeConcurrencyCap, as a claim and as a stream
         ClaimScope noNode = ClaimScope.of("ns", "q");
-        assertRejected(() -> store.claim(null, 5, Set.of(), nodeCap(3)), "policy.nodeConcurrencyCap");
-        assertRejected(() -> store.claim(noNode, 5, Set.of(), nodeCap(3)), "policy.nodeConcurrencyCap");
+        assertRejected(() -> store.claim(ClaimRequest.of(5).withPolicy(nodeCap(3))), "policy.nodeConcurrencyCap");
+        assertRejected(
+                () -> store.claim(ClaimRequest.of(5).withScope(noNode).withPolicy(nodeCap(3))),
+                "policy.nodeConcurrencyCap");
         assertRejected(
                 () -> store.claimStream(ClaimStreamOptions.defaults().withPolicy(nodeCap(3))),
                 "policy.nodeConcurrencyCap");
@@ -264,7 +271,11 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
                         ClaimStreamOptions.defaults().withScope(noNode).withPolicy(nodeCap(3))),
                 "policy.nodeConcurrencyCap");
         // and a node the store cannot keep (it would record it) fails naming scope.node
-        assertRejected(() -> store.claim(new ClaimScope("ns", "q", "n\u0000"), 5, Set.of(), nodeCap(3)), "scope.node");
+        assertRejected(
+                () -> store.claim(ClaimRequest.of(5)
+                        .withScope(new ClaimScope("ns", "q", "n\u0000"))
+                        .withPolicy(nodeCap(3))),
+                "scope.node");
         // and nothing was claimed
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
         // and the node cap can be dropped again
@@ -350,7 +361,7 @@ public abstract class NodeConcurrencyCapContract extends OutboxContractSupport {
             AtomicInteger completed,
             int total) {
         ClaimScope scope = node == 0 ? NODE_1 : NODE_2;
-        return Mono.defer(() -> on.claim(scope, 2, Set.of(), policy))
+        return Mono.defer(() -> on.claim(ClaimRequest.of(2).withScope(scope).withPolicy(policy)))
                 .flatMap(claimed -> {
                     if (claimed.isEmpty()) {
                         // the node is full: look again shortly rather than spin on the write lock

@@ -5,15 +5,18 @@ import static dev.durablestore.tck.OutboxFixtures.started;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +55,8 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
         done = row(w, 2, now());
         failed = row(w, 3, now());
         stage(pending, done, failed);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
-        store.fail(failed.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(failed.dispatchKey()), Settlement.fail()).block(TIMEOUT);
         before = snapshot(keys());
         clock.advance(Duration.ofMinutes(1));
     }
@@ -113,22 +116,21 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
     }
 
     @Test
-    void X10_claims_reject_negative_limits_and_null_scopes_or_holds() {
-        // when any claim variant gets a negative limit, a null scope, or a null or null-holding hold set
+    void X10_claim_requests_refuse_a_negative_limit_and_null_holds_when_built_and_a_null_request_is_signalled() {
+        // when a claim request is built with a negative limit, a null or null-holding hold set, or a null policy
+        // then building it throws naming the argument (a request is no publisher)
         Set<WorkflowId> nullHolding = new HashSet<>();
         nullHolding.add(null);
-        assertRejected(() -> store.claim(-1), "limit");
-        assertRejected(() -> store.claimExcluding(-1, Set.of()), "limit");
-        assertRejected(() -> store.claimExcluding(10, null), "held");
-        assertRejected(() -> store.claimExcluding(10, nullHolding), "held");
-        assertRejected(() -> store.claimScoped(null, 10), "scope");
-        assertRejected(() -> store.claimScoped(SCOPE, -1), "limit");
-        assertRejected(() -> store.claimScopedExcluding(null, 10, Set.of()), "scope");
-        assertRejected(() -> store.claimScopedExcluding(SCOPE, -1, Set.of()), "limit");
-        assertRejected(() -> store.claimScopedExcluding(SCOPE, 10, null), "held");
-        assertRejected(() -> store.claimScopedExcluding(SCOPE, 10, nullHolding), "held");
+        buildRefused(() -> ClaimRequest.of(-1), "limit");
+        buildRefused(() -> ClaimRequest.of(10).withHeldWorkflows(null), "heldWorkflows");
+        buildRefused(() -> ClaimRequest.of(10).withScope(SCOPE).withHeldWorkflows(nullHolding), "heldWorkflows[]");
+        buildRefused(() -> ClaimRequest.of(10).withPolicy(null), "policy");
 
-        // then nothing was claimed
+        // when the claim gets no request at all
+        // then it signals an invalid argument naming the request
+        assertRejected(() -> store.claim(null), "request");
+
+        // and nothing was claimed
         assertUnchanged();
     }
 
@@ -142,18 +144,33 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
 
     @Test
     void X10_single_row_transitions_reject_null_and_empty_keys_negative_attempts_and_bad_instants() {
-        // when complete, retry, fail or settleCancelled get a null or empty key, or retry a negative attempt or a
-        // null or out-of-range visibility
+        // when settleKeys gets a single null or empty key with any settlement
+        // then each call signals an invalid argument naming the key
         for (String key : Arrays.asList(null, "")) {
-            assertRejected(() -> store.complete(key), "dispatchKey");
-            assertRejected(() -> store.retry(key, 1, now()), "dispatchKey");
-            assertRejected(() -> store.fail(key), "dispatchKey");
-            assertRejected(() -> store.settleCancelled(key), "dispatchKey");
+            for (Settlement settlement : List.of(
+                    Settlement.complete(),
+                    Settlement.retryAt(1, now()),
+                    Settlement.retryAfter(1, Duration.ZERO),
+                    Settlement.fail(),
+                    Settlement.cancel())) {
+                assertRejected(() -> store.settleKeys(Collections.singletonList(key), settlement), "dispatchKeys[0]");
+            }
         }
-        assertRejected(() -> store.retry(pending.dispatchKey(), -1, now()), "attempt");
-        assertRejected(() -> store.retry(pending.dispatchKey(), 1, null), "visibleAfter");
-        assertRejected(() -> store.retry(pending.dispatchKey(), 1, Instant.MAX), "visibleAfter");
-        assertRejected(() -> store.retry(claimed.dispatchKey(), 1, Instant.MIN), "visibleAfter");
+
+        // when a retry is built with a negative attempt or a null visibility
+        // then building it throws naming the argument
+        buildRefused(() -> Settlement.retryAt(-1, now()), "nextAttempt");
+        buildRefused(() -> Settlement.retryAt(1, null), "visibleAfter");
+
+        // when a retry of one key asks for a visibility the store cannot keep, or no settlement is given
+        // then the call signals an invalid argument naming it
+        assertRejected(
+                () -> store.settleKeys(List.of(pending.dispatchKey()), Settlement.retryAt(1, Instant.MAX)),
+                "settlement.visibleAfter");
+        assertRejected(
+                () -> store.settleKeys(List.of(claimed.dispatchKey()), Settlement.retryAt(1, Instant.MIN)),
+                "settlement.visibleAfter");
+        assertRejected(() -> store.settleKeys(List.of(pending.dispatchKey()), null), "settlement");
 
         // then nothing changed
         assertUnchanged();
@@ -246,7 +263,7 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
     void X10_a_zero_limit_and_an_empty_collection_are_valid() {
         // when the boundary values that are allowed are passed
         // then each call succeeds and changes nothing
-        StepVerifier.create(store.claim(0))
+        StepVerifier.create(store.claim(ClaimRequest.of(0)))
                 .expectNext(List.of())
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -261,7 +278,8 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
                 .expectNext(List.of())
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.retry(pending.dispatchKey(), 0, pending.visibleAfter()))
+        StepVerifier.create(
+                        store.settleKeys(List.of(pending.dispatchKey()), Settlement.retryAt(0, pending.visibleAfter())))
                 .expectComplete()
                 .verify(TIMEOUT);
         assertThat(store.countClaimedByNamespace(Set.of()).block(TIMEOUT)).isEmpty();

@@ -5,12 +5,14 @@ import static dev.durablestore.tck.OutboxFixtures.row;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRouteCounts;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +41,8 @@ public abstract class OutboxListingContract extends OutboxContractSupport {
                 routed(a, 1, now(), "alpha", "q", "n1"),
                 routed(b, 0, now(), "beta", "q", null),
                 routed(b, 1, now().plusSeconds(60), "beta", "q", null));
-        store.fail(OutboxRow.dispatchKey(a, 0)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(a, 0)), Settlement.fail())
+                .block(TIMEOUT);
         List<OutboxRow> claimed = claim(10);
         assertThat(claimed).hasSize(2);
         clock.advance(Duration.ofMinutes(5));
@@ -113,17 +116,21 @@ public abstract class OutboxListingContract extends OutboxContractSupport {
         // given route alpha: 2 pending (1 due), 1 claimed long ago, 1 done; route beta/n1: 1 failed, 1 cancelled
         WorkflowId w = workflow(4);
         stage(routed(w, 0, now(), "alpha", "q", null), routed(w, 1, now(), "alpha", "q", null));
-        assertThat(store.claimScoped(ClaimScope.of("alpha", "q"), 2).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(2).withScope(ClaimScope.of("alpha", "q")))
+                        .block(TIMEOUT))
                 .hasSize(2);
-        store.complete(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 1)), Settlement.complete())
+                .block(TIMEOUT);
         clock.advance(Duration.ofMinutes(10));
         stage(
                 routed(w, 2, now(), "alpha", "q", null),
                 routed(w, 3, now().plusSeconds(30), "alpha", "q", null),
                 routed(w, 4, now(), "beta", "q", "n1"),
                 routed(w, 5, now(), "beta", "q", "n1"));
-        store.fail(OutboxRow.dispatchKey(w, 4)).block(TIMEOUT);
-        store.settleCancelled(OutboxRow.dispatchKey(w, 5)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 4)), Settlement.fail())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 5)), Settlement.cancel())
+                .block(TIMEOUT);
 
         // when counting with a lease of five minutes
         OutboxCounts counts = store.countByRoute(now(), now().minus(Duration.ofMinutes(5)), 1000)

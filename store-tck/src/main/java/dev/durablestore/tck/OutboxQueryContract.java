@@ -5,11 +5,13 @@ import static dev.durablestore.tck.OutboxFixtures.row;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +42,8 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
                 row(low, 1, now()),
                 row(settled, 0, now()));
         claim(1);
-        store.complete(OutboxRow.dispatchKey(settled, 0)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(settled, 0)), Settlement.complete())
+                .block(TIMEOUT);
 
         // when listing unsettled workflows
         // then each live workflow appears once, ascending by text: "1000…" before "8000…"
@@ -61,9 +64,12 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         // given a workflow whose rows are done, failed and cancelled
         WorkflowId w = workflow(1);
         stage(row(w, 0, now()), row(w, 1, now()), row(w, 2, now()));
-        store.complete(OutboxRow.dispatchKey(w, 0)).block(TIMEOUT);
-        store.fail(OutboxRow.dispatchKey(w, 1)).block(TIMEOUT);
-        store.settleCancelled(OutboxRow.dispatchKey(w, 2)).block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 0)), Settlement.complete())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 1)), Settlement.fail())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(OutboxRow.dispatchKey(w, 2)), Settlement.cancel())
+                .block(TIMEOUT);
 
         // when listing unsettled workflows
         // then it is empty
@@ -84,8 +90,9 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         stageAll(alpha);
         stage(routed(w, 10, now(), "beta", "default", null));
         claim(10);
-        store.complete(alpha.get(0).dispatchKey()).block(TIMEOUT);
-        store.fail(alpha.get(1).dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(alpha.get(0).dispatchKey()), Settlement.complete())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(alpha.get(1).dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // when counting in-flight rows
         // then alpha counts 2, beta 1 and gamma 0
@@ -111,8 +118,8 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         OutboxRow b = routed(w, 1, now(), "solo", "default", null);
         stage(a, b);
         claim(10);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
-        store.fail(b.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // when counting in-flight rows
         // then it counts 0
@@ -146,7 +153,7 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
                 .verify(TIMEOUT);
 
         // when one claimed row is completed
-        store.complete(d0.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(d0.dispatchKey()), Settlement.complete()).block(TIMEOUT);
 
         // then claimed(alpha) is 1 and claimed(beta) is 0
         StepVerifier.create(store.countClaimed("alpha"))
@@ -266,7 +273,7 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         claim(1);
         OutboxRow done = routed(w, 11, now(), "c", "done", null);
         stage(done);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         stage(routed(w, 12, now().plusNanos(1), "c", "fenced", null));
 
         // when enumerating pending routes
@@ -307,7 +314,8 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         List<ClaimScope> routes = store.pendingRoutes().collectList().block(TIMEOUT);
         assertThat(routes).hasSize(5);
         for (ClaimScope route : routes) {
-            List<OutboxRow> rows = store.claimScoped(route, 1).block(TIMEOUT);
+            List<OutboxRow> rows =
+                    store.claim(ClaimRequest.of(1).withScope(route)).block(TIMEOUT);
 
             // then it claims at least one row, which the route admits
             assertThat(rows).as("claim on route %s", route).hasSize(1);
@@ -359,9 +367,10 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
         Instant claimedAt = now();
         claim(1);
         stage(full, done, retried);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         Instant retryAt = now().plus(Duration.ofMinutes(30));
-        store.retry(retried.dispatchKey(), 4, retryAt).block(TIMEOUT);
+        store.settleKeys(List.of(retried.dispatchKey()), Settlement.retryAt(4, retryAt))
+                .block(TIMEOUT);
 
         // when the store is closed and reopened on the same database
         store.close();
@@ -379,7 +388,7 @@ public abstract class OutboxQueryContract extends OutboxContractSupport {
 
         // and the pending row claims back with every field
         clock.advance(Duration.ofSeconds(1));
-        StepVerifier.create(store.claim(1))
+        StepVerifier.create(store.claim(ClaimRequest.of(1)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(full.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()

@@ -5,10 +5,12 @@ import static dev.durablestore.tck.OutboxFixtures.row;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +29,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         OutboxRow b = row(w, 1, now());
         stage(a, b);
         claim(10);
-        store.complete(b.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.complete()).block(TIMEOUT);
 
         // when an empty list is re-armed
         StepVerifier.create(store.rearmPending(List.of())).expectComplete().verify(TIMEOUT);
@@ -63,7 +65,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
 
         // then it is stored pending with every supplied value, including the run (OQ-4)
         assertState(fresh.dispatchKey(), OutboxStatus.PENDING, 3, visibleAfter);
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(fresh.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -95,11 +97,13 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         OutboxRow failed = stored(w, 3, run, staged);
         OutboxRow cancelled = stored(w, 4, run, staged);
         stage(pending, claimed, done, failed, cancelled);
-        store.claimScoped(OutboxFixtures.scope("remote", "gpu", "box-7"), 10).block(TIMEOUT);
-        store.retry(pending.dispatchKey(), 4, staged).block(TIMEOUT);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
-        store.fail(failed.dispatchKey()).block(TIMEOUT);
-        store.settleCancelled(cancelled.dispatchKey()).block(TIMEOUT);
+        store.claim(ClaimRequest.of(10).withScope(OutboxFixtures.scope("remote", "gpu", "box-7")))
+                .block(TIMEOUT);
+        store.settleKeys(List.of(pending.dispatchKey()), Settlement.retryAt(4, staged))
+                .block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(failed.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(cancelled.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         assertStatus(claimed.dispatchKey(), OutboxStatus.CLAIMED);
         clock.advance(Duration.ofMinutes(1));
 
@@ -129,7 +133,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
             assertState(r.dispatchKey(), OutboxStatus.PENDING, 4, rearmedVisibleAfter);
         }
         // and a claim hands out all five with their stored activity, input, run and route, claim cleared then set anew
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(
                                 expected(pending, rearmedVisibleAfter),
@@ -169,7 +173,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now());
         stage(a);
         claim(10);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
 
         // when it is re-armed visible one hour from now
         Instant later = now().plus(Duration.ofHours(1));
@@ -196,7 +200,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         StepVerifier.create(store.rearmPending(List.of(a))).expectComplete().verify(TIMEOUT);
 
         // then a claim returns exactly that key
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(a.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -209,7 +213,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now());
         stage(a);
         claim(10);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         assertThat(claim(10)).isEmpty();
 
         // when the done row and a new ordinal 1 are re-armed, both visible now
@@ -219,7 +223,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // then both are pending and a claim returns exactly both keys
         assertStatus(a.dispatchKey(), OutboxStatus.PENDING);
         assertStatus(b.dispatchKey(), OutboxStatus.PENDING);
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(keys(rows)).containsExactly(a.dispatchKey(), b.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -231,7 +235,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         OutboxRow a = row(w, 0, now()).withAttempt(2);
         stage(a);
-        store.fail(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // when it is re-armed
         StepVerifier.create(store.rearmPending(List.of(a.withAttempt(0))))
@@ -248,7 +252,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         OutboxRow done = row(w, 0, now()).withAttempt(2);
         stage(done);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
 
         // when a list re-arms the done row twice and an unknown key twice, each time with its own
         // values and visibility (the unknown key's second row with another activity and attempt)
@@ -280,7 +284,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         assertState(done.dispatchKey(), OutboxStatus.PENDING, 2, later);
         assertState(unknown.dispatchKey(), OutboxStatus.PENDING, 3, later);
         clock.advance(Duration.ofSeconds(9));
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(
                                 done.withVisibleAfter(later).withStatus(OutboxStatus.CLAIMED, now()),
@@ -295,7 +299,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         OutboxRow a = row(w, 0, now());
         stage(a);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
 
         // when it is re-armed together with an unknown row whose visibility is out of range
         OutboxRow bad = row(w, 1, Instant.MAX);

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
@@ -57,7 +58,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         Instant claimedAt = now();
 
         // then the claimed row carries every staged value, only status and claimedAt changed (O1, O20, S13)
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(staged.withStatus(OutboxStatus.CLAIMED, claimedAt)))
                 .expectComplete()
@@ -74,7 +75,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // when both are claimed
         // then they read back with their namespace, task queue and node; an absent node stays absent
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> {
                     assertThat(rows).extracting(OutboxRow::namespace).containsExactly("remote", "remote");
                     assertThat(rows).extracting(OutboxRow::taskQueue).containsExactly("gpu", "gpu");
@@ -263,7 +264,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // then the stored row is unchanged and a claim returns it once, with activity "charge"
         assertState(first.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(10));
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(first.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -298,7 +299,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // then the first row and the third are stored; the repeat is skipped without error
         assertState(first.dispatchKey(), OutboxStatus.PENDING, 0, now());
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> {
                     assertThat(keys(rows)).containsExactly(first.dispatchKey(), third.dispatchKey());
                     assertThat(rows.get(0).activityType()).isEqualTo(OutboxFixtures.ACTIVITY);
@@ -339,7 +340,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         assertState(before.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertState(after.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertState(stored.dispatchKey(), OutboxStatus.PENDING, 0, now().minusSeconds(10));
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(
                                 stored.withStatus(OutboxStatus.CLAIMED, now()),
@@ -375,7 +376,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 .expectNext(claimed)
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(pending.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -639,7 +640,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 .expectComplete()
                 .verify(TIMEOUT);
         assertState(stored.dispatchKey(), OutboxStatus.CLAIMED, 0, now().minusSeconds(6));
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(added.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()

@@ -9,10 +9,12 @@ import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.core.internal.Claims;
@@ -109,7 +111,8 @@ public abstract class PriorityContract extends OutboxContractSupport {
         stage(elsewhere, pinnedAway, pinnedHere, plain);
 
         // when node-a claims two on ns/q holding the first workflow
-        List<OutboxRow> claimed = store.claimScopedExcluding(scope("ns", "q", "node-a"), 2, Set.of(held))
+        List<OutboxRow> claimed = store.claim(
+                        ClaimRequest.of(2).withScope(scope("ns", "q", "node-a")).withHeldWorkflows(Set.of(held)))
                 .block(TIMEOUT);
 
         // then it takes its prioritized row, then the plain one: held rows used up no limit
@@ -159,7 +162,7 @@ public abstract class PriorityContract extends OutboxContractSupport {
 
         // and a retried row keeps its priority and goes first again
         OutboxRow retried = claimed.get(7);
-        store.retry(retried, 1, now()).block(TIMEOUT);
+        store.settle(retried, Settlement.retryAt(1, now())).block(TIMEOUT);
         store.appendOutboxBatch(List.of(row(workflow(31), 0, now().minusSeconds(100))))
                 .block(TIMEOUT);
         List<OutboxRow> again = claim(1);

@@ -9,6 +9,7 @@ import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -16,6 +17,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import java.time.Duration;
@@ -42,7 +44,11 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
     private static final DispatchPolicy SERIAL = DispatchPolicy.none().withSerialPerWorkflow(true);
 
     private List<OutboxRow> serial(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        return store.claim(scope, limit, held, SERIAL).block(TIMEOUT);
+        return store.claim(ClaimRequest.of(limit)
+                        .withScope(scope)
+                        .withHeldWorkflows(held)
+                        .withPolicy(SERIAL))
+                .block(TIMEOUT);
     }
 
     private List<OutboxRow> serial(int limit) {
@@ -89,7 +95,8 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
     void O63_a_plain_claim_ignores_the_policy_and_its_claims_block_serial_claims_of_the_workflow() {
         // given two workflows with three rows each, and a plain claim of one row of the first
         stageWorkflows(2, 1);
-        List<OutboxRow> plain = store.claimExcluding(1, Set.of(workflow(2))).block(TIMEOUT);
+        List<OutboxRow> plain = store.claim(ClaimRequest.of(1).withHeldWorkflows(Set.of(workflow(2))))
+                .block(TIMEOUT);
         assertThat(plain).hasSize(1);
 
         // when a serial claim runs
@@ -115,16 +122,16 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         OutboxRow first = single(serial(10), 0);
 
         // when it is retried later, the next rows wait for it (it is still first by ordinal)
-        store.retry(first, 1, now().plusSeconds(60)).block(TIMEOUT);
+        store.settle(first, Settlement.retryAt(1, now().plusSeconds(60))).block(TIMEOUT);
         assertThat(serial(10)).isEmpty();
         clock.advance(Duration.ofSeconds(60));
         OutboxRow again = single(serial(10), 0);
 
         // then cancelling it frees the next, failing that frees the next, and a lease re-arm
         // returns a claimed row to first place
-        store.settleCancelled(again).block(TIMEOUT);
+        store.settle(again, Settlement.cancel()).block(TIMEOUT);
         OutboxRow second = single(serial(10), 1);
-        store.fail(second).block(TIMEOUT);
+        store.settle(second, Settlement.fail()).block(TIMEOUT);
         OutboxRow third = single(serial(10), 2);
         clock.advance(Duration.ofMinutes(10));
         assertThat(store.rearmStaleClaimed(now(), now(), 10).block(TIMEOUT)).hasSize(1);
@@ -245,19 +252,22 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
         OutboxRow r = row(workflow(1), 0, now());
         stage(r);
 
-        // when claimed with a negative limit, a null policy or a null hold
-        // then each call fails naming the argument, and the row stays pending
-        assertRejected(() -> store.claim(null, -1, Set.of(), SERIAL), "limit");
-        assertRejected(() -> store.claim(null, 1, Set.of(), null), "policy");
-        assertRejected(() -> store.claim(null, 1, null, SERIAL), "held");
+        // when a serial claim is built with a negative limit, a null policy or a null hold, or a stream with a
+        // null policy
+        // then building it throws naming the argument, and the row stays pending
+        buildRefused(() -> ClaimRequest.of(-1).withPolicy(SERIAL), "limit");
+        buildRefused(() -> ClaimRequest.of(1).withPolicy(null), "policy");
+        buildRefused(() -> ClaimRequest.of(1).withPolicy(SERIAL).withHeldWorkflows(null), "heldWorkflows");
         assertThatThrownBy(() -> ClaimStreamOptions.defaults().withPolicy(null))
                 .isInstanceOf(InvalidArgumentException.class)
                 .satisfies(e ->
                         assertThat(((InvalidArgumentException) e).argument()).isEqualTo("policy"));
         assertStatus(r.dispatchKey(), OutboxStatus.PENDING);
-        // and a claim of limit 0 takes nothing, the policy without constraint claims like claimExcluding
-        assertThat(store.claim(null, 0, Set.of(), SERIAL).block(TIMEOUT)).isEmpty();
-        assertThat(keys(store.claim(null, 5, Set.of(), DispatchPolicy.none()).block(TIMEOUT)))
+        // and a claim of limit 0 takes nothing, and the policy without constraint claims like no policy
+        assertThat(store.claim(ClaimRequest.of(0).withPolicy(SERIAL)).block(TIMEOUT))
+                .isEmpty();
+        assertThat(keys(store.claim(ClaimRequest.of(5).withPolicy(DispatchPolicy.none()))
+                        .block(TIMEOUT)))
                 .containsExactly(r.dispatchKey());
     }
 
@@ -304,7 +314,7 @@ public abstract class SerialDispatchContract extends OutboxContractSupport {
             List<String> violations,
             AtomicInteger completed,
             int total) {
-        return Mono.defer(() -> on.claim(null, 3, Set.of(), SERIAL))
+        return Mono.defer(() -> on.claim(ClaimRequest.of(3).withPolicy(SERIAL)))
                 .flatMap(claimed -> {
                     if (claimed.isEmpty()) {
                         // every workflow left is busy: look again shortly rather than spin on the

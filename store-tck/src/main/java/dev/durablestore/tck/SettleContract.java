@@ -5,9 +5,11 @@ import static dev.durablestore.tck.OutboxFixtures.row;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,13 +38,15 @@ public abstract class SettleContract extends OutboxContractSupport {
         assertThat(claim(10)).isEmpty();
 
         // when a is completed
-        StepVerifier.create(store.complete(a.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then it is done, attempt and visibility unchanged
         assertState(a.dispatchKey(), OutboxStatus.DONE, 0, Instant.ofEpochSecond(1));
 
         // when b is retried with attempt 1, visible in one hour
         Instant inAnHour = now().plus(Duration.ofHours(1));
-        StepVerifier.create(store.retry(b.dispatchKey(), 1, inAnHour))
+        StepVerifier.create(store.settleKeys(List.of(b.dispatchKey()), Settlement.retryAt(1, inAnHour)))
                 .expectComplete()
                 .verify(TIMEOUT);
         // then it is pending, attempt 1, fenced, and a claim returns nothing
@@ -50,11 +54,11 @@ public abstract class SettleContract extends OutboxContractSupport {
         assertThat(claim(10)).isEmpty();
 
         // when b is retried with attempt 2, visible e1
-        StepVerifier.create(store.retry(b.dispatchKey(), 2, Instant.ofEpochSecond(1)))
+        StepVerifier.create(store.settleKeys(List.of(b.dispatchKey()), Settlement.retryAt(2, Instant.ofEpochSecond(1))))
                 .expectComplete()
                 .verify(TIMEOUT);
         // then a claim returns b with attempt 2
-        StepVerifier.create(store.claim(10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(OutboxFixtures.withoutTokens(rows))
                         .containsExactly(b.withAttempt(2)
                                 .withVisibleAfter(Instant.ofEpochSecond(1))
@@ -63,7 +67,9 @@ public abstract class SettleContract extends OutboxContractSupport {
                 .verify(TIMEOUT);
 
         // when b is failed
-        StepVerifier.create(store.fail(b.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
         // then it is failed and a claim returns nothing
         assertState(b.dispatchKey(), OutboxStatus.FAILED, 2, Instant.ofEpochSecond(1));
         assertThat(claim(10)).isEmpty();
@@ -78,8 +84,12 @@ public abstract class SettleContract extends OutboxContractSupport {
         stage(a, b);
 
         // when one is completed and the other failed
-        StepVerifier.create(store.complete(a.dispatchKey())).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.fail(b.dispatchKey())).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then they are done and failed with their other columns unchanged, and cannot be claimed
         assertState(a.dispatchKey(), OutboxStatus.DONE, 3, now());
@@ -96,7 +106,7 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when it is retried with attempt 5, visible in a minute
         Instant later = now().plusSeconds(60);
-        StepVerifier.create(store.retry(a.dispatchKey(), 5, later))
+        StepVerifier.create(store.settleKeys(List.of(a.dispatchKey()), Settlement.retryAt(5, later)))
                 .expectComplete()
                 .verify(TIMEOUT);
 
@@ -116,9 +126,10 @@ public abstract class SettleContract extends OutboxContractSupport {
         clock.advance(Duration.ofHours(1));
 
         // when they are completed, retried and failed
-        store.complete(a.dispatchKey()).block(TIMEOUT);
-        store.retry(b.dispatchKey(), 1, now().plus(Duration.ofDays(1))).block(TIMEOUT);
-        store.fail(c.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.retryAt(1, now().plus(Duration.ofDays(1))))
+                .block(TIMEOUT);
+        store.settleKeys(List.of(c.dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // then none of them is a stale claim any more
         StepVerifier.create(store.listStaleClaimed(now(), 10).map(OutboxFixtures::withoutToken))
@@ -142,10 +153,12 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when each is completed and failed
         for (OutboxRow r : terminal) {
-            StepVerifier.create(store.complete(r.dispatchKey()))
+            StepVerifier.create(store.settleKeys(List.of(r.dispatchKey()), Settlement.complete()))
                     .expectComplete()
                     .verify(TIMEOUT);
-            StepVerifier.create(store.fail(r.dispatchKey())).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(List.of(r.dispatchKey()), Settlement.fail()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
         }
 
         // then each is still in its status, attempt and visibility
@@ -162,7 +175,8 @@ public abstract class SettleContract extends OutboxContractSupport {
 
         // when each is retried with attempt 7, visible now
         for (OutboxRow r : terminal) {
-            StepVerifier.create(store.retry(r.dispatchKey(), 7, now().minusSeconds(1)))
+            StepVerifier.create(
+                            store.settleKeys(List.of(r.dispatchKey()), Settlement.retryAt(7, now().minusSeconds(1))))
                     .expectComplete()
                     .verify(TIMEOUT);
         }
@@ -185,10 +199,10 @@ public abstract class SettleContract extends OutboxContractSupport {
         stage(p, c, d, f);
 
         // when p is settled cancelled twice
-        StepVerifier.create(store.settleCancelled(p.dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(p.dispatchKey()), Settlement.cancel()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(p.dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(p.dispatchKey()), Settlement.cancel()))
                 .expectComplete()
                 .verify(TIMEOUT);
         // then p is cancelled and a claim takes c, d and f but not p
@@ -196,7 +210,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         assertThat(keys(claim(10))).containsExactly(c.dispatchKey(), d.dispatchKey(), f.dispatchKey());
 
         // when the claimed c is settled cancelled
-        StepVerifier.create(store.settleCancelled(c.dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(c.dispatchKey()), Settlement.cancel()))
                 .expectComplete()
                 .verify(TIMEOUT);
         // then it is cancelled, no longer claimed, and a stale re-arm returns d and f but not c
@@ -208,15 +222,17 @@ public abstract class SettleContract extends OutboxContractSupport {
         assertStatus(c.dispatchKey(), OutboxStatus.CANCELLED);
 
         // when d is completed, f failed, and d, f and an absent key are settled cancelled
-        store.complete(d.dispatchKey()).block(TIMEOUT);
-        store.fail(f.dispatchKey()).block(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(d.dispatchKey()))
+        store.settleKeys(List.of(d.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(f.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(d.dispatchKey()), Settlement.cancel()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(f.dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(f.dispatchKey()), Settlement.cancel()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled("absent:0")).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of("absent:0"), Settlement.cancel()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then d stays done, f stays failed and the absent key is still absent
         assertStatus(d.dispatchKey(), OutboxStatus.DONE);
@@ -230,10 +246,18 @@ public abstract class SettleContract extends OutboxContractSupport {
         String unknown = OutboxRow.dispatchKey(workflow(1), 0);
 
         // when each single-row transition is applied to an unknown key
-        StepVerifier.create(store.complete(unknown)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.retry(unknown, 1, now())).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.fail(unknown)).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.settleCancelled(unknown)).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(unknown), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(unknown), Settlement.retryAt(1, now())))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(unknown), Settlement.fail()))
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(unknown), Settlement.cancel()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then no row exists
         assertAbsent(unknown);
@@ -254,8 +278,9 @@ public abstract class SettleContract extends OutboxContractSupport {
         }
         stageAll(dRows.subList(0, 3));
         claim(10);
-        store.complete(dRows.get(0).dispatchKey()).block(TIMEOUT);
-        store.fail(dRows.get(1).dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(dRows.get(0).dispatchKey()), Settlement.complete())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(dRows.get(1).dispatchKey()), Settlement.fail()).block(TIMEOUT);
         stageAll(dRows.subList(3, 5));
         OutboxRow lRow = row(l, 0, now());
         stage(lRow);
@@ -369,20 +394,24 @@ public abstract class SettleContract extends OutboxContractSupport {
         assertThat(store.cancelWorkflowRows(w).block(TIMEOUT)).containsExactly(claimed.dispatchKey());
         OutboxRow pending = row(workflow(2), 0, now());
         stage(pending);
-        store.settleCancelled(pending.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(pending.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         clock.advance(Duration.ofHours(2));
 
-        // when a stale re-arm and every claim variant run
+        // when a stale re-arm runs, and claims plain, holding nothing, scoped and both
         // then none returns a cancelled row
         StepVerifier.create(store.rearmStaleClaimed(now().plus(Duration.ofHours(1)), now(), 16))
                 .expectNext(List.of())
                 .expectComplete()
                 .verify(TIMEOUT);
         assertThat(claim(16)).isEmpty();
-        assertThat(store.claimExcluding(16, Set.of()).block(TIMEOUT)).isEmpty();
-        assertThat(store.claimScoped(ClaimScope.of("default", "default"), 16).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(16).withHeldWorkflows(Set.of())).block(TIMEOUT))
                 .isEmpty();
-        assertThat(store.claimScopedExcluding(ClaimScope.of("default", "default"), 16, Set.of())
+        assertThat(store.claim(ClaimRequest.of(16).withScope(ClaimScope.of("default", "default")))
+                        .block(TIMEOUT))
+                .isEmpty();
+        assertThat(store.claim(ClaimRequest.of(16)
+                                .withScope(ClaimScope.of("default", "default"))
+                                .withHeldWorkflows(Set.of()))
                         .block(TIMEOUT))
                 .isEmpty();
         assertStatus(claimed.dispatchKey(), OutboxStatus.CANCELLED);
@@ -398,7 +427,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, Instant.ofEpochSecond(10)).withAttempt(3);
         stage(a);
         claim(10);
-        store.fail(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.fail()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(5));
 
         // when it is redriven without resetting the attempt
@@ -418,7 +447,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         OutboxRow a = row(w, 0, now()).withAttempt(4);
         stage(a);
-        store.fail(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.fail()).block(TIMEOUT);
         clock.advance(Duration.ofSeconds(30));
 
         // when it is redriven with reset
@@ -442,8 +471,8 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow done = row(w, 2, Instant.ofEpochSecond(5)).withAttempt(1);
         OutboxRow cancelled = row(w, 3, Instant.ofEpochSecond(5)).withAttempt(1);
         stage(pending, done, cancelled);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
-        store.settleCancelled(cancelled.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(cancelled.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         String unknown = OutboxRow.dispatchKey(w, 99);
         clock.advance(Duration.ofMinutes(1));
 
@@ -483,10 +512,10 @@ public abstract class SettleContract extends OutboxContractSupport {
         stage(claimed);
         claim(10);
         stage(failedTwo, failedTen, done, pending, otherFailed);
-        store.fail(failedTwo.dispatchKey()).block(TIMEOUT);
-        store.fail(failedTen.dispatchKey()).block(TIMEOUT);
-        store.fail(otherFailed.dispatchKey()).block(TIMEOUT);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(failedTwo.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(failedTen.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(otherFailed.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(10));
 
         // when w is redriven without reset
@@ -519,8 +548,8 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now()).withAttempt(2);
         OutboxRow b = row(w, 1, now()).withAttempt(5);
         stage(a, b);
-        store.fail(a.dispatchKey()).block(TIMEOUT);
-        store.fail(b.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()).block(TIMEOUT);
 
         // when an unknown workflow is redriven
         // then nothing is returned
@@ -555,12 +584,12 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow e = row(w, 4, t0);
         stage(a, b, c, d, e);
         claim(10);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
-        store.fail(b.dispatchKey()).block(TIMEOUT);
-        store.settleCancelled(c.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(c.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         // and at t0 + 1h, d done, plus a pending row visible long ago
         clock.advance(Duration.ofHours(1));
-        store.complete(d.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(d.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         OutboxRow f = row(workflow(2), 0, Instant.ofEpochSecond(1));
         stage(f);
         clock.advance(Duration.ofHours(1));
@@ -596,7 +625,7 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now());
         stage(a);
         Instant t = now();
-        store.complete(a.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(1));
 
         // when pruning with cutoff t
@@ -625,8 +654,10 @@ public abstract class SettleContract extends OutboxContractSupport {
             settled.add(row(w, i, now()));
         }
         stageAll(settled);
-        store.complete(settled.get(0).dispatchKey()).block(TIMEOUT);
-        store.fail(settled.get(1).dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(settled.get(0).dispatchKey()), Settlement.complete())
+                .block(TIMEOUT);
+        store.settleKeys(List.of(settled.get(1).dispatchKey()), Settlement.fail())
+                .block(TIMEOUT);
         store.cancelWorkflowRows(w).block(TIMEOUT);
         WorkflowId live = workflow(2);
         stage(row(live, 0, now()), row(live, 1, now()), row(live, 2, now()));
@@ -662,8 +693,8 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now());
         OutboxRow b = row(w, 1, now());
         stage(a, b);
-        store.complete(a.dispatchKey()).block(TIMEOUT);
-        store.fail(b.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(a.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(b.dispatchKey()), Settlement.fail()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(1));
         store.rearmPending(List.of(a.withVisibleAfter(now().plus(Duration.ofDays(1)))))
                 .block(TIMEOUT);
@@ -689,9 +720,9 @@ public abstract class SettleContract extends OutboxContractSupport {
         OutboxRow cancelled = row(w, 2, now()).withAttempt(2);
         stage(done, failed, cancelled);
         claim(10);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
-        store.fail(failed.dispatchKey()).block(TIMEOUT);
-        store.settleCancelled(cancelled.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        store.settleKeys(List.of(failed.dispatchKey()), Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(List.of(cancelled.dispatchKey()), Settlement.cancel()).block(TIMEOUT);
         return List.of(done, failed, cancelled);
     }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -269,7 +270,7 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         OutboxRow pending = row(w, 2, now().plusSeconds(3600));
         OutboxRow done = row(w, 3, now());
         stage(pending, done);
-        store.complete(done.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(5));
         store.rearmStaleClaimed(now(), now().plusSeconds(3600), 1).block(TIMEOUT);
         assertStatus(stillClaimed.dispatchKey(), OutboxStatus.CLAIMED);

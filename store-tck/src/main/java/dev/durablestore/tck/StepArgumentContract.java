@@ -43,13 +43,18 @@ public abstract class StepArgumentContract extends StepContractSupport {
         buildRefused(
                 () -> WorkflowStep.builder(w, 1).stage(row(w, 1, now()), null).build(), "rows[1]");
         buildRefused(
-                () -> WorkflowStep.builder(w, 1).complete(g.first()).fail(null).build(), "settles[1]");
+                () -> WorkflowStep.builder(w, 1)
+                        .complete(g.first())
+                        .settle(null, Settlement.fail())
+                        .build(),
+                "settles[1]");
         buildRefused(() -> WorkflowStep.builder(w, 1).cancelTimer(null).build(), "timers[0].timerId");
-        // and the builder's methods refuse a null list, instant or delay at once
+        // and the builder's methods refuse a null list or instant at once, and a retry's Settlement a null
+        // instant or delay when it is built
         buildRefused(() -> WorkflowStep.builder(w, 1).append((List<Event>) null), "events");
         buildRefused(() -> WorkflowStep.builder(w, 1).stage((List<OutboxRow>) null), "rows");
-        buildRefused(() -> WorkflowStep.builder(w, 1).retry(g.first(), 1, null), "visibleAfter");
-        buildRefused(() -> WorkflowStep.builder(w, 1).retryAfter(g.first(), 1, null), "delay");
+        buildRefused(() -> Settlement.retryAt(1, null), "visibleAfter");
+        buildRefused(() -> Settlement.retryAfter(1, null), "delay");
         buildRefused(() -> WorkflowStep.builder(w, 1).scheduleTimer(DEADLINE, null), "fireAt");
 
         // then nothing was written
@@ -72,26 +77,26 @@ public abstract class StepArgumentContract extends StepContractSupport {
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
                         .complete(g.first())
-                        .retry(pending, 1, now())
+                        .settle(pending, Settlement.retryAt(1, now()))
                         .build(),
                 "settles[1].claimToken");
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
-                        .cancel(row(w, 8, now()).withStatus(OutboxStatus.CLAIMED, now()))
+                        .settle(row(w, 8, now()).withStatus(OutboxStatus.CLAIMED, now()), Settlement.cancel())
                         .build(),
                 "settles[0].claimToken");
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
                         .complete(g.first())
-                        .fail(g.claimed().get(1))
+                        .settle(g.claimed().get(1), Settlement.fail())
                         .complete(other.first())
                         .build(),
                 "settles[2].workflowId");
         buildRefused(
                 () -> WorkflowStep.builder(w, 1)
                         .complete(g.first())
-                        .fail(g.claimed().get(1))
-                        .retry(g.first(), 1, now())
+                        .settle(g.claimed().get(1), Settlement.fail())
+                        .settle(g.first(), Settlement.retryAt(1, now()))
                         .build(),
                 "settles[2].dispatchKey");
 
@@ -203,7 +208,7 @@ public abstract class StepArgumentContract extends StepContractSupport {
         refusedNaming(
                 g,
                 step(g).complete(g.first())
-                        .retry(g.claimed().get(1), 1, Instant.MAX)
+                        .settle(g.claimed().get(1), Settlement.retryAt(1, Instant.MAX))
                         .build(),
                 "settles[1].visibleAfter");
         refusedNaming(
@@ -220,8 +225,9 @@ public abstract class StepArgumentContract extends StepContractSupport {
 
     /**
      * W2, O58, S15: a retry delay that takes the row's visibility past the latest storable instant
-     * is refused naming {@code settles[i].delay}, as {@code retryAfter} refuses it naming
-     * {@code delay}, and the step writes nothing; a delay reaching exactly that instant is kept.
+     * is refused naming {@code settles[i].delay}, as {@code settleKeys} refuses it naming
+     * {@code settlement.delay}, and the step writes nothing; a delay reaching exactly that instant
+     * is kept.
      */
     @Test
     void W2_O58_commitStep_signals_a_retry_delay_too_long_to_store_and_writes_nothing() {
@@ -235,26 +241,28 @@ public abstract class StepArgumentContract extends StepContractSupport {
         refusedNaming(
                 g,
                 step(g).complete(g.first())
-                        .retryAfter(second, 1, toLatest.plusNanos(1))
+                        .settle(second, Settlement.retryAfter(1, toLatest.plusNanos(1)))
                         .build(),
                 "settles[1].delay");
         refusedNaming(
                 g,
-                step(g).retryAfter(second, 1, Duration.ofDays(365L * 1000))
+                step(g).settle(second, Settlement.retryAfter(1, Duration.ofDays(365L * 1000)))
                         .complete(g.first())
                         .build(),
                 "settles[0].delay");
         refusedNaming(
                 g,
-                step(g).retryAfter(second, 1, Duration.ofSeconds(Long.MAX_VALUE))
+                step(g).settle(second, Settlement.retryAfter(1, Duration.ofSeconds(Long.MAX_VALUE)))
                         .build(),
                 "settles[0].delay");
-        // and single-key retryAfter refuses the same delay naming delay (O58)
-        KitSupport.invalidArgument(() -> store.retryAfter(second.dispatchKey(), 1, toLatest.plusNanos(1)), "delay");
+        // and settleKeys refuses the same delay naming the settlement's delay (O58)
+        KitSupport.invalidArgument(
+                () -> store.settleKeys(List.of(second.dispatchKey()), Settlement.retryAfter(1, toLatest.plusNanos(1))),
+                "settlement.delay");
         assertThat(claims()).hasSize(2);
 
         // when the delay reaches exactly the latest storable instant, then the step commits
-        commit(step(g).retryAfter(second, 1, toLatest).build());
+        commit(step(g).settle(second, Settlement.retryAfter(1, toLatest)).build());
         assertState(second.dispatchKey(), OutboxStatus.PENDING, 1, KitSupport.LATEST);
     }
 

@@ -14,6 +14,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
@@ -65,7 +66,7 @@ public abstract class StepContract extends StepContractSupport {
                 .append(events)
                 .stage(next)
                 .complete(g.claimed().get(0))
-                .retry(g.claimed().get(1), 4, at.plusSeconds(60))
+                .settle(g.claimed().get(1), Settlement.retryAt(4, at.plusSeconds(60)))
                 .scheduleTimer(TimerId.named("next"), at.plusSeconds(300))
                 .cancelTimer(DEADLINE)
                 .build());
@@ -124,7 +125,9 @@ public abstract class StepContract extends StepContractSupport {
                 full(g, 1).scheduleTimer(TimerId.named("late"), Instant.MAX).build(),
                 InvalidArgumentException.class); // a timer out of range
         Stored before = stored(all, null);
-        buildRefused(() -> full(g, 1).cancel(g.claimed().get(0)).build(), "settles[2].dispatchKey"); // a key twice
+        buildRefused(
+                () -> full(g, 1).settle(g.claimed().get(0), Settlement.cancel()).build(),
+                "settles[2].dispatchKey"); // a key twice
         assertThat(stored(all, null)).isEqualTo(before);
 
         // when the step is committed without a failing part, then it commits whole
@@ -288,10 +291,10 @@ public abstract class StepContract extends StepContractSupport {
         // when one step completes, fails, cancels, retries at an instant and retries after a delay
         commit(WorkflowStep.builder(g.workflowId(), 1)
                 .complete(c.get(0))
-                .fail(c.get(1))
-                .cancel(c.get(2))
-                .retry(c.get(3), 2, at.plusSeconds(30))
-                .retryAfter(c.get(4), 3, Duration.ofSeconds(90))
+                .settle(c.get(1), Settlement.fail())
+                .settle(c.get(2), Settlement.cancel())
+                .settle(c.get(3), Settlement.retryAt(2, at.plusSeconds(30)))
+                .settle(c.get(4), Settlement.retryAfter(3, Duration.ofSeconds(90)))
                 .build());
 
         // then each row is in its new state, its claim cleared
@@ -318,7 +321,7 @@ public abstract class StepContract extends StepContractSupport {
         // given a claimed row and a step retrying it after five minutes, built and called but not subscribed
         Given g = given(1, 1);
         Publisher<Void> commit = store.commitStep(WorkflowStep.builder(g.workflowId(), 1)
-                .retryAfter(g.first(), 1, Duration.ofMinutes(5))
+                .settle(g.first(), Settlement.retryAfter(1, Duration.ofMinutes(5)))
                 .build());
 
         // when the clock moves on and the step is then subscribed
@@ -380,7 +383,9 @@ public abstract class StepContract extends StepContractSupport {
             assertThat(probe.next(PROMPTLY).dispatchKey()).isEqualTo(OutboxRow.dispatchKey(w, 1));
 
             // when a step retries the claimed row visible now, then the stream claims it within seconds
-            commit(WorkflowStep.builder(w, 2).retry(g.first(), 1, now()).build());
+            commit(WorkflowStep.builder(w, 2)
+                    .settle(g.first(), Settlement.retryAt(1, now()))
+                    .build());
             assertThat(probe.next(PROMPTLY).dispatchKey()).isEqualTo(g.first().dispatchKey());
             probe.assertLive();
         } finally {
@@ -474,7 +479,7 @@ public abstract class StepContract extends StepContractSupport {
                 .append(signal(w, expectedSeq + 1, now()), signal(w, expectedSeq + 2, now()))
                 .stage(row(w, 11, now()))
                 .complete(g.claimed().get(0))
-                .fail(g.claimed().get(1))
+                .settle(g.claimed().get(1), Settlement.fail())
                 .scheduleTimer(TimerId.named("next"), now().plusSeconds(60))
                 .cancelTimer(DEADLINE);
     }

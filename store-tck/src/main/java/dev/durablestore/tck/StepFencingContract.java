@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
@@ -33,10 +34,10 @@ public abstract class StepFencingContract extends StepContractSupport {
     /** The five settles a step can make of a claimed row. */
     private static final List<BiFunction<WorkflowStep.Builder, OutboxRow, WorkflowStep.Builder>> SETTLES = List.of(
             WorkflowStep.Builder::complete,
-            (b, r) -> b.retry(r, 1, r.visibleAfter().plusSeconds(60)),
-            (b, r) -> b.retryAfter(r, 1, Duration.ofSeconds(60)),
-            WorkflowStep.Builder::fail,
-            WorkflowStep.Builder::cancel);
+            (b, r) -> b.settle(r, Settlement.retryAt(1, r.visibleAfter().plusSeconds(60))),
+            (b, r) -> b.settle(r, Settlement.retryAfter(1, Duration.ofSeconds(60))),
+            (b, r) -> b.settle(r, Settlement.fail()),
+            (b, r) -> b.settle(r, Settlement.cancel()));
 
     /** W7, O41: after the lease reaper re-armed a row, every settle of its old claim makes the step stale. */
     @Test
@@ -93,7 +94,7 @@ public abstract class StepFencingContract extends StepContractSupport {
                 .complete(byStep.first())
                 .build());
         Given byKey = given(2, 1);
-        StepVerifier.create(store.fail(byKey.first().dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(byKey.first().dispatchKey()), Settlement.fail()))
                 .expectComplete()
                 .verify(TIMEOUT);
         Given byCancel = given(3, 1);
@@ -139,8 +140,8 @@ public abstract class StepFencingContract extends StepContractSupport {
                 g,
                 withParts(g)
                         .complete(g.claimed().get(0))
-                        .retry(g.claimed().get(1), 1, now())
-                        .fail(g.claimed().get(2))
+                        .settle(g.claimed().get(1), Settlement.retryAt(1, now()))
+                        .settle(g.claimed().get(2), Settlement.fail())
                         .build(),
                 StaleClaimException.class);
 
@@ -189,7 +190,7 @@ public abstract class StepFencingContract extends StepContractSupport {
 
         // when a step completing it and a fenced fail of it run at once
         List<Supplier<? extends Publisher<?>>> racing =
-                List.of(() -> store.commitStep(step), () -> store.fail(g.first()));
+                List.of(() -> store.commitStep(step), () -> store.settle(g.first(), Settlement.fail()));
         List<Throwable> outcomes = concurrently(racing);
 
         // then exactly one applied, the other is stale, and the step is whole or absent accordingly
@@ -218,7 +219,7 @@ public abstract class StepFencingContract extends StepContractSupport {
         StepVerifier.create(store.rearmPending(List.of(given.get(2).first())))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.complete(given.get(4).first().dispatchKey()))
+        StepVerifier.create(store.settleKeys(List.of(given.get(4).first().dispatchKey()), Settlement.complete()))
                 .expectComplete()
                 .verify(TIMEOUT);
         WorkflowId moved = given.get(6).workflowId();
@@ -228,8 +229,9 @@ public abstract class StepFencingContract extends StepContractSupport {
         List<Stored> before = new ArrayList<>();
         List<Supplier<? extends Publisher<?>>> steps = new ArrayList<>();
         for (Given g : given) {
-            WorkflowStep step =
-                    withParts(g).retryAfter(g.first(), 1, Duration.ofMinutes(1)).build();
+            WorkflowStep step = withParts(g)
+                    .settle(g.first(), Settlement.retryAfter(1, Duration.ofMinutes(1)))
+                    .build();
             before.add(stored(g, step));
             steps.add(() -> store.commitStep(step));
         }

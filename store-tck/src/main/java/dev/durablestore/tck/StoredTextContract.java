@@ -6,6 +6,7 @@ import static dev.durablestore.tck.OutboxFixtures.started;
 import static dev.durablestore.tck.OutboxFixtures.workflow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
@@ -13,6 +14,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowFilter;
@@ -110,7 +112,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         // and nothing was written: no row, no event
         StepVerifier.create(store.listUnsettledWorkflowIds()).expectComplete().verify(TIMEOUT);
         StepVerifier.create(store.readHead(w)).expectNext(0L).expectComplete().verify(TIMEOUT);
-        StepVerifier.create(store.claim(100))
+        StepVerifier.create(store.claim(ClaimRequest.of(100)))
                 .expectNext(List.of())
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -196,7 +198,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 .expectNext(new ClaimScope(namespace, taskQueue, node))
                 .expectComplete()
                 .verify(TIMEOUT);
-        StepVerifier.create(store.claimScoped(new ClaimScope(namespace, taskQueue, node), 10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10).withScope(new ClaimScope(namespace, taskQueue, node))))
                 .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed))
                         .containsExactly(row.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -210,7 +212,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 .expectNext(new TimerEntry(w, TimerId.named(timer), now()))
                 .expectComplete()
                 .verify(TIMEOUT);
-        store.complete(key).block(TIMEOUT);
+        store.settleKeys(List.of(key), Settlement.complete()).block(TIMEOUT);
         assertStatus(key, OutboxStatus.DONE);
     }
 
@@ -260,7 +262,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         assertState(first.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertState(second.dispatchKey(), OutboxStatus.PENDING, 0, now());
         assertThat(store.countInflight("ns-" + grin).block(TIMEOUT)).isEqualTo(1L);
-        StepVerifier.create(store.claimScoped(second.route(), 10))
+        StepVerifier.create(store.claim(ClaimRequest.of(10).withScope(second.route())))
                 .assertNext(claimed -> assertThat(OutboxFixtures.withoutTokens(claimed))
                         .containsExactly(second.withStatus(OutboxStatus.CLAIMED, now())))
                 .expectComplete()
@@ -268,7 +270,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         assertThat(store.countClaimedByNamespace(List.of("ns-" + grin, "ns-" + beam))
                         .block(TIMEOUT))
                 .isEqualTo(Map.of("ns-" + grin, 0L, "ns-" + beam, 1L));
-        store.complete(second.dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(second.dispatchKey()), Settlement.complete()).block(TIMEOUT);
         assertStatus(first.dispatchKey(), OutboxStatus.PENDING);
         assertStatus(second.dispatchKey(), OutboxStatus.DONE);
         StepVerifier.create(store.query(WorkflowFilter.all().withWorkflowType("type-" + beam))
@@ -296,10 +298,18 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         for (String bad : UNSTORABLE) {
             // when every operation that looks a key or a namespace up is given an unstorable one
             // then each answers as for a key or namespace that is not stored, without an error
-            StepVerifier.create(store.complete(bad)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.fail(bad)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.settleCancelled(bad)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.retry(bad, 3, now())).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(List.of(bad), Settlement.complete()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(List.of(bad), Settlement.fail()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(List.of(bad), Settlement.cancel()))
+                    .expectComplete()
+                    .verify(TIMEOUT);
+            StepVerifier.create(store.settleKeys(List.of(bad), Settlement.retryAt(3, now())))
+                    .expectComplete()
+                    .verify(TIMEOUT);
             StepVerifier.create(store.redrive(bad, true))
                     .expectNext(false)
                     .expectComplete()
@@ -325,11 +335,13 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                     .expectNext(Map.of(bad, 0L))
                     .expectComplete()
                     .verify(TIMEOUT);
-            StepVerifier.create(store.claimScoped(ClaimScope.of(bad, "q"), 10))
+            StepVerifier.create(store.claim(ClaimRequest.of(10).withScope(ClaimScope.of(bad, "q"))))
                     .expectNext(List.of())
                     .expectComplete()
                     .verify(TIMEOUT);
-            StepVerifier.create(store.claimScopedExcluding(ClaimScope.of("ns?", bad), 10, Set.of()))
+            StepVerifier.create(store.claim(ClaimRequest.of(10)
+                            .withScope(ClaimScope.of("ns?", bad))
+                            .withHeldWorkflows(Set.of())))
                     .expectNext(List.of())
                     .expectComplete()
                     .verify(TIMEOUT);
@@ -354,7 +366,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         stage(unpinned, pinned);
 
         // when a scope pinned to a node with a lone surrogate claims
-        StepVerifier.create(store.claimScoped(new ClaimScope("ns", "q", "n\uDC00"), 10)
+        StepVerifier.create(store.claim(ClaimRequest.of(10).withScope(new ClaimScope("ns", "q", "n\uDC00")))
                         .map(OutboxFixtures::withoutTokens))
                 // then it takes the unpinned row only, as a scope without a node would
                 .expectNext(List.of(unpinned.withStatus(OutboxStatus.CLAIMED, now())))

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import java.time.Duration;
@@ -99,7 +100,7 @@ public abstract class TraceContextContract extends OutboxContractSupport {
         OutboxRow a = row(w, 0, now()).withTraceContext(TRACE_A);
         stage(a);
         OutboxRow claimed = claim(1).get(0);
-        store.retry(claimed, 1, now()).block(TIMEOUT);
+        store.settle(claimed, Settlement.retryAt(1, now())).block(TIMEOUT);
 
         // when it is claimed again, heartbeated, found stale, re-armed and claimed by a stream
         OutboxRow again = claim(1).get(0);
