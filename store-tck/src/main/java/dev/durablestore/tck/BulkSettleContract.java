@@ -371,6 +371,34 @@ public abstract class BulkSettleContract extends OutboxContractSupport {
     }
 
     @Test
+    void O58_settleKeys_retryAfter_makes_every_live_key_pending_the_delay_after_the_store_clock() {
+        // given a retry after 90 seconds of every key but the bystander's, an unknown and an unstorable key,
+        // the live ones twice, assembled now but not yet subscribed
+        Mono<Void> retry = store.settleKeys(allNamed(), Settlement.retryAfter(4, Duration.ofSeconds(90)));
+
+        // when the clock moves on an hour before it is subscribed
+        clock.advance(HOUR);
+        Instant at = now();
+        StepVerifier.create(retry).expectComplete().verify(TIMEOUT);
+
+        // then the pending and the claimed row are pending, attempt 4, visible 90 s after the store clock at the
+        // write, no claim is left, and the terminal rows, the bystander and the unknown key did not move
+        assertState(pending.dispatchKey(), OutboxStatus.PENDING, 4, at.plusSeconds(90));
+        assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 4, at.plusSeconds(90));
+        assertTerminalAndOthersUnchanged();
+        assertNoClaimLeft();
+
+        // and neither is claimable before then, both are from then on
+        assertThat(keys(claim(10))).containsExactly(bystander.dispatchKey());
+        clock.advance(Duration.ofSeconds(89));
+        assertThat(claim(10)).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        List<OutboxRow> taken = claim(10);
+        assertThat(keys(taken)).containsExactly(claimed.dispatchKey(), pending.dispatchKey());
+        assertThat(taken).extracting(OutboxRow::attempt).containsOnly(4);
+    }
+
+    @Test
     void O58_X10_a_retryAfter_settlement_refuses_a_negative_attempt_and_a_null_or_negative_delay_when_built() {
         // when a retry after a delay is built with a negative attempt, or a null or negative delay
         // then building it throws naming the argument

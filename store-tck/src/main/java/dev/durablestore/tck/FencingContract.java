@@ -155,6 +155,33 @@ public abstract class FencingContract extends OutboxContractSupport {
     }
 
     @Test
+    void W6_O58_a_fenced_retry_after_a_delay_counts_from_the_store_clock_and_is_stale_once_the_claim_moved_on() {
+        // given a claimed row and a fenced retry after 90 seconds, assembled but not yet subscribed
+        OutboxRow claimed = freshClaim();
+        Mono<Void> retry = store.settle(claimed, Settlement.retryAfter(4, Duration.ofSeconds(90)));
+
+        // when the clock moves on a minute before it is subscribed, under the current claim
+        clock.advance(Duration.ofMinutes(1));
+        Instant at = now();
+        StepVerifier.create(retry).expectComplete().verify(TIMEOUT);
+
+        // then the row is pending, attempt 4, visible 90 seconds after the store clock at the write, and unclaimed
+        assertState(claimed.dispatchKey(), OutboxStatus.PENDING, 4, at.plusSeconds(90));
+        assertThat(staleTokens()).as("no row is left claimed").isEmpty();
+        assertThat(claim(10)).as("not due before its visibility").isEmpty();
+
+        // when it is due, claimed again, and the old claim retries it after a delay
+        clock.advance(Duration.ofSeconds(90));
+        OutboxRow again = claimOne();
+        assertThat(again.dispatchKey()).isEqualTo(claimed.dispatchKey());
+        assertStale(() -> store.settle(claimed, Settlement.retryAfter(5, Duration.ofSeconds(30))), claimed);
+
+        // then it is refused as stale and the row is still claimed by the new claim, attempt 4
+        assertState(claimed.dispatchKey(), OutboxStatus.CLAIMED, 4, at.plusSeconds(90));
+        assertThat(staleTokens()).containsExactly(again.claimToken());
+    }
+
+    @Test
     void W6_after_the_reaper_re_arms_a_row_every_fenced_settle_is_stale_and_changes_nothing() {
         for (Function<OutboxRow, Mono<Void>> settle : fencedSettles) {
             // given a claimed row that the lease reaper re-armed
