@@ -70,8 +70,8 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
-    public Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
-        return delegate.heartbeat(dispatchKeys);
+    public Mono<List<String>> heartbeat(Collection<OutboxRow> claimed) {
+        return delegate.heartbeat(claimed);
     }
 
     @Override

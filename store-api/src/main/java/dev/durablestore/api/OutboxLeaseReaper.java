@@ -17,7 +17,7 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Recovers rows whose dispatcher died holding them: every {@code interval}, re-arms rows claimed
  * longer ago than {@code lease} (O41), so they are claimed again. A dispatcher that works on a row
- * for longer than the lease keeps it by calling {@link ReactiveStore#heartbeat} for the keys it holds.
+ * for longer than the lease keeps it by calling {@link ReactiveStore#heartbeat} for the rows it holds.
  *
  * <p>Immutable configuration, validated when built: each {@code with*} method returns a checked
  * copy and leaves this one unchanged, so its result must be used (a {@code with*} call as a

@@ -194,13 +194,19 @@ public interface ReactiveStore extends OperatorStore, LegacyStoreOperations, Aut
     }
 
     /**
-     * Refreshes the claim of rows a dispatcher still works on, so the lease reaper leaves them alone.
+     * Refreshes the claims a dispatcher still works on, fenced by them (W13): sets
+     * {@code claimedAt = now} on each row still {@code CLAIMED} under the token its claim returned
+     * it with, so the lease reaper leaves it alone. A row whose claim moved on (re-armed and
+     * claimed again, or settled) is not refreshed and is left out of the result: its dispatcher
+     * should stop, as its fenced settle would fail.
      *
-     * @param dispatchKeys the keys the caller holds
-     * @return the keys that were still {@code CLAIMED} and now carry {@code claimedAt = now}, in
-     *     ascending order; a key missing from the result has been re-armed or settled meanwhile
+     * @param claimed the rows as their claims returned them
+     * @return the keys of the rows refreshed, in ascending code-point order, each once; fails,
+     *     changing nothing, with {@link InvalidArgumentException} naming {@code claimed} when the
+     *     collection is {@code null}, or {@code claimed[i]} / {@code claimed[i].claimToken} for a
+     *     {@code null} element or a row that does not come from a claim
      */
-    Mono<List<String>> heartbeat(Collection<String> dispatchKeys);
+    Mono<List<String>> heartbeat(Collection<OutboxRow> claimed);
 
     // ------------------------------------------------------------------ read
 

@@ -23,6 +23,7 @@ import dev.durablestore.api.WorkflowStatus;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.internal.ClaimFence;
 import dev.durablestore.api.internal.StoredText;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.ClaimStreams;
@@ -48,6 +49,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -401,15 +403,37 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         });
     }
 
-    /** The storable keys, each once; the keys still claimed come back in code-point order. */
+    /**
+     * W13: each claimed row checked as a fenced settle checks it; the pairs of key and token, each
+     * once, in key order; the keys refreshed come back in code-point order, each once.
+     */
     @Override
-    public final Mono<List<String>> heartbeat(Collection<String> dispatchKeys) {
+    public final Mono<List<String>> heartbeat(Collection<OutboxRow> claimed) {
         return Mono.defer(() -> {
-            List<String> keys = SettleArguments.sortedKeys(dispatchKeys);
-            return keys.isEmpty()
+            InvalidArgumentException.requireNonNull(claimed, "claimed");
+            SortedSet<OutboxWriteStorage.ClaimedKey> claims = new TreeSet<>(CLAIMED_KEY_ORDER);
+            int i = 0;
+            for (OutboxRow row : claimed) {
+                ClaimFence.requireClaimed(row, "claimed[" + i++ + "]");
+                if (StoredText.storable(row.dispatchKey())) { // else no row holds it: left out
+                    claims.add(new OutboxWriteStorage.ClaimedKey(row.dispatchKey(), row.claimToken()));
+                }
+            }
+            return claims.isEmpty()
                     ? Mono.just(List.<String>of())
-                    : writes.heartbeat(keys).map(AbstractReactiveStore::inKeyOrder);
+                    : writes.heartbeat(new ArrayList<>(claims)).map(AbstractReactiveStore::distinctInKeyOrder);
         });
+    }
+
+    private static final Comparator<OutboxWriteStorage.ClaimedKey> CLAIMED_KEY_ORDER = Comparator.comparing(
+                    OutboxWriteStorage.ClaimedKey::dispatchKey, Claims.CODE_POINT_ORDER)
+            .thenComparingLong(OutboxWriteStorage.ClaimedKey::claimToken);
+
+    /** Keys in code-point order, each once. */
+    private static List<String> distinctInKeyOrder(List<String> keys) {
+        SortedSet<String> sorted = new TreeSet<>(Claims.CODE_POINT_ORDER);
+        sorted.addAll(keys);
+        return new ArrayList<>(sorted);
     }
 
     @Override

@@ -12,8 +12,10 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -73,7 +75,7 @@ public abstract class FencingContract extends OutboxContractSupport {
 
         // when the clock moves and the dispatcher heartbeats
         clock.advance(Duration.ofSeconds(30));
-        StepVerifier.create(store.heartbeat(List.of(claimed.dispatchKey())))
+        StepVerifier.create(store.heartbeat(List.of(claimed)))
                 .expectNext(List.of(claimed.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -94,12 +96,10 @@ public abstract class FencingContract extends OutboxContractSupport {
 
         // when a row is built with a token and another status, then the constructor refuses it
         InvalidArgumentException e = org.assertj.core.api.Assertions.catchThrowableOfType(
-                InvalidArgumentException.class, () -> row(workflow(1), 1, now()).withClaimToken(7));
+                InvalidArgumentException.class, () -> Rows.withClaimToken(row(workflow(1), 1, now()), 7));
         assertThat(e.argument()).isEqualTo("row.claimToken");
         // and leaving the claimed status drops the token
-        assertThat(row(workflow(1), 1, now())
-                        .withStatus(OutboxStatus.CLAIMED, now())
-                        .withClaimToken(7)
+        assertThat(Rows.withClaimToken(row(workflow(1), 1, now()).withStatus(OutboxStatus.CLAIMED, now()), 7)
                         .withStatus(OutboxStatus.PENDING, null)
                         .claimToken())
                 .isZero();
@@ -247,11 +247,59 @@ public abstract class FencingContract extends OutboxContractSupport {
     }
 
     @Test
+    void W13_a_heartbeat_by_a_claim_that_moved_on_refreshes_nothing_and_leaves_the_key_out() {
+        // given a row claimed, re-armed by the reaper and claimed again by another dispatcher
+        OutboxRow first = freshClaim();
+        StepVerifier.create(store.rearmPending(List.of(first))).expectComplete().verify(TIMEOUT);
+        OutboxRow second = claimOne();
+        Instant secondClaimedAt = second.claimedAt();
+        clock.advance(Duration.ofMinutes(5));
+
+        // when the first dispatcher heartbeats the row as its claim returned it
+        // then the key is left out: its claim is no longer current
+        StepVerifier.create(store.heartbeat(List.of(first)))
+                .expectNext(List.of())
+                .expectComplete()
+                .verify(TIMEOUT);
+
+        // and the second claim was not refreshed: the reaper still finds it stale
+        StepVerifier.create(store.listStaleClaimed(secondClaimedAt.plusNanos(1), 10))
+                .assertNext(row -> {
+                    assertThat(row.claimToken()).isEqualTo(second.claimToken());
+                    assertThat(row.claimedAt()).isEqualTo(secondClaimedAt);
+                })
+                .expectComplete()
+                .verify(TIMEOUT);
+
+        // when the second dispatcher heartbeats, then its claim is refreshed
+        StepVerifier.create(store.heartbeat(List.of(second)))
+                .expectNext(List.of(second.dispatchKey()))
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @Test
+    void W13_a_heartbeat_refuses_rows_not_from_a_claim_naming_them_and_changes_nothing() {
+        // given a claimed row and a row staged but never claimed
+        OutboxRow claimed = freshClaim();
+        OutboxRow staged = row(workflow(2), 0, now());
+        stage(staged);
+        clock.advance(Duration.ofMinutes(5));
+
+        // when the heartbeat names the claimed row and the unclaimed one, a null element, or no collection
+        // then each fails naming the argument, and the claim is not refreshed
+        assertRejected(() -> store.heartbeat(List.of(claimed, staged)), "claimed[1].claimToken");
+        assertRejected(() -> store.heartbeat(Arrays.asList(claimed, null)), "claimed[1]");
+        assertRejected(() -> store.heartbeat(null), "claimed");
+        assertThat(staleTokens()).containsExactly(claimed.claimToken());
+    }
+
+    @Test
     void W6_a_heartbeat_keeps_the_claim_current() {
         // given a claimed row whose dispatcher heartbeats past the reaper's bound
         OutboxRow claimed = freshClaim();
         clock.advance(Duration.ofMinutes(5));
-        StepVerifier.create(store.heartbeat(List.of(claimed.dispatchKey())))
+        StepVerifier.create(store.heartbeat(List.of(claimed)))
                 .expectNext(List.of(claimed.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);

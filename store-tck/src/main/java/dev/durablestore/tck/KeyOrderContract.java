@@ -9,9 +9,12 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,10 +40,12 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
         // given claimed rows whose keys differ in and beyond the BMP
         WorkflowId w = workflow(1);
         stageAll(rows(w, now()));
-        assertThat(claim(100)).hasSize(SHUFFLED.size());
+        Map<String, OutboxRow> claimed = claim(100).stream().collect(Collectors.toMap(OutboxRow::dispatchKey, r -> r));
+        assertThat(claimed).hasSize(SHUFFLED.size());
 
         // when they are heartbeated, named in no particular order
-        List<String> refreshed = store.heartbeat(SHUFFLED).block(TIMEOUT);
+        List<String> refreshed =
+                store.heartbeat(SHUFFLED.stream().map(claimed::get).toList()).block(TIMEOUT);
 
         // then the keys come back in code point order: U+FFFF before U+1F600
         assertThat(refreshed).containsExactlyElementsOf(CODE_POINT_ORDER);
@@ -111,7 +116,7 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
     }
 
     private static OutboxRow keyed(WorkflowId w, long ordinal, String key, Instant visibleAfter) {
-        return new OutboxRow(
+        return Rows.stored(
                 key,
                 w,
                 ordinal,
@@ -124,6 +129,9 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 0,
                 visibleAfter,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
     }
 }

@@ -201,20 +201,21 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
     }
 
     @Test
-    void X10_heartbeat_rejects_null_keys_and_null_elements() {
-        // when heartbeat gets null, or a collection holding null next to a claimed key
-        assertRejected(() -> store.heartbeat(null), "dispatchKeys");
-        assertRejected(() -> store.heartbeat(Arrays.asList(claimed.dispatchKey(), null)), "dispatchKeys");
+    void X10_heartbeat_rejects_null_rows_and_null_elements() {
+        // when heartbeat gets null, or a collection holding null next to the claimed row
+        OutboxRow claimedRow = claimedRow();
+        assertRejected(() -> store.heartbeat(null), "claimed");
+        assertRejected(() -> store.heartbeat(Arrays.asList(claimedRow, null)), "claimed[1]");
 
         // then nothing changed: the claim was not refreshed
         assertUnchanged();
     }
 
     @Test
-    void X10_heartbeat_rejects_an_empty_key_element() {
-        // when heartbeat gets a collection holding an empty key next to a claimed key
-        // then it fails naming the keys, as every other operation rejects an empty dispatch key
-        assertRejected(() -> store.heartbeat(List.of(claimed.dispatchKey(), "")), "dispatchKeys");
+    void X10_W13_heartbeat_rejects_a_row_not_from_a_claim() {
+        // when heartbeat gets the pending row, which no claim returned, next to the claimed row
+        // then it fails naming the row's token, as a fenced settle does
+        assertRejected(() -> store.heartbeat(List.of(claimedRow(), pending)), "claimed[1].claimToken");
 
         // and nothing changed: the claim was not refreshed
         assertUnchanged();
@@ -304,5 +305,10 @@ public abstract class OutboxArgumentContract extends OutboxContractSupport {
         StepVerifier.create(store.listStaleClaimed(claimedAt, 10).map(OutboxFixtures::withoutToken))
                 .expectComplete()
                 .verify(TIMEOUT);
+    }
+
+    /** @return the claimed row as a listing of claimed rows returns it, with its claim token */
+    private OutboxRow claimedRow() {
+        return store.listStaleClaimed(now().plusSeconds(3600), 10).blockFirst(TIMEOUT);
     }
 }

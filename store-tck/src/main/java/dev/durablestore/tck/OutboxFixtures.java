@@ -11,6 +11,7 @@ import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
 import dev.durablestore.api.event.WorkflowStarted;
+import dev.durablestore.api.internal.Rows;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -142,7 +143,7 @@ final class OutboxFixtures {
      * compares a claimed row with one it built compares everything else.
      */
     static OutboxRow withoutToken(OutboxRow row) {
-        return row.status() == dev.durablestore.api.OutboxStatus.CLAIMED ? row.withClaimToken(0) : row;
+        return row.status() == dev.durablestore.api.OutboxStatus.CLAIMED ? Rows.withClaimToken(row, 0) : row;
     }
 
     /** {@link #withoutToken} of each row, in order. */

@@ -12,6 +12,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,7 +46,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         Instant visibleAfter = now().minusSeconds(30);
         RunId run = RunId.parse("00000000-0000-4000-8000-0000000000cc");
-        OutboxRow fresh = new OutboxRow(
+        OutboxRow fresh = Rows.stored(
                 OutboxRow.dispatchKey(w, 4),
                 w,
                 4,
@@ -58,7 +59,10 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 3,
                 visibleAfter,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
 
         // when it is re-armed
         StepVerifier.create(store.rearmPending(List.of(fresh))).expectComplete().verify(TIMEOUT);
@@ -111,7 +115,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         // and a visibility in the past
         Instant rearmedVisibleAfter = now().minusSeconds(1);
         List<OutboxRow> supplied = List.of(pending, claimed, done, failed, cancelled).stream()
-                .map(r -> new OutboxRow(
+                .map(r -> Rows.stored(
                         r.dispatchKey(),
                         r.workflowId(),
                         r.ordinal(),
@@ -124,7 +128,10 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                         OutboxStatus.PENDING,
                         0,
                         rearmedVisibleAfter,
-                        null))
+                        null,
+                        0L,
+                        null,
+                        OutboxRow.MIN_PRIORITY))
                 .toList();
         StepVerifier.create(store.rearmPending(supplied)).expectComplete().verify(TIMEOUT);
 
@@ -259,7 +266,7 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
         Instant soon = now().plusSeconds(5);
         Instant later = now().plusSeconds(9);
         OutboxRow unknown = row(w, 1, soon).withAttempt(3);
-        OutboxRow unknownAgain = new OutboxRow(
+        OutboxRow unknownAgain = Rows.stored(
                 unknown.dispatchKey(),
                 w,
                 1,
@@ -272,7 +279,10 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 8,
                 later,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         StepVerifier.create(store.rearmPending(
                         List.of(unknown, done.withVisibleAfter(soon), unknownAgain, done.withVisibleAfter(later))))
                 .expectComplete()

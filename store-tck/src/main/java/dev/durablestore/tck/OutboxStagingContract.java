@@ -18,6 +18,7 @@ import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
+import dev.durablestore.api.internal.Rows;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -38,7 +39,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         WorkflowId w = workflow(1);
         Instant visibleAfter = Instant.parse("2026-06-02T23:59:59.123456789Z");
         RunId run = RunId.parse("00000000-0000-4000-8000-0000000000bb");
-        OutboxRow staged = new OutboxRow(
+        OutboxRow staged = Rows.stored(
                 OutboxRow.dispatchKey(w, 3),
                 w,
                 3,
@@ -51,7 +52,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 4,
                 visibleAfter,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
 
         // when it is staged and claimed
         stage(staged);
@@ -101,7 +105,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
     void O2_the_store_keeps_a_non_canonical_key_as_given() {
         // given a row whose key is not derived from its workflow and ordinal
         WorkflowId w = workflow(1);
-        OutboxRow custom = new OutboxRow(
+        OutboxRow custom = Rows.stored(
                 "custom-key",
                 w,
                 9,
@@ -114,7 +118,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 0,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
 
         // when it is staged
         stage(custom);
@@ -162,7 +169,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // then it is pending, attempt 0, visible at the instant, unclaimed, runless, unrouted, unpinned
         assertThat(fresh)
-                .isEqualTo(new OutboxRow(
+                .isEqualTo(Rows.stored(
                         w + ":7",
                         w,
                         7,
@@ -175,7 +182,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                         OutboxStatus.PENDING,
                         0,
                         at,
-                        null));
+                        null,
+                        0L,
+                        null,
+                        OutboxRow.MIN_PRIORITY));
     }
 
     @Test
@@ -244,7 +254,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         stage(first);
 
         // when a row with the same key but other values is staged
-        OutboxRow second = new OutboxRow(
+        OutboxRow second = Rows.stored(
                 first.dispatchKey(),
                 w,
                 0,
@@ -257,7 +267,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 5,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         StepVerifier.create(store.appendOutboxBatch(List.of(second)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -276,7 +289,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
         // given a batch holding two rows with the same key, then a third row
         WorkflowId w = workflow(1);
         OutboxRow first = row(w, 0, now());
-        OutboxRow repeat = new OutboxRow(
+        OutboxRow repeat = Rows.stored(
                 first.dispatchKey(),
                 w,
                 0,
@@ -289,7 +302,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 3,
                 now().minusSeconds(60),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         OutboxRow third = row(w, 1, now());
 
         // when the batch is staged
@@ -317,7 +333,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // when a batch is staged whose middle row has that key and other values
         OutboxRow before = row(w, 0, now());
-        OutboxRow conflicting = new OutboxRow(
+        OutboxRow conflicting = Rows.stored(
                 stored.dispatchKey(),
                 w,
                 1,
@@ -330,7 +346,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 6,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         OutboxRow after = row(w, 2, now());
         StepVerifier.create(store.appendOutboxBatch(List.of(before, conflicting, after)))
                 .expectComplete()
@@ -612,7 +631,7 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
 
         // when a start is appended with a row of the same key (other activity, pending) and a new row, where the
         // new row also appears twice in the list
-        OutboxRow sameKey = new OutboxRow(
+        OutboxRow sameKey = Rows.stored(
                 stored.dispatchKey(),
                 w,
                 0,
@@ -625,7 +644,10 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 9,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         OutboxRow added = row(w, 1, now());
         OutboxRow addedAgain = added.withAttempt(7);
         Event start = started(w, 1, now());

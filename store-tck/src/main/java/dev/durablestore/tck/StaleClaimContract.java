@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
-import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
@@ -226,13 +225,13 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
         OutboxRow c = row(w, 2, now());
         stage(a, b, c);
         Instant t0 = now();
-        claim(10);
+        List<OutboxRow> claimed = claim(10);
         clock.advance(Duration.ofMinutes(10));
         Instant t1 = now();
 
-        // when the dispatcher heartbeats c and a (in that order)
+        // when the dispatcher heartbeats c and a (in that order), as their claim returned them
         // then both keys come back, in ascending order
-        StepVerifier.create(store.heartbeat(List.of(c.dispatchKey(), a.dispatchKey())))
+        StepVerifier.create(store.heartbeat(List.of(claimed.get(2), claimed.get(0))))
                 .expectNext(List.of(a.dispatchKey(), c.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -260,44 +259,44 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
     }
 
     @Test
-    void O39_heartbeat_of_keys_that_are_not_claimed_returns_them_absent_and_changes_nothing() {
-        // given a claimed row, a pending row, a done row, a row re-armed by the reaper, and an unknown key
+    void O39_W13_heartbeat_leaves_out_rows_whose_claim_moved_on_and_changes_nothing() {
+        // given four claimed rows: one re-armed by the reaper, one completed, one re-armed and
+        // claimed again by another dispatcher, and one still held by its claim
         WorkflowId w = workflow(1);
         OutboxRow reaped = row(w, 0, now());
-        OutboxRow stillClaimed = row(w, 1, now());
-        stage(reaped, stillClaimed);
-        claim(10);
-        OutboxRow pending = row(w, 2, now().plusSeconds(3600));
-        OutboxRow done = row(w, 3, now());
-        stage(pending, done);
-        store.settleKeys(List.of(done.dispatchKey()), Settlement.complete()).block(TIMEOUT);
+        OutboxRow done = row(w, 1, now());
+        OutboxRow retaken = row(w, 2, now());
+        OutboxRow stillClaimed = row(w, 3, now());
+        stage(reaped, done, retaken, stillClaimed);
+        List<OutboxRow> claimed = claim(10);
+        store.complete(claimed.get(1)).block(TIMEOUT);
+        store.rearmPending(List.of(retaken)).block(TIMEOUT);
+        OutboxRow retakenByOther = claim(10).get(0);
         clock.advance(Duration.ofMinutes(5));
         store.rearmStaleClaimed(now(), now().plusSeconds(3600), 1).block(TIMEOUT);
-        assertStatus(stillClaimed.dispatchKey(), OutboxStatus.CLAIMED);
         assertStatus(reaped.dispatchKey(), OutboxStatus.PENDING);
-        String unknown = OutboxRow.dispatchKey(w, 99);
+        Instant before = now();
+        clock.advance(Duration.ofMinutes(1));
 
-        // when all five keys are heartbeated
-        // then only the claimed one comes back
-        StepVerifier.create(store.heartbeat(List.of(
-                        unknown,
-                        done.dispatchKey(),
-                        pending.dispatchKey(),
-                        reaped.dispatchKey(),
-                        stillClaimed.dispatchKey())))
+        // when the first dispatcher heartbeats all four rows as its claim returned them
+        // then only the row still held by that claim comes back
+        StepVerifier.create(store.heartbeat(claimed))
                 .expectNext(List.of(stillClaimed.dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);
 
-        // and the others are unchanged: none became claimed, the unknown key is still absent
-        assertState(reaped.dispatchKey(), OutboxStatus.PENDING, 0, now().plusSeconds(3600));
-        assertState(
-                pending.dispatchKey(),
-                OutboxStatus.PENDING,
-                0,
-                now().minusSeconds(300).plusSeconds(3600));
-        assertState(done.dispatchKey(), OutboxStatus.DONE, 0, now().minusSeconds(300));
-        assertAbsent(unknown);
+        // and the others are unchanged: the re-armed row stays pending, the done row done, and the
+        // row the other dispatcher holds keeps its claim instant and token
+        assertState(reaped.dispatchKey(), OutboxStatus.PENDING, 0, before.plusSeconds(3600));
+        assertStatus(done.dispatchKey(), OutboxStatus.DONE);
+        StepVerifier.create(store.listStaleClaimed(before, 10))
+                .assertNext(row -> {
+                    assertThat(row.dispatchKey()).isEqualTo(retaken.dispatchKey());
+                    assertThat(row.claimToken()).isEqualTo(retakenByOther.claimToken());
+                    assertThat(row.claimedAt()).isEqualTo(retakenByOther.claimedAt());
+                })
+                .expectComplete()
+                .verify(TIMEOUT);
     }
 
     @Test

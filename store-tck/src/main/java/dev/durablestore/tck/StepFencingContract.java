@@ -161,7 +161,7 @@ public abstract class StepFencingContract extends StepContractSupport {
         // given a claimed row whose dispatcher heartbeats five minutes later
         Given g = given(1, 1);
         clock.advance(Duration.ofMinutes(5));
-        StepVerifier.create(store.heartbeat(List.of(g.first().dispatchKey())))
+        StepVerifier.create(store.heartbeat(List.of(g.first())))
                 .expectNext(List.of(g.first().dispatchKey()))
                 .expectComplete()
                 .verify(TIMEOUT);

@@ -24,6 +24,7 @@ import dev.durablestore.api.event.ChildWorkflowStarted;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.api.internal.StoredText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,7 +59,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
     /** The fields of a row the store writes as text, each with how to give a row that value. */
     private static final Map<String, BiFunction<OutboxRow, String, OutboxRow>> ROW_TEXTS = Map.of(
             "dispatchKey",
-                    (r, v) -> new OutboxRow(
+                    (r, v) -> Rows.stored(
                             v,
                             r.workflowId(),
                             r.ordinal(),
@@ -71,12 +72,15 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                             r.status(),
                             r.attempt(),
                             r.visibleAfter(),
-                            r.claimedAt()),
+                            r.claimedAt(),
+                            0L,
+                            null,
+                            OutboxRow.MIN_PRIORITY),
             "namespace", (r, v) -> r.withRoute(v, r.taskQueue(), r.node()),
             "taskQueue", (r, v) -> r.withRoute(r.namespace(), v, r.node()),
             "node", (r, v) -> r.withRoute(r.namespace(), r.taskQueue(), v),
             "activityType",
-                    (r, v) -> new OutboxRow(
+                    (r, v) -> Rows.stored(
                             r.dispatchKey(),
                             r.workflowId(),
                             r.ordinal(),
@@ -89,7 +93,10 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                             r.status(),
                             r.attempt(),
                             r.visibleAfter(),
-                            r.claimedAt()));
+                            r.claimedAt(),
+                            0L,
+                            null,
+                            OutboxRow.MIN_PRIORITY));
 
     @Test
     void X10_staging_refuses_each_unstorable_row_text_naming_it_and_writes_nothing() {
@@ -174,7 +181,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         String timer = limitText('n');
         assertThat(List.of(key, namespace, taskQueue, node, activity, type, timer))
                 .allSatisfy(t -> assertThat(t.getBytes(StandardCharsets.UTF_8)).hasSize(StoredText.MAX_UTF8_BYTES));
-        OutboxRow row = new OutboxRow(
+        OutboxRow row = Rows.stored(
                 key,
                 w,
                 0,
@@ -187,7 +194,10 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 0,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
 
         // when they are stored
         append(w, List.of(startedAs(w, type)), 0, List.of(row));
@@ -224,7 +234,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         WorkflowId v = workflow(2);
         String grin = "\uD83D\uDE00";
         String beam = "\uD83D\uDE01";
-        OutboxRow first = new OutboxRow(
+        OutboxRow first = Rows.stored(
                 "k-" + grin,
                 w,
                 0,
@@ -237,8 +247,11 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 0,
                 now(),
-                null);
-        OutboxRow second = new OutboxRow(
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
+        OutboxRow second = Rows.stored(
                 "k-" + beam,
                 v,
                 0,
@@ -251,7 +264,10 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 OutboxStatus.PENDING,
                 0,
                 now(),
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         append(w, List.of(startedAs(w, "type-" + grin)), 0, List.of(first));
         append(v, List.of(startedAs(v, "type-" + beam)), 0, List.of(second));
         store.scheduleTimer(w, TimerId.named("t-" + grin), now()).block(TIMEOUT);
@@ -293,7 +309,7 @@ public abstract class StoredTextContract extends OutboxContractSupport {
         OutboxRow pending = keyed(w, 1, "p?").withRoute("ns?", "q", null);
         OutboxRow pinned = keyed(w, 2, "n?").withRoute("ns?", "q", "n?");
         stage(claimed);
-        claim(1);
+        List<OutboxRow> claimedRows = claim(1);
         stage(pending, pinned);
         for (String bad : UNSTORABLE) {
             // when every operation that looks a key or a namespace up is given an unstorable one
@@ -315,7 +331,9 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                     .expectComplete()
                     .verify(TIMEOUT);
             StepVerifier.create(store.rowState(bad)).expectComplete().verify(TIMEOUT);
-            StepVerifier.create(store.heartbeat(List.of(bad, claimed.dispatchKey())))
+            OutboxRow claimedUnder = claimedRows.get(0);
+            OutboxRow badClaim = Rows.withClaimToken(claimedUnder.withDispatchKey(bad), claimedUnder.claimToken());
+            StepVerifier.create(store.heartbeat(List.of(badClaim, claimedUnder)))
                     .expectNext(List.of(claimed.dispatchKey()))
                     .expectComplete()
                     .verify(TIMEOUT);

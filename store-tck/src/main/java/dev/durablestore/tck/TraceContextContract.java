@@ -104,7 +104,7 @@ public abstract class TraceContextContract extends OutboxContractSupport {
 
         // when it is claimed again, heartbeated, found stale, re-armed and claimed by a stream
         OutboxRow again = claim(1).get(0);
-        store.heartbeat(List.of(again.dispatchKey())).block(TIMEOUT);
+        store.heartbeat(List.of(again)).block(TIMEOUT);
         clock.advance(Duration.ofMinutes(10));
         List<OutboxRow> stale = store.listStaleClaimed(now(), 10).collectList().block(TIMEOUT);
         List<OutboxRow> rearmed = store.rearmStaleClaimed(now(), now(), 10).block(TIMEOUT);

@@ -110,12 +110,21 @@ public interface OutboxWriteStorage {
     Mono<List<OutboxRow>> rearmStaleClaimed(long olderThanNanos, long visibleAfterNanos, int limit);
 
     /**
-     * The claim time of the rows still claimed set to now.
+     * W13: refreshes {@code claimedAt} of the rows still {@code CLAIMED} under the given claims.
      *
-     * @param dispatchKeys storable keys, at least one
-     * @return the keys of the rows whose claim was renewed
+     * @param claims storable keys with the claim token each was returned under, distinct pairs in
+     *     code-point order of their keys, at least one
+     * @return the keys refreshed, in any order
      */
-    Mono<List<String>> heartbeat(List<String> dispatchKeys);
+    Mono<List<String>> heartbeat(List<ClaimedKey> claims);
+
+    /**
+     * A row's key and the token of the claim that returned it.
+     *
+     * @param dispatchKey a storable key
+     * @param claimToken a non-zero claim token
+     */
+    record ClaimedKey(String dispatchKey, long claimToken) {}
 
     /**
      * O52: rows a claim stream claimed and could not deliver, pending again at the same attempt.

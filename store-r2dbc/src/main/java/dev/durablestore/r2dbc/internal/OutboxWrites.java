@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
@@ -63,8 +64,10 @@ final class OutboxWrites implements OutboxWriteStorage {
             + "AND claimed_at IS NOT NULL AND claimed_at < $1 ORDER BY claimed_at, dispatch_key LIMIT $2";
     private static final String REARM_KEYS = "UPDATE outbox SET status = 'pending', visible_after = $1, "
             + "claimed_at = NULL WHERE status = 'claimed' AND dispatch_key IN ";
+    /** W13: followed by the list of {@code (key, token)} pairs. */
     private static final String HEARTBEAT =
-            "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' " + "AND dispatch_key IN ";
+            "UPDATE outbox SET claimed_at = $1 WHERE status = 'claimed' AND (dispatch_key, claim_token) IN ";
+
     private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
             + "WHERE status = 'claimed' AND claim_token = $1 AND dispatch_key IN ";
     private static final String REDRIVE =
@@ -304,13 +307,17 @@ final class OutboxWrites implements OutboxWriteStorage {
         });
     }
 
-    /** Refreshes claims; returns the keys still claimed. */
+    /** W13: refreshes the rows still claimed under the given claims; returns their keys. */
     @Override
-    public Mono<List<String>> heartbeat(List<String> keys) {
+    public Mono<List<String>> heartbeat(List<ClaimedKey> claims) {
         return Mono.defer(() -> {
             Sql.Params p = new Sql.Params();
             p.add(now());
-            String sql = db.dialect().returning(HEARTBEAT + p.list(keys), "dispatch_key");
+            StringJoiner pairs = new StringJoiner(", ", "(", ")");
+            for (ClaimedKey c : claims) {
+                pairs.add("(" + p.add(c.dispatchKey()) + ", " + p.add(c.claimToken()) + ")");
+            }
+            String sql = db.dialect().returning(HEARTBEAT + pairs, "dispatch_key");
             return db.write("heartbeat", c -> keys(c, sql, p.values()));
         });
     }

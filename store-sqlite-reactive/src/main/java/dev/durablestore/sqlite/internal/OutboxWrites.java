@@ -44,8 +44,11 @@ final class OutboxWrites implements OutboxWriteStorage {
             + "claimed_at = NULL, settled_at = NULL WHERE dispatch_key = ?";
     private static final String REARM_KEYS = "UPDATE outbox SET status = 'pending', visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND status = 'claimed'";
-    private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = ? WHERE status = 'claimed' "
-            + "AND dispatch_key IN (SELECT value FROM json_each(?)) RETURNING dispatch_key";
+    /** W13: the claims as a JSON array of {@code [key, token]} pairs. */
+    private static final String HEARTBEAT = "UPDATE outbox SET claimed_at = ? FROM (SELECT value ->> 0 AS k, "
+            + "value ->> 1 AS t FROM json_each(?)) AS held WHERE outbox.dispatch_key = held.k "
+            + "AND outbox.claim_token = held.t AND outbox.status = 'claimed' RETURNING outbox.dispatch_key";
+
     private static final String RELEASE = "UPDATE outbox SET status = 'pending', claimed_at = NULL "
             + "WHERE status = 'claimed' AND claim_token = ? AND dispatch_key IN (SELECT value FROM json_each(?))";
     private static final String REDRIVE = "UPDATE outbox SET status = 'pending', visible_after = ?, claimed_at = NULL, "
@@ -283,17 +286,17 @@ final class OutboxWrites implements OutboxWriteStorage {
     }
 
     /**
-     * Refreshes claims.
+     * W13: refreshes the rows still claimed under the given claims, one statement over the pairs.
      *
-     * @param keys storable keys
-     * @return the keys still claimed
+     * @param claims storable keys with their claim tokens
+     * @return the keys refreshed
      */
     @Override
-    public Mono<List<String>> heartbeat(List<String> keys) {
+    public Mono<List<String>> heartbeat(List<ClaimedKey> claims) {
         return writer.submit(Commands.of("heartbeat", false, c -> {
             PreparedStatement ps = c.prepare(HEARTBEAT);
             ps.setLong(1, now());
-            ps.setString(2, JsonArrays.of(keys));
+            ps.setString(2, JsonArrays.ofClaims(claims));
             return keys(ps);
         }));
     }
