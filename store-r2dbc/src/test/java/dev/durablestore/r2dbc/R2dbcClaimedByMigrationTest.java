@@ -72,22 +72,16 @@ class R2dbcClaimedByMigrationTest {
 
         // when a store opens it and node n1 claims with a node cap of 2
         ReactiveStore store = open.get();
+        ClaimRequest asNode1 = ClaimRequest.of(10).withScope(NODE_1);
         DispatchPolicy nodeCap2 = DispatchPolicy.none().withNodeConcurrencyCap(2);
-        List<OutboxRow> taken = store.claim(
-                        ClaimRequest.of(10).withScope(NODE_1).withPolicy(nodeCap2))
-                .block(TIMEOUT);
+        List<OutboxRow> taken = store.claim(asNode1.withPolicy(nodeCap2)).block(TIMEOUT);
 
         // then the old claims count for no node: it takes two, and then none
         assertThat(taken).extracting(OutboxRow::ordinal).containsExactly(3L, 4L);
-        assertThat(store.claim(ClaimRequest.of(10).withScope(NODE_1).withPolicy(nodeCap2))
-                        .block(TIMEOUT))
-                .isEmpty();
+        assertThat(store.claim(asNode1.withPolicy(nodeCap2)).block(TIMEOUT)).isEmpty();
         // and they still count for the route: four claimed, so a route cap of 4 has no room
-        assertThat(store.claim(ClaimRequest.of(10)
-                                .withScope(NODE_1)
-                                .withPolicy(DispatchPolicy.none().withConcurrencyCap(4)))
-                        .block(TIMEOUT))
-                .isEmpty();
+        DispatchPolicy routeCap4 = DispatchPolicy.none().withConcurrencyCap(4);
+        assertThat(store.claim(asNode1.withPolicy(routeCap4)).block(TIMEOUT)).isEmpty();
         // and the stored claimers are none for the old claims and n1 for the new ones
         assertThat(claimers(db))
                 .containsExactly(
