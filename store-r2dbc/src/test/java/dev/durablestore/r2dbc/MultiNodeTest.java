@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.PackageVersion;
@@ -9,6 +10,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
@@ -112,7 +114,10 @@ class MultiNodeTest {
                             }
                         }
                     })
-                    .flatMap(r -> node.complete(r.dispatchKey()).thenReturn(r.dispatchKey()), 32)
+                    .flatMap(
+                            r -> node.settleKeys(List.of(r.dispatchKey()), Settlement.complete())
+                                    .thenReturn(r.dispatchKey()),
+                            32)
                     .subscribeOn(Schedulers.parallel()));
         }
         List<String> completed = Flux.merge(streams).take(count).collectList().block(TIMEOUT);
@@ -143,14 +148,14 @@ class MultiNodeTest {
                             List.of(OutboxRow.pending(w, 0, "work", Payload.json("{}"), now.minusSeconds(1))))
                     .block(HarnessSupport.TIMEOUT);
         }
-        List<OutboxRow> first = nodes.get(0).claim(count).block(HarnessSupport.TIMEOUT);
+        List<OutboxRow> first = nodes.get(0).claim(ClaimRequest.of(count)).block(HarnessSupport.TIMEOUT);
         assertThat(first).hasSize(count);
         // and node 1's reaper re-armed every one of them, and node 2 claimed them again
         assertThat(nodes.get(1)
                         .rearmStaleClaimed(Instant.now().plusSeconds(1), now.minusSeconds(1), count)
                         .block(HarnessSupport.TIMEOUT))
                 .hasSize(count);
-        List<OutboxRow> second = nodes.get(2).claim(count).block(HarnessSupport.TIMEOUT);
+        List<OutboxRow> second = nodes.get(2).claim(ClaimRequest.of(count)).block(HarnessSupport.TIMEOUT);
         assertThat(second).hasSize(count);
 
         // when node 0 commits a step for each of its old claims, and node 2 for each of its own, all at once
@@ -299,7 +304,7 @@ class MultiNodeTest {
                 .thenCancel()
                 .verify(Duration.ofSeconds(10));
         // and the row is still there for anyone who asks
-        assertThat(quiet.claim(10).block(HarnessSupport.TIMEOUT))
+        assertThat(quiet.claim(ClaimRequest.of(10)).block(HarnessSupport.TIMEOUT))
                 .extracting(OutboxRow::dispatchKey)
                 .containsExactly(row.dispatchKey());
     }

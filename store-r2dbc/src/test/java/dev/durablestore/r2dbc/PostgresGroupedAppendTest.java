@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
@@ -83,7 +84,8 @@ class PostgresGroupedAppendTest {
             assertThat(store.readHistory(e.getKey()).collectList().block(HarnessSupport.TIMEOUT))
                     .isEqualTo(e.getValue());
         }
-        assertThat(store.claim(1_000).block(HarnessSupport.TIMEOUT)).hasSize(400);
+        assertThat(store.claim(ClaimRequest.of(1_000)).block(HarnessSupport.TIMEOUT))
+                .hasSize(400);
         // and appends shared statements
         assertThat(largestGroup.get()).as("most appends in one statement").isGreaterThan(1);
     }
@@ -130,6 +132,7 @@ class PostgresGroupedAppendTest {
             }
         }
         // and only the successful appends staged their rows
-        assertThat(store.claim(1_000).block(HarnessSupport.TIMEOUT)).hasSize(100);
+        assertThat(store.claim(ClaimRequest.of(1_000)).block(HarnessSupport.TIMEOUT))
+                .hasSize(100);
     }
 }

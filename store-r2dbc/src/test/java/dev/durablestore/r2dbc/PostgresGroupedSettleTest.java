@@ -3,12 +3,14 @@ package dev.durablestore.r2dbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreMetrics;
@@ -87,8 +89,9 @@ class PostgresGroupedSettleTest {
         batches.clear();
 
         // when every row is completed at once, each caller reading its row back as soon as it completes
-        Flux<OutboxRowState> states =
-                Flux.fromIterable(keys).flatMap(k -> store.complete(k).then(store.rowState(k)), keys.size());
+        Flux<OutboxRowState> states = Flux.fromIterable(keys)
+                .flatMap(
+                        k -> store.settleKeys(List.of(k), Settlement.complete()).then(store.rowState(k)), keys.size());
 
         // then each caller already sees its row done (committed), and the settles shared statements
         StepVerifier.create(states)
@@ -105,16 +108,17 @@ class PostgresGroupedSettleTest {
         List<String> k = stage(5);
         Instant later = clock.instant().plusSeconds(60);
         try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
-            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            Mono<Void> blocked =
+                    store.settleKeys(List.of(k.get(0)), Settlement.complete()).cache();
             blocked.subscribe();
             batches.clear();
 
             // when a complete, a fail, a cancel and a retry queue behind it and the lock goes
             Mono<Void> group = Mono.when(
-                    store.complete(k.get(1)),
-                    store.fail(k.get(2)),
-                    store.settleCancelled(k.get(3)),
-                    store.retry(k.get(4), 3, later));
+                    store.settleKeys(List.of(k.get(1)), Settlement.complete()),
+                    store.settleKeys(List.of(k.get(2)), Settlement.fail()),
+                    store.settleKeys(List.of(k.get(3)), Settlement.cancel()),
+                    store.settleKeys(List.of(k.get(4)), Settlement.retryAt(3, later)));
             StepVerifier.create(group.and(blocked))
                     .then(lock::release)
                     .expectComplete()
@@ -134,12 +138,13 @@ class PostgresGroupedSettleTest {
     void W6_fenced_settles_in_one_group_are_each_fenced_by_their_own_claim() {
         // given five rows claimed at once, rows 1 and 4 retried and claimed again by a second claim
         List<String> k = stage(5);
-        Map<String, OutboxRow> first = byKey(store.claim(5).block(TIMEOUT));
-        StepVerifier.create(
-                        Mono.when(store.retry(k.get(1), 1, clock.instant()), store.retry(k.get(4), 1, clock.instant())))
+        Map<String, OutboxRow> first = byKey(store.claim(ClaimRequest.of(5)).block(TIMEOUT));
+        StepVerifier.create(Mono.when(
+                        store.settleKeys(List.of(k.get(1)), Settlement.retryAt(1, clock.instant())),
+                        store.settleKeys(List.of(k.get(4)), Settlement.retryAt(1, clock.instant()))))
                 .expectComplete()
                 .verify(TIMEOUT);
-        Map<String, OutboxRow> second = byKey(store.claim(2).block(TIMEOUT));
+        Map<String, OutboxRow> second = byKey(store.claim(ClaimRequest.of(2)).block(TIMEOUT));
         assertThat(second.keySet()).containsExactlyInAnyOrder(k.get(1), k.get(4));
         Instant later = clock.instant().plusSeconds(60);
         Mono<Void> stale;
@@ -154,8 +159,8 @@ class PostgresGroupedSettleTest {
             stale.subscribe(null, e -> {}); // verified below
             Mono<Void> group = Mono.when(
                     store.complete(second.get(k.get(4))),
-                    store.fail(first.get(k.get(2))),
-                    store.retry(first.get(k.get(3)), 2, later));
+                    store.settle(first.get(k.get(2)), Settlement.fail()),
+                    store.settle(first.get(k.get(3)), Settlement.retryAt(2, later)));
             StepVerifier.create(group.and(blocked))
                     .then(lock::release)
                     .expectComplete()
@@ -182,7 +187,7 @@ class PostgresGroupedSettleTest {
     void W6_a_second_fenced_complete_of_a_row_in_one_group_is_refused() {
         // given a claimed row, and the fenced flush in flight waiting for a lock on another
         List<String> k = stage(2);
-        Map<String, OutboxRow> rows = byKey(store.claim(2).block(TIMEOUT));
+        Map<String, OutboxRow> rows = byKey(store.claim(ClaimRequest.of(2)).block(TIMEOUT));
         try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
             Mono<Void> blocked = store.complete(rows.get(k.get(0))).cache();
             blocked.subscribe();
@@ -205,7 +210,7 @@ class PostgresGroupedSettleTest {
     void W6_a_fenced_group_that_fails_fails_every_caller_and_settles_none_of_its_rows() {
         // given four claimed rows
         List<String> k = stage(4);
-        Map<String, OutboxRow> rows = byKey(store.claim(4).block(TIMEOUT));
+        Map<String, OutboxRow> rows = byKey(store.claim(ClaimRequest.of(4)).block(TIMEOUT));
 
         // when a fenced flush waits for a lock on the whole table, three fenced settles queue behind
         // it, and the table goes away before they run
@@ -213,8 +218,8 @@ class PostgresGroupedSettleTest {
                 () -> store.complete(rows.get(k.get(0))),
                 List.of(
                         () -> store.complete(rows.get(k.get(1))),
-                        () -> store.fail(rows.get(k.get(2))),
-                        () -> store.retry(rows.get(k.get(3)), 1, clock.instant())));
+                        () -> store.settle(rows.get(k.get(2)), Settlement.fail()),
+                        () -> store.settle(rows.get(k.get(3)), Settlement.retryAt(1, clock.instant()))));
 
         // then every caller of the group fails with a backend error (X7), none with a stale claim
         for (Mono<Void> caller : group) {
@@ -235,13 +240,15 @@ class PostgresGroupedSettleTest {
     void O3_a_settle_leaves_a_row_whose_status_token_is_unknown_as_it_is() {
         // given two claimed rows whose stored status tokens were then damaged (O3: corrupt)
         List<String> k = stage(2);
-        Map<String, OutboxRow> rows = byKey(store.claim(2).block(TIMEOUT));
+        Map<String, OutboxRow> rows = byKey(store.claim(ClaimRequest.of(2)).block(TIMEOUT));
         HarnessSupport.execute(
                 harness.factory(), "UPDATE outbox SET status = 'nope' WHERE dispatch_key = ANY($1)", (Object)
                         k.toArray(new String[0]));
 
         // when one is completed by its key and the other by its claim
-        StepVerifier.create(store.complete(k.get(0))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(k.get(0)), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
         StepVerifier.create(store.complete(rows.get(k.get(1))))
                 .expectError(StaleClaimException.class)
                 .verify(TIMEOUT);
@@ -298,17 +305,18 @@ class PostgresGroupedSettleTest {
         List<String> k = stage(3);
         Instant now = clock.instant();
         try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
-            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            Mono<Void> blocked =
+                    store.settleKeys(List.of(k.get(0)), Settlement.complete()).cache();
             blocked.subscribe();
 
             // when one group holds a retry then a complete of row 1, and a fail then a complete then a
             // retry of row 2
             Mono<Void> group = Mono.when(
-                    store.retry(k.get(1), 5, now),
-                    store.complete(k.get(1)),
-                    store.fail(k.get(2)),
-                    store.complete(k.get(2)),
-                    store.retry(k.get(2), 9, now));
+                    store.settleKeys(List.of(k.get(1)), Settlement.retryAt(5, now)),
+                    store.settleKeys(List.of(k.get(1)), Settlement.complete()),
+                    store.settleKeys(List.of(k.get(2)), Settlement.fail()),
+                    store.settleKeys(List.of(k.get(2)), Settlement.complete()),
+                    store.settleKeys(List.of(k.get(2)), Settlement.retryAt(9, now)));
             StepVerifier.create(group.and(blocked))
                     .then(lock::release)
                     .expectComplete()
@@ -326,16 +334,20 @@ class PostgresGroupedSettleTest {
         // given two staged rows, and the flush in flight waiting for a lock on the first
         List<String> k = stage(3);
         try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
-            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            Mono<Void> blocked =
+                    store.settleKeys(List.of(k.get(0)), Settlement.complete()).cache();
             blocked.subscribe();
 
             // when a complete of row 1 queues behind it and is cancelled, then the lock goes
-            Disposable cancelled = store.complete(k.get(1)).subscribe();
+            Disposable cancelled =
+                    store.settleKeys(List.of(k.get(1)), Settlement.complete()).subscribe();
             cancelled.dispose();
             StepVerifier.create(blocked).then(lock::release).expectComplete().verify(TIMEOUT);
         }
         // (a later settle flushes whatever was queued)
-        StepVerifier.create(store.complete(k.get(2))).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(store.settleKeys(List.of(k.get(2)), Settlement.complete()))
+                .expectComplete()
+                .verify(TIMEOUT);
 
         // then row 1 is still pending
         assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.PENDING);
@@ -350,11 +362,11 @@ class PostgresGroupedSettleTest {
         // when a flush waits for a lock on the whole table, three settles queue behind it, and the
         // table goes away before they run
         List<Mono<Void>> group = queuedBehindAVanishingTable(
-                () -> store.complete(k.get(0)),
+                () -> store.settleKeys(List.of(k.get(0)), Settlement.complete()),
                 List.of(
-                        () -> store.complete(k.get(1)),
-                        () -> store.fail(k.get(2)),
-                        () -> store.retry(k.get(1), 1, clock.instant())));
+                        () -> store.settleKeys(List.of(k.get(1)), Settlement.complete()),
+                        () -> store.settleKeys(List.of(k.get(2)), Settlement.fail()),
+                        () -> store.settleKeys(List.of(k.get(1)), Settlement.retryAt(1, clock.instant()))));
 
         // then every caller of the group fails with a backend error (X7)
         for (Mono<Void> caller : group) {
@@ -367,15 +379,17 @@ class PostgresGroupedSettleTest {
         // given two staged rows, and the flush in flight waiting for a lock on the first
         List<String> k = stage(2);
         try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
-            Mono<Void> blocked = store.complete(k.get(0)).cache();
+            Mono<Void> blocked =
+                    store.settleKeys(List.of(k.get(0)), Settlement.complete()).cache();
             blocked.subscribe();
-            Mono<Void> queued = store.complete(k.get(1)).cache();
+            Mono<Void> queued =
+                    store.settleKeys(List.of(k.get(1)), Settlement.complete()).cache();
             queued.subscribe(null, e -> {}); // verified below
 
             // when the store closes while that settle waits for its group, and then the lock goes
             Mono<Void> closing = store.closeAsync().cache();
             closing.subscribe();
-            StepVerifier.create(store.fail(k.get(1)))
+            StepVerifier.create(store.settleKeys(List.of(k.get(1)), Settlement.fail()))
                     .expectError(StoreClosedException.class)
                     .verify(TIMEOUT);
             lock.release();
@@ -417,8 +431,8 @@ class PostgresGroupedSettleTest {
                     .then(() -> awaitClaim(claims))
                     .thenRequest(1)
                     .then(() -> awaitClaim(claims))
-                    .then(() ->
-                            store.retry(row.dispatchKey(), 1, clock.instant()).block(TIMEOUT))
+                    .then(() -> store.settleKeys(List.of(row.dispatchKey()), Settlement.retryAt(1, clock.instant()))
+                            .block(TIMEOUT))
                     // and again for the retried row
                     .assertNext(r -> assertThat(r.attempt()).isEqualTo(1))
                     .thenCancel()

@@ -2,8 +2,8 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
-import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,7 +72,7 @@ class PostgresOutboxFillfactorTest {
         // then the outbox has the setting, its file was not rewritten, and its rows claim in order
         assertThat(reloptions(h.factory())).isEqualTo("fillfactor=50");
         assertThat(fileOf(h.factory())).isEqualTo(file);
-        assertThat(store.claim(SCOPE, 10, Set.of(), DispatchPolicy.none()).block(TIMEOUT))
+        assertThat(store.claim(ClaimRequest.of(10).withScope(SCOPE)).block(TIMEOUT))
                 .extracting(OutboxRow::dispatchKey)
                 .containsExactlyElementsOf(
                         rows.stream().map(OutboxRow::dispatchKey).toList());

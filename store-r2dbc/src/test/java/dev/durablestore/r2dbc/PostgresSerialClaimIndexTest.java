@@ -3,6 +3,7 @@ package dev.durablestore.r2dbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
@@ -12,7 +13,6 @@ import dev.durablestore.tck.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +36,7 @@ class PostgresSerialClaimIndexTest {
             OutboxRow second = OutboxRow.pending(w, 2, "a", Payload.json("{}"), due);
             store.appendOutboxBatch(List.of(first, second)).block(TIMEOUT);
             List<OutboxRow> claimed = store.claim(
-                            null, 10, Set.of(), DispatchPolicy.none().withSerialPerWorkflow(true))
+                            ClaimRequest.of(10).withPolicy(DispatchPolicy.none().withSerialPerWorkflow(true)))
                     .block(TIMEOUT);
             assertThat(claimed).extracting(OutboxRow::dispatchKey).containsExactly(first.dispatchKey());
             assertThat(claimed.get(0).claimToken()).isNegative();
@@ -51,7 +51,7 @@ class PostgresSerialClaimIndexTest {
                     .hasStackTraceContaining("outbox_serial_claimed");
 
             // and a plain claim (positive token) may still take it
-            List<OutboxRow> plain = store.claim(10).block(TIMEOUT);
+            List<OutboxRow> plain = store.claim(ClaimRequest.of(10)).block(TIMEOUT);
             assertThat(plain).extracting(OutboxRow::dispatchKey).containsExactly(second.dispatchKey());
             assertThat(plain.get(0).claimToken()).isPositive();
         } finally {

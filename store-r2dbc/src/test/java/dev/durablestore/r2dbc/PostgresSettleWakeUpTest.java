@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.DispatchPolicy;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -61,7 +61,8 @@ class PostgresSettleWakeUpTest {
         for (int i = 0; i < 3; i++) {
             assertThat(stage(a, WorkflowId.random(), 1)).hasSize(1);
         }
-        List<OutboxRow> held = a.claim(ROUTE, 1, Set.of(), cap).block(TIMEOUT);
+        List<OutboxRow> held =
+                a.claim(ClaimRequest.of(1).withScope(ROUTE).withPolicy(cap)).block(TIMEOUT);
         assertThat(held).hasSize(1);
 
         // when node B's capped stream (hourly poll) waits, and node A completes its row
@@ -86,7 +87,8 @@ class PostgresSettleWakeUpTest {
         ReactiveStore b = harness.open();
         DispatchPolicy serial = DispatchPolicy.none().withSerialPerWorkflow(true);
         List<OutboxRow> rows = stage(a, WorkflowId.random(), 2);
-        List<OutboxRow> held = a.claim(ROUTE, 1, Set.of(), serial).block(TIMEOUT);
+        List<OutboxRow> held =
+                a.claim(ClaimRequest.of(1).withScope(ROUTE).withPolicy(serial)).block(TIMEOUT);
         assertThat(held)
                 .extracting(OutboxRow::dispatchKey)
                 .containsExactly(rows.get(0).dispatchKey());
@@ -117,7 +119,8 @@ class PostgresSettleWakeUpTest {
         for (int i = 0; i < 3; i++) {
             assertThat(stage(a, WorkflowId.random(), 1)).hasSize(1);
         }
-        List<OutboxRow> held = a.claim(n1, 1, Set.of(), nodeCap).block(TIMEOUT);
+        List<OutboxRow> held =
+                a.claim(ClaimRequest.of(1).withScope(n1).withPolicy(nodeCap)).block(TIMEOUT);
         assertThat(held).hasSize(1);
         CountDownLatch emptyClaim = new CountDownLatch(1);
         ClaimStreams.ClaimObserver observer = (scope, claim) -> claim.doOnNext(batch -> {

@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
@@ -15,7 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -63,7 +63,7 @@ class R2dbcClaimedByMigrationTest {
         }
         ReactiveStore first = open.get();
         first.appendOutboxBatch(rows).block(TIMEOUT);
-        assertThat(first.claim(NODE_1, 2, Set.of(), DispatchPolicy.none()).block(TIMEOUT))
+        assertThat(first.claim(ClaimRequest.of(2).withScope(NODE_1)).block(TIMEOUT))
                 .hasSize(2);
         first.close();
         HarnessSupport.execute(db, "ALTER TABLE outbox DROP COLUMN claimed_by");
@@ -72,16 +72,16 @@ class R2dbcClaimedByMigrationTest {
 
         // when a store opens it and node n1 claims with a node cap of 2
         ReactiveStore store = open.get();
+        ClaimRequest asNode1 = ClaimRequest.of(10).withScope(NODE_1);
         DispatchPolicy nodeCap2 = DispatchPolicy.none().withNodeConcurrencyCap(2);
-        List<OutboxRow> taken = store.claim(NODE_1, 10, Set.of(), nodeCap2).block(TIMEOUT);
+        List<OutboxRow> taken = store.claim(asNode1.withPolicy(nodeCap2)).block(TIMEOUT);
 
         // then the old claims count for no node: it takes two, and then none
         assertThat(taken).extracting(OutboxRow::ordinal).containsExactly(3L, 4L);
-        assertThat(store.claim(NODE_1, 10, Set.of(), nodeCap2).block(TIMEOUT)).isEmpty();
+        assertThat(store.claim(asNode1.withPolicy(nodeCap2)).block(TIMEOUT)).isEmpty();
         // and they still count for the route: four claimed, so a route cap of 4 has no room
-        assertThat(store.claim(NODE_1, 10, Set.of(), DispatchPolicy.none().withConcurrencyCap(4))
-                        .block(TIMEOUT))
-                .isEmpty();
+        DispatchPolicy routeCap4 = DispatchPolicy.none().withConcurrencyCap(4);
+        assertThat(store.claim(asNode1.withPolicy(routeCap4)).block(TIMEOUT)).isEmpty();
         // and the stored claimers are none for the old claims and n1 for the new ones
         assertThat(claimers(db))
                 .containsExactly(

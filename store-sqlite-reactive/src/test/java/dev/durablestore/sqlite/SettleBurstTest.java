@@ -2,9 +2,11 @@ package dev.durablestore.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,15 +39,19 @@ class SettleBurstTest {
                         w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
             }
             store.appendOutboxBatch(rows).block(TIMEOUT);
-            assertThat(store.claim(200).block(TIMEOUT)).hasSize(200);
+            assertThat(store.claim(ClaimRequest.of(200)).block(TIMEOUT)).hasSize(200);
             for (int i = 0; i < 20; i++) {
-                store.fail(OutboxRow.dispatchKey(w, i)).block(TIMEOUT);
+                store.settleKeys(List.of(OutboxRow.dispatchKey(w, i)), Settlement.fail())
+                        .block(TIMEOUT);
             }
 
             // when every row is completed at once, each key twice, with cancels of rows 280..299 among them
-            Flux<Void> completes =
-                    Flux.range(0, 600).flatMap(n -> store.complete(OutboxRow.dispatchKey(w, n % 300)), 256);
-            Flux<Void> cancels = Flux.range(280, 20).flatMap(n -> store.settleCancelled(OutboxRow.dispatchKey(w, n)));
+            Flux<Void> completes = Flux.range(0, 600)
+                    .flatMap(
+                            n -> store.settleKeys(List.of(OutboxRow.dispatchKey(w, n % 300)), Settlement.complete()),
+                            256);
+            Flux<Void> cancels = Flux.range(280, 20)
+                    .flatMap(n -> store.settleKeys(List.of(OutboxRow.dispatchKey(w, n)), Settlement.cancel()));
             Flux.merge(completes, cancels).then().block(TIMEOUT);
 
             // then failed rows stay failed (O34: only live rows settle), rows 280..299 are done or

@@ -2,6 +2,7 @@ package dev.durablestore.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
@@ -33,7 +34,7 @@ class SqliteClaimOrderTest {
             store.appendOutboxBatch(List.of(astral, bmp)).block(Duration.ofSeconds(10));
 
             // when both are claimed
-            List<OutboxRow> claimed = store.claim(2).block(Duration.ofSeconds(10));
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(2)).block(Duration.ofSeconds(10));
 
             // then U+FFFF comes first (String.compareTo would put the surrogate pair first)
             assertThat(claimed)

@@ -2,6 +2,7 @@ package dev.durablestore.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
@@ -52,7 +53,7 @@ class SqlitePriorityMigrationTest {
             store.appendOutboxBatch(List.of(OutboxRow.pending(w, 3, "a", Payload.json("{}"), now.plusNanos(2))
                             .withPriority(5)))
                     .block(TIMEOUT);
-            List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(10)).block(TIMEOUT);
 
             // then the new row comes first, the old rows follow in their old order with priority 0
             assertThat(claimed)

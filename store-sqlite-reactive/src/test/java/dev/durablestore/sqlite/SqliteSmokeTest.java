@@ -2,11 +2,13 @@ package dev.durablestore.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
@@ -40,9 +42,10 @@ class SqliteSmokeTest {
                     .verify(Duration.ofSeconds(10));
             assertThat(store.readHistory(w).collectList().block(Duration.ofSeconds(10)))
                     .containsExactly(start);
-            List<OutboxRow> claimed = store.claim(10).block(Duration.ofSeconds(10));
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(10)).block(Duration.ofSeconds(10));
             assertThat(claimed).hasSize(1);
-            StepVerifier.create(store.complete(row.dispatchKey())).verifyComplete();
+            StepVerifier.create(store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
+                    .verifyComplete();
             assertThat(store.rowState(row.dispatchKey())
                             .block(Duration.ofSeconds(10))
                             .status()

@@ -2,6 +2,7 @@ package dev.durablestore.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
@@ -48,7 +49,7 @@ class SqliteTraceContextMigrationTest {
             store.appendOutboxBatch(List.of(OutboxRow.pending(w, 2, "a", Payload.json("{}"), now)
                             .withTraceContext("traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")))
                     .block(TIMEOUT);
-            List<OutboxRow> claimed = store.claim(10).block(TIMEOUT);
+            List<OutboxRow> claimed = store.claim(ClaimRequest.of(10)).block(TIMEOUT);
 
             // then the old row has no context and the new one has its own
             assertThat(claimed)

@@ -3,6 +3,7 @@ package dev.durablestore.bench.pg;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.bench.Fixtures;
@@ -159,7 +160,10 @@ final class Drives {
                             duplicates.incrementAndGet();
                         }
                     })
-                    .flatMap(row -> node.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), concurrency));
+                    .flatMap(
+                            row -> node.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                    .thenReturn(Boolean.TRUE),
+                            concurrency));
         }
         long began = System.nanoTime();
         Flux.merge(streams).take(total).then().block(TIMEOUT);

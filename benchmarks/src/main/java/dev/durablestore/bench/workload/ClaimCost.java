@@ -1,5 +1,6 @@
 package dev.durablestore.bench.workload;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.WorkflowId;
@@ -126,8 +127,8 @@ public final class ClaimCost implements Workload {
                                 + "creates nothing. Each run copies both, opens a store on each (`synchronous=NORMAL`), "
                                 + "stages " + claims * CLAIM_LIMIT
                                 + " pending rows in each with `appendOutboxBatch`, then "
-                                + "times " + claims + " sequential `claim(" + CLAIM_LIMIT
-                                + ")` calls per store, alternating "
+                                + "times " + claims + " sequential `claim(ClaimRequest.of(" + CLAIM_LIMIT
+                                + "))` calls per store, alternating "
                                 + "between the stores (the first 10% are warm-up). Loading took "
                                 + String.format("%.1f", loadSeconds) + " s.")
                 .target(ratio.build())
@@ -161,7 +162,7 @@ public final class ClaimCost implements Workload {
 
     private static long timeClaim(SqliteReactiveStore store) {
         long began = System.nanoTime();
-        List<OutboxRow> rows = store.claim(CLAIM_LIMIT).block(Duration.ofSeconds(30));
+        List<OutboxRow> rows = store.claim(ClaimRequest.of(CLAIM_LIMIT)).block(Duration.ofSeconds(30));
         long nanos = System.nanoTime() - began;
         if (rows == null || rows.size() != CLAIM_LIMIT) {
             throw new IllegalStateException("claim returned " + (rows == null ? 0 : rows.size()) + " rows");

@@ -2,6 +2,7 @@ package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.lang.management.ManagementFactory;
@@ -9,6 +10,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -117,7 +119,7 @@ public final class ClaimStreamMemoryProbe {
             if (received.incrementAndGet() < wanted) {
                 request(1);
             }
-            store.complete(row.dispatchKey()).subscribe(null, this::fail, () -> {
+            store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()).subscribe(null, this::fail, () -> {
                 if (completed.incrementAndGet() == wanted) {
                     cancel();
                     done.countDown();

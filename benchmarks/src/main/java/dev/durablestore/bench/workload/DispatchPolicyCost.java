@@ -251,7 +251,8 @@ public final class DispatchPolicyCost implements Workload {
                 + "row each, past the rows waiting behind the 64 in flight (a context figure, no target). "
                 + "Claim latency: four files kept at " + pending + " pending rows (5 per workflow; after each "
                 + "claim its rows are completed and as many staged again, untimed), " + claims + " timed "
-                + "`claim(scope, " + PolicyClaimLatency.LIMIT + ", no held, policy)` per file after a tenth as "
+                + "`claim(ClaimRequest.of(" + PolicyClaimLatency.LIMIT + ").withScope(scope).withPolicy(policy))` "
+                + "per file after a tenth as "
                 + "many untimed, the files taking turns claim by claim: no policy; one row in ten prioritized; "
                 + "serial per workflow; a cap of " + PolicyClaimLatency.LIMIT + " (never reached).";
     }

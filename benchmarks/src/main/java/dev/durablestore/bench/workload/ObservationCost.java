@@ -2,6 +2,7 @@ package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
@@ -136,8 +137,10 @@ public final class ObservationCost implements Workload {
                     .flatMap(
                             row -> (mode == Mode.ON
                                             ? StoreObservations.dispatch(
-                                                    registry, row, store.complete(row.dispatchKey()))
-                                            : store.complete(row.dispatchKey()))
+                                                    registry,
+                                                    row,
+                                                    store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
+                                            : store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
                                     .thenReturn(Boolean.TRUE),
                             OutboxRoundTrip.CONCURRENCY)
                     .take(total)

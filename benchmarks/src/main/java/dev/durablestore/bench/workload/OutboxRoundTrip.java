@@ -1,6 +1,7 @@
 package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
@@ -251,7 +252,10 @@ public final class OutboxRoundTrip implements Workload {
                     ClaimStreamOptions.defaults().withMaxBatch(RAW_BATCH).withPollInterval(Duration.ofMillis(50));
             long began = System.nanoTime();
             store.claimStream(options)
-                    .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), CONCURRENCY)
+                    .flatMap(
+                            row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                    .thenReturn(Boolean.TRUE),
+                            CONCURRENCY)
                     .take(total)
                     .then()
                     .block(Duration.ofMinutes(10));

@@ -1,8 +1,10 @@
 package dev.durablestore.bench.workload;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.bench.Fixtures;
 import dev.durablestore.bench.RunContext;
@@ -13,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import reactor.core.publisher.Flux;
 
 /**
@@ -118,13 +119,15 @@ final class PolicyClaimLatency {
     private static long timeClaim(SqliteReactiveStore store, Kind kind) {
         ClaimScope scope = ClaimScope.of(OutboxRow.DEFAULT_ROUTE, OutboxRow.DEFAULT_ROUTE);
         long began = System.nanoTime();
-        List<OutboxRow> rows =
-                store.claim(scope, LIMIT, Set.of(), kind.policy()).block(Duration.ofSeconds(30));
+        List<OutboxRow> rows = store.claim(
+                        ClaimRequest.of(LIMIT).withScope(scope).withPolicy(kind.policy()))
+                .block(Duration.ofSeconds(30));
         long nanos = System.nanoTime() - began;
         if (rows == null || rows.size() != LIMIT) {
             throw new IllegalStateException(kind + " claim returned " + (rows == null ? 0 : rows.size()) + " rows");
         }
-        store.complete(rows.stream().map(OutboxRow::dispatchKey).toList()).block(Duration.ofSeconds(30));
+        store.settleKeys(rows.stream().map(OutboxRow::dispatchKey).toList(), Settlement.complete())
+                .block(Duration.ofSeconds(30));
         stage(store, kind, RESTAGED_WORKFLOWS);
         return nanos;
     }

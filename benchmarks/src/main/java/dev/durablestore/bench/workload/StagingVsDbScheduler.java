@@ -3,6 +3,7 @@ package dev.durablestore.bench.workload;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.bench.CommitCounter;
 import dev.durablestore.bench.Fixtures;
@@ -403,7 +404,10 @@ public final class StagingVsDbScheduler implements Workload {
                 ClaimStreamOptions.defaults().withMaxBatch(MAX_BATCH).withPollInterval(Duration.ofMillis(50));
         long began = System.nanoTime();
         store.claimStream(options)
-                .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), IN_FLIGHT)
+                .flatMap(
+                        row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                .thenReturn(Boolean.TRUE),
+                        IN_FLIGHT)
                 .take(rows)
                 .then()
                 .block(Duration.ofMinutes(10));

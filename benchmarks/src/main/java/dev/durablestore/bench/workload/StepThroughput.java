@@ -2,6 +2,7 @@ package dev.durablestore.bench.workload;
 
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.bench.CommitCounter;
@@ -237,7 +238,10 @@ public final class StepThroughput implements Workload {
             stage(store, Fixtures.workflows(workflows));
             long began = System.nanoTime();
             store.claimStream(options())
-                    .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(Boolean.TRUE), CONCURRENCY)
+                    .flatMap(
+                            row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                    .thenReturn(Boolean.TRUE),
+                            CONCURRENCY)
                     .take(workflows)
                     .then()
                     .block(Duration.ofMinutes(10));

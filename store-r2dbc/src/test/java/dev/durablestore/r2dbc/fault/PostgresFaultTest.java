@@ -3,10 +3,12 @@ package dev.durablestore.r2dbc.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
@@ -169,7 +171,7 @@ class PostgresFaultTest {
         StepVerifier.create(s.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, WriteLoad.rows(w, 1)))
                 .verifyComplete();
         StepVerifier.create(s.readHistory(w).count()).expectNext(1L).verifyComplete();
-        StepVerifier.create(s.claim(10))
+        StepVerifier.create(s.claim(ClaimRequest.of(10)))
                 .assertNext(rows -> assertThat(rows).hasSize(2))
                 .verifyComplete();
         report("terminated mid-transaction: the append failed %d ms after pg_terminate_backend", toError.toMillis());
@@ -334,10 +336,10 @@ class PostgresFaultTest {
         StepVerifier.create(s.readHead(w))
                 .expectError(TransientBackendException.class)
                 .verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.claim(10))
+        StepVerifier.create(s.claim(ClaimRequest.of(10)))
                 .expectError(TransientBackendException.class)
                 .verify(WriteLoad.ATTEMPT_BOUND);
-        StepVerifier.create(s.complete(OutboxRow.dispatchKey(w, 2)))
+        StepVerifier.create(s.settleKeys(List.of(OutboxRow.dispatchKey(w, 2)), Settlement.complete()))
                 .expectError(TransientBackendException.class)
                 .verify(WriteLoad.ATTEMPT_BOUND);
         StepVerifier.create(s.readHistory(w))

@@ -7,6 +7,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
@@ -169,7 +170,9 @@ final class WriteLoad implements AutoCloseable {
     }
 
     private Mono<Void> settle(OutboxRow row) {
-        return bounded("complete " + row.dispatchKey(), store.complete(row.dispatchKey()))
+        return bounded(
+                        "complete " + row.dispatchKey(),
+                        store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
                 .doOnSuccess(v -> settled.add(row.dispatchKey()))
                 .onErrorResume(e -> Mono.empty()); // unacknowledged: the row stays claimed (the reaper's job)
     }

@@ -3,10 +3,12 @@ package dev.durablestore.r2dbc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.r2dbc.PostgresServer;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
@@ -200,7 +202,8 @@ class PostgresOutboxStagingTest {
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> stored = rows(w, 1);
         store.appendOutboxBatch(stored).block(TIMEOUT);
-        store.complete(stored.get(0).dispatchKey()).block(TIMEOUT);
+        store.settleKeys(List.of(stored.get(0).dispatchKey()), Settlement.complete())
+                .block(TIMEOUT);
         List<OutboxRow> list = new ArrayList<>(rows(w, 2 * OutboxStaging.MAX_ROWS));
         list.add(poison(w));
 
@@ -234,7 +237,7 @@ class PostgresOutboxStagingTest {
         store.rearmPending(List.of(rearmed)).block(TIMEOUT);
 
         // then a claim returns every row as it was given
-        List<OutboxRow> claimed = store.claim(100).block(TIMEOUT);
+        List<OutboxRow> claimed = store.claim(ClaimRequest.of(100)).block(TIMEOUT);
         List<OutboxRow> expected = new ArrayList<>(batch);
         expected.add(rearmed);
         assertThat(claimed)

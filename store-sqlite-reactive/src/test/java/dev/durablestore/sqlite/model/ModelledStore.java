@@ -1,6 +1,7 @@
 package dev.durablestore.sqlite.model;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -44,6 +45,16 @@ final class ModelledStore implements AutoCloseable {
     SqliteReactiveStore store;
     final StoreModel model;
     private final Path file;
+    /** Every row a claim returned, as the store returned it (its claim token kept), oldest first. */
+    private final List<Claimed> claimed = new ArrayList<>();
+
+    /**
+     * A row as a claim returned it, for a dispatcher's fenced settle (W6).
+     *
+     * @param row the store's row, with its claim token
+     * @param claim the model's number for the claim that returned it
+     */
+    record Claimed(OutboxRow row, long claim) {}
 
     private ModelledStore(Path file) {
         this.file = file;
@@ -134,6 +145,49 @@ final class ModelledStore implements AutoCloseable {
                     onModel.run();
                     return "done";
                 });
+    }
+
+    /**
+     * Runs a claim on the store and the model ({@link #both}) and remembers each row it returned,
+     * with its claim token, for a later fenced settle.
+     */
+    void claim(String what, ClaimRequest request) {
+        List<OutboxRow> fromStore = new ArrayList<>();
+        both(
+                what,
+                () -> {
+                    List<OutboxRow> rows = await(store.claim(request));
+                    fromStore.addAll(rows);
+                    return rows;
+                },
+                () -> model.claim(request));
+        for (OutboxRow row : fromStore) {
+            claimed.add(new Claimed(row, model.currentClaim(row.dispatchKey()).orElseThrow()));
+        }
+    }
+
+    /** @return every row a claim returned, oldest first, with the rows since settled, re-armed or claimed again */
+    List<Claimed> claimedRows() {
+        return List.copyOf(claimed);
+    }
+
+    /** @return the rows still claimed under the claim that returned them, oldest claim first */
+    List<Claimed> heldClaims() {
+        return claimed.stream()
+                .filter(c -> model.currentClaim(c.row().dispatchKey()).equals(Optional.of(c.claim())))
+                .toList();
+    }
+
+    /**
+     * @param key a row's key
+     * @return the row as the claim it is still claimed under returned it; empty when it is not
+     *     claimed or was staged as claimed
+     */
+    Optional<Claimed> heldClaim(String key) {
+        Optional<Long> current = model.currentClaim(key);
+        return claimed.stream()
+                .filter(c -> c.row().dispatchKey().equals(key) && current.equals(Optional.of(c.claim())))
+                .findFirst();
     }
 
     /** @return the single value of a store publisher, waiting at most {@link #TIMEOUT} */

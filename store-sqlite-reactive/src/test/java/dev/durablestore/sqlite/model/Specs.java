@@ -1,11 +1,15 @@
 package dev.durablestore.sqlite.model;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,6 +34,14 @@ final class Specs {
 
     static Gen<Integer> keyIndex() {
         return Gen.between(0, Pools.KEYS.size() - 1);
+    }
+
+    /** Mostly one key, sometimes a list of up to three (possibly empty or repeating one). */
+    static Gen<List<Integer>> keyIndices() {
+        Gen<Boolean> several = Gen.frequency(Gen.weight(3, false), Gen.weight(1, true));
+        return c -> several.next(c)
+                ? keyIndex().list(3).next(c)
+                : List.of(keyIndex().next(c));
     }
 
     /** Half-second steps relative to now. */
@@ -87,6 +99,142 @@ final class Specs {
         @Override
         public String toString() {
             return Pools.scope(scope());
+        }
+    }
+
+    // ---------------------------------------------------------------- claims and settles
+
+    /**
+     * A dispatch policy (O63–O65): serial per workflow or not, a route cap and a node cap (0 for
+     * none). Caps of 1 to 3 meet the few claimed rows a sequence has. A cap without a scope, or a
+     * node cap without a scope's node, is the claim's argument error: drawn, but seldom.
+     */
+    record PolicySpec(boolean serial, int cap, int nodeCap) {
+
+        static final PolicySpec NONE = new PolicySpec(false, 0, 0);
+
+        /** @param route the claim's scope, or {@code null} for none */
+        static Gen<PolicySpec> forScope(Route route) {
+            Gen<Boolean> serial = Gen.frequency(Gen.weight(3, false), Gen.weight(1, true));
+            Gen<Integer> seldom = Gen.frequency(Gen.weight(19, 0), Gen.weight(1, 1));
+            Gen<Integer> cap = route == null
+                    ? seldom
+                    : Gen.frequency(Gen.weight(4, 0), Gen.weight(1, 1), Gen.weight(1, 2), Gen.weight(1, 3));
+            Gen<Integer> nodeCap = route == null || route.node() == null
+                    ? seldom
+                    : Gen.frequency(Gen.weight(3, 0), Gen.weight(1, 1), Gen.weight(1, 2));
+            return c -> new PolicySpec(serial.next(c), cap.next(c), nodeCap.next(c));
+        }
+
+        DispatchPolicy build() {
+            DispatchPolicy p = DispatchPolicy.none().withSerialPerWorkflow(serial);
+            p = cap == 0 ? p : p.withConcurrencyCap(cap);
+            return nodeCap == 0 ? p : p.withNodeConcurrencyCap(nodeCap);
+        }
+
+        @Override
+        public String toString() {
+            List<String> parts = new ArrayList<>();
+            if (serial) {
+                parts.add("serial");
+            }
+            if (cap != 0) {
+                parts.add("cap " + cap);
+            }
+            if (nodeCap != 0) {
+                parts.add("node cap " + nodeCap);
+            }
+            return parts.isEmpty() ? "none" : String.join(" + ", parts);
+        }
+    }
+
+    /**
+     * A claim request: the limit, the route or none (every route, O22), the held workflows (O23,
+     * O24) and the dispatch policy; every combination is one {@link ClaimRequest}.
+     */
+    record ClaimSpec(int limit, Route route, Set<Integer> held, PolicySpec policy) {
+
+        static Gen<ClaimSpec> any() {
+            Gen<Boolean> scoped = Gen.of(false, true);
+            Gen<Boolean> holding = Gen.frequency(Gen.weight(4, false), Gen.weight(3, true));
+            return c -> {
+                int limit = Specs.limit().next(c);
+                Route route = scoped.next(c) ? Route.forScopes().next(c) : null;
+                Set<Integer> held = holding.next(c) ? Specs.held().next(c) : Set.of();
+                return new ClaimSpec(
+                        limit, route, held, PolicySpec.forScope(route).next(c));
+            };
+        }
+
+        /** @return a claim of every route, nothing held, no policy */
+        static ClaimSpec plain(int limit) {
+            return new ClaimSpec(limit, null, Set.of(), PolicySpec.NONE);
+        }
+
+        ClaimRequest build() {
+            return ClaimRequest.of(limit)
+                    .withScope(route == null ? null : route.scope())
+                    .withHeldWorkflows(workflows(held))
+                    .withPolicy(policy.build());
+        }
+
+        @Override
+        public String toString() {
+            return "claim(limit " + limit + (route == null ? "" : ", scope " + route)
+                    + (held.isEmpty() ? "" : ", held " + names(held))
+                    + (policy.equals(PolicySpec.NONE) ? "" : ", policy " + policy) + ")";
+        }
+    }
+
+    /**
+     * A settlement (O29–O32, O58), its instant relative to now and resolved when the step runs:
+     * {@code steps} is the retry's visibility offset ({@code retryAt}) or its delay
+     * ({@code retryAfter}, never negative) in half-second steps.
+     */
+    record SettlementSpec(Settlement.Kind kind, boolean afterDelay, int nextAttempt, int steps) {
+
+        static Gen<SettlementSpec> any() {
+            Gen<Settlement.Kind> kind = Gen.frequency(
+                    Gen.weight(3, Settlement.Kind.COMPLETE),
+                    Gen.weight(3, Settlement.Kind.RETRY),
+                    Gen.weight(3, Settlement.Kind.FAIL),
+                    Gen.weight(2, Settlement.Kind.CANCEL));
+            Gen<Boolean> afterDelay = Gen.of(false, true);
+            Gen<Integer> attempt = Gen.between(0, 3);
+            return c -> {
+                Settlement.Kind k = kind.next(c);
+                if (k != Settlement.Kind.RETRY) {
+                    return new SettlementSpec(k, false, 0, 0);
+                }
+                boolean delayed = afterDelay.next(c);
+                return new SettlementSpec(
+                        k, delayed, attempt.next(c), (delayed ? Specs.steps(0, 4) : Specs.steps(-2, 4)).next(c));
+            };
+        }
+
+        Settlement resolve(Instant now) {
+            return switch (kind) {
+                case COMPLETE -> Settlement.complete();
+                case FAIL -> Settlement.fail();
+                case CANCEL -> Settlement.cancel();
+                case RETRY ->
+                    afterDelay
+                            ? Settlement.retryAfter(nextAttempt, Pools.STEP.multipliedBy(steps))
+                            : Settlement.retryAt(nextAttempt, Pools.at(now, steps));
+            };
+        }
+
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case COMPLETE -> "complete";
+                case FAIL -> "fail";
+                case CANCEL -> "cancel";
+                case RETRY ->
+                    afterDelay
+                            ? "retryAfter(" + nextAttempt + ", " + Pools.offset(Pools.at(Pools.START, steps)) + "s)"
+                            : "retryAt(" + nextAttempt + ", now" + signed(steps) + ")";
+            };
         }
     }
 

@@ -2,24 +2,23 @@ package dev.durablestore.sqlite.model;
 
 import static dev.durablestore.sqlite.model.ModelledStore.await;
 
-import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.sqlite.model.SequenceRunner.Action;
 import dev.durablestore.sqlite.model.SequenceRunner.Step;
 import dev.durablestore.sqlite.model.Specs.AppendSpec;
-import dev.durablestore.sqlite.model.Specs.Route;
+import dev.durablestore.sqlite.model.Specs.ClaimSpec;
 import dev.durablestore.sqlite.model.Specs.RowSpec;
+import dev.durablestore.sqlite.model.Specs.SettlementSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * The actions of the generated sequences: the appends, history reads and listings of group E/R,
@@ -27,10 +26,17 @@ import java.util.function.Supplier;
  * with reopening the file and moving the test clock. Not covered here: {@code query},
  * {@code readRunChain}, {@code validateStoredEvents} and the asynchronous {@code claimStream}.
  *
+ * <p>A claim is one action over every shape of {@link dev.durablestore.api.ClaimRequest} (limit,
+ * route or none, held workflows, dispatch policy); a settle is a generated
+ * {@link dev.durablestore.api.Settlement}, by key ({@code settleKeys}) or fenced by a claim
+ * ({@code settle}).
+ *
  * <p>Most actions are generated independently of the state and resolve their relative parameters
- * against the model when they run; two pick a row that is claimed or dead-lettered at that moment,
- * so the dispatcher's claim → settle/retry/heartbeat → redrive path is common. Each action calls
- * the store and the model and compares what they return ({@link ModelledStore#both}).
+ * against the model when they run; four pick a row that is claimed, was returned by a claim, or
+ * is dead-lettered at that moment, so the dispatcher's claim → settle/heartbeat → redrive path is
+ * common and a fenced settle meets claims that have moved on (settled, re-armed, claimed again).
+ * Each action calls the store and the model and compares what they return
+ * ({@link ModelledStore#both}).
  */
 final class StoreActions {
 
@@ -51,40 +57,14 @@ final class StoreActions {
                         2,
                         independent(RowSpec.lists()
                                 .map(rows -> step("appendOutboxBatch(" + rows + ")", s -> appendOutboxBatch(s, rows)))))
-                // O: claims
+                // O: claims, one request of every shape: limit, route or none, held workflows, policy
+                .withAction(14, independent(ClaimSpec.any().map(c -> step(c.toString(), s -> claim(s, c)))))
+                // O: settles by key, unfenced: one key or several, any settlement
                 .withAction(
-                        4,
-                        independent(Specs.limit()
-                                .map(n -> step("claim(" + n + ")", s -> claim(s, null, n, Set.of(), false)))))
-                .withAction(3, independent(c -> {
-                    int n = Specs.limit().next(c);
-                    Set<Integer> held = Specs.held().next(c);
-                    return step(
-                            "claimExcluding(" + n + ", " + Specs.names(held) + ")", s -> claim(s, null, n, held, true));
-                }))
-                .withAction(4, independent(c -> {
-                    Route r = Route.forScopes().next(c);
-                    int n = Specs.limit().next(c);
-                    return step("claimScoped(" + r + ", " + n + ")", s -> claim(s, r, n, Set.of(), false));
-                }))
-                .withAction(3, independent(c -> {
-                    Route r = Route.forScopes().next(c);
-                    int n = Specs.limit().next(c);
-                    Set<Integer> held = Specs.held().next(c);
-                    return step(
-                            "claimScopedExcluding(" + r + ", " + n + ", " + Specs.names(held) + ")",
-                            s -> claim(s, r, n, held, true));
-                }))
-                // O: single-row and workflow transitions
-                .withAction(3, independent(Specs.keyIndex().map(k -> settle(Settle.COMPLETE, k))))
-                .withAction(3, independent(Specs.keyIndex().map(k -> settle(Settle.FAIL, k))))
-                .withAction(2, independent(Specs.keyIndex().map(k -> settle(Settle.CANCEL, k))))
-                .withAction(
-                        3,
-                        independent(c -> retry(
-                                Specs.keyIndex().next(c),
-                                Gen.between(0, 3).next(c),
-                                Specs.steps(-2, 4).next(c))))
+                        11,
+                        independent(c -> settleKeys(
+                                Specs.keyIndices().next(c), SettlementSpec.any().next(c))))
+                // O: workflow transitions
                 .withAction(
                         1,
                         independent(Specs.workflowIndex()
@@ -103,8 +83,11 @@ final class StoreActions {
                         independent(c -> redriveWorkflow(
                                 Specs.workflowIndex().next(c),
                                 Gen.of(false, true).next(c))))
-                // the dispatcher's own flow: settle, retry or heartbeat a row it claimed; redrive a dead letter
+                // the dispatcher's own flow: settle or heartbeat a row it claimed; settle a claim that may
+                // have moved on; lose a lease to the reaper and another claim; redrive a dead letter
                 .withAction(4, onClaimedRow())
+                .withAction(2, onEarlierClaim())
+                .withAction(1, onLostLease())
                 .withAction(1, onFailedRow())
                 // O: re-arms, stale claims, heartbeat, pruning
                 .withAction(
@@ -174,32 +157,63 @@ final class StoreActions {
 
     /** What a dispatcher does with a row it holds. */
     enum Dispatch {
-        COMPLETE,
-        RETRY,
-        FAIL,
-        HEARTBEAT,
-        CANCEL
+        /** Settles it, fenced by its claim (W6); by key when it was staged as claimed. */
+        SETTLE,
+        /** Settles its key, unfenced. */
+        SETTLE_KEY,
+        /** Refreshes its claim time. */
+        HEARTBEAT
     }
+
+    /** Mostly a settle, as a dispatcher mostly settles what it claimed. */
+    private static final Gen<Dispatch> DISPATCH = Gen.frequency(
+            Gen.weight(3, Dispatch.SETTLE), Gen.weight(1, Dispatch.SETTLE_KEY), Gen.weight(1, Dispatch.HEARTBEAT));
 
     /** Picks a row that is claimed right now (state-dependent), so the claim → settle path is common. */
     private static Action<ModelledStore> onClaimedRow() {
-        return Action.dependent(
-                s -> !s.model.keys(OutboxStatus.CLAIMED).isEmpty(),
-                (s, c) -> dispatch(
-                        Gen.of(s.model.keys(OutboxStatus.CLAIMED)).next(c),
-                                Gen.of(Dispatch.class).next(c),
-                        Gen.between(0, 3).next(c), Specs.steps(-2, 4).next(c)));
+        return Action.dependent(s -> !s.model.keys(OutboxStatus.CLAIMED).isEmpty(), (s, c) -> {
+            String key = Gen.of(s.model.keys(OutboxStatus.CLAIMED)).next(c);
+            Dispatch d = DISPATCH.next(c);
+            SettlementSpec how = SettlementSpec.any().next(c);
+            int k = Pools.KEYS.indexOf(key);
+            return switch (d) {
+                case SETTLE ->
+                    s.heldClaim(key).map(claimed -> settle(claimed, how)).orElseGet(() -> settleKeys(List.of(k), how));
+                case SETTLE_KEY -> settleKeys(List.of(k), how);
+                case HEARTBEAT -> heartbeat(List.of(k));
+            };
+        });
     }
 
-    private static Step<ModelledStore> dispatch(String key, Dispatch d, int nextAttempt, int visibleSteps) {
-        int k = Pools.KEYS.indexOf(key);
-        return switch (d) {
-            case COMPLETE -> settle(Settle.COMPLETE, k);
-            case FAIL -> settle(Settle.FAIL, k);
-            case CANCEL -> settle(Settle.CANCEL, k);
-            case RETRY -> retry(k, nextAttempt, visibleSteps);
-            case HEARTBEAT -> heartbeat(List.of(k));
-        };
+    /**
+     * Picks a row some claim returned (state-dependent), still claimed under it or not: a fenced
+     * settle applies to the first and fails as stale on the others (W6).
+     */
+    private static Action<ModelledStore> onEarlierClaim() {
+        return Action.dependent(
+                s -> !s.claimedRows().isEmpty(),
+                (s, c) -> settle(
+                        Gen.of(s.claimedRows()).next(c), SettlementSpec.any().next(c)));
+    }
+
+    /**
+     * A dispatcher loses its lease (state-dependent: it holds a claimed row): the lease reaper
+     * re-arms every claimed row, visible now, and a claim takes every due row again, this one
+     * included; then the first dispatcher settles its row, fenced by the claim it holds, which is
+     * no longer current (W6: another claim took it).
+     */
+    private static Action<ModelledStore> onLostLease() {
+        return Action.dependent(s -> !s.heldClaims().isEmpty(), (s, c) -> {
+            ModelledStore.Claimed lost = Gen.of(s.heldClaims()).next(c);
+            SettlementSpec how = SettlementSpec.any().next(c);
+            List<Step<ModelledStore>> steps = List.of(
+                    rearmStaleClaimed(1, 0, Pools.KEYS.size()),
+                    step("claim(limit " + Pools.KEYS.size() + ")", t -> claim(t, ClaimSpec.plain(Pools.KEYS.size()))),
+                    settle(lost, how));
+            return step(
+                    "lease lost: " + steps.stream().map(Step::description).toList(),
+                    t -> steps.forEach(one -> one.body().accept(t)));
+        });
     }
 
     /** Picks a row that is dead-lettered right now (state-dependent), so redrive finds one. */
@@ -220,27 +234,26 @@ final class StoreActions {
         return new Step<>(description, body);
     }
 
-    /** The single-row settles: O29, O31, O32 (O33, O34). */
-    enum Settle {
-        COMPLETE,
-        FAIL,
-        CANCEL
+    /** Settles keys, unfenced (O29–O34, O53–O58); the settlement's instant is resolved when the step runs. */
+    private static Step<ModelledStore> settleKeys(List<Integer> keyIndices, SettlementSpec how) {
+        List<String> keys = keyIndices.stream().map(Pools.KEYS::get).toList();
+        String what = "settleKeys(" + keys.stream().map(Pools::shortKey).toList() + ", " + how + ")";
+        return step(what, s -> {
+            Settlement settlement = how.resolve(s.clock.instant());
+            s.perform(what, () -> s.store.settleKeys(keys, settlement), () -> s.model.settleKeys(keys, settlement));
+        });
     }
 
-    private static Step<ModelledStore> settle(Settle verb, int keyIndex) {
-        String key = Pools.KEYS.get(keyIndex);
-        String what = switch (verb) {
-                    case COMPLETE -> "complete";
-                    case FAIL -> "fail";
-                    case CANCEL -> "settleCancelled";
-                }
-                + "(" + Pools.shortKey(key) + ")";
+    /** Settles a row as a claim returned it, fenced by that claim (W6). */
+    private static Step<ModelledStore> settle(ModelledStore.Claimed claimed, SettlementSpec how) {
+        String key = claimed.row().dispatchKey();
+        String what = "settle(" + Pools.shortKey(key) + " of claim " + claimed.claim() + ", " + how + ")";
         return step(what, s -> {
-            switch (verb) {
-                case COMPLETE -> s.perform(what, () -> s.store.complete(key), () -> s.model.complete(key));
-                case FAIL -> s.perform(what, () -> s.store.fail(key), () -> s.model.fail(key));
-                case CANCEL -> s.perform(what, () -> s.store.settleCancelled(key), () -> s.model.settleCancelled(key));
-            }
+            Settlement settlement = how.resolve(s.clock.instant());
+            s.perform(
+                    what,
+                    () -> s.store.settle(claimed.row(), settlement),
+                    () -> s.model.settle(key, claimed.claim(), settlement));
         });
     }
 
@@ -284,33 +297,8 @@ final class StoreActions {
         s.perform("appendOutboxBatch", () -> s.store.appendOutboxBatch(rows), () -> s.model.appendOutboxBatch(rows));
     }
 
-    private static void claim(ModelledStore s, Route route, int limit, Set<Integer> heldIndices, boolean excluding) {
-        ClaimScope scope = route == null ? null : route.scope();
-        Set<WorkflowId> held = Specs.workflows(heldIndices);
-        String what = (scope == null ? "claim" : "claimScoped") + (excluding ? "Excluding" : "") + "("
-                + (scope == null ? "" : Pools.scope(scope) + ", ") + "limit " + limit
-                + (excluding ? ", held " + Specs.names(heldIndices) : "") + ") at t=" + Pools.offset(s.clock.instant());
-        Supplier<List<OutboxRow>> onStore;
-        if (scope == null) {
-            onStore = excluding ? () -> await(s.store.claimExcluding(limit, held)) : () -> await(s.store.claim(limit));
-        } else {
-            onStore = excluding
-                    ? () -> await(s.store.claimScopedExcluding(scope, limit, held))
-                    : () -> await(s.store.claimScoped(scope, limit));
-        }
-        s.both(what, onStore, () -> s.model.claim(scope, limit, held));
-    }
-
-    private static Step<ModelledStore> retry(int keyIndex, int nextAttempt, int visibleSteps) {
-        String key = Pools.KEYS.get(keyIndex);
-        String what = "retry(" + Pools.shortKey(key) + ", " + nextAttempt + ", now" + Specs.signed(visibleSteps) + ")";
-        return step(what, s -> {
-            Instant visibleAfter = Pools.at(s.clock.instant(), visibleSteps);
-            s.perform(
-                    what,
-                    () -> s.store.retry(key, nextAttempt, visibleAfter),
-                    () -> s.model.retry(key, nextAttempt, visibleAfter));
-        });
+    private static void claim(ModelledStore s, ClaimSpec spec) {
+        s.claim(spec + " at t=" + Pools.offset(s.clock.instant()), spec.build());
     }
 
     private static Step<ModelledStore> redrive(int keyIndex, boolean reset) {

@@ -1,12 +1,16 @@
 package dev.durablestore.sqlite.model;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
+import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
@@ -22,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -67,6 +70,15 @@ final class StoreModel {
     private final TreeMap<String, OutboxRow> rows = new TreeMap<>();
     /** When each terminal row was settled (the cutoff of pruneSettled). */
     private final Map<String, Instant> settledAt = new HashMap<>();
+    /**
+     * The claim that last took each row, numbered from 1: the model's stand-in for the store's
+     * random claim tokens (W6). A row staged as claimed was taken by no claim.
+     */
+    private final Map<String, Long> claimOf = new HashMap<>();
+    /** The node each row was last claimed as (O65); absent for none. */
+    private final Map<String, String> claimedBy = new HashMap<>();
+    /** The claims made so far. */
+    private long claims;
 
     private final Map<TimerKey, TimerEntry> timers = new HashMap<>();
 
@@ -126,12 +138,19 @@ final class StoreModel {
     private void insertOrIgnore(List<OutboxRow> staged, Instant now) {
         for (OutboxRow r : staged) {
             if (!rows.containsKey(r.dispatchKey())) {
-                rows.put(r.dispatchKey(), r);
+                insert(r);
                 if (!r.isLive()) {
                     settledAt.put(r.dispatchKey(), now);
                 }
             }
         }
+    }
+
+    /** A new row: no claim has taken it, whatever a pruned row of the same key had. */
+    private void insert(OutboxRow r) {
+        rows.put(r.dispatchKey(), r);
+        claimOf.remove(r.dispatchKey());
+        claimedBy.remove(r.dispatchKey());
     }
 
     // ---------------------------------------------------------------- R: reads
@@ -223,15 +242,37 @@ final class StoreModel {
     // ---------------------------------------------------------------- O: claiming
 
     /**
-     * Every claim variant (O16–O27): due (O17) and admitted (O7) and not held (O23) rows, in O18
-     * order, the first {@code limit} of them (held rows never use up the limit, O24); each becomes
-     * {@code claimed} with {@code claimedAt = now} (O20).
+     * Every claim request (O16–O28, O63–O65). A route cap without a scope and a node cap without a
+     * scope's node are refused (O64, O65), whatever the limit; a limit of 0 takes nothing (O16).
+     * Otherwise: due (O17), admitted (O7; every route without a scope, O22) and not held (O23)
+     * rows, in O18 order, the first {@code limit} of them (held rows never use up the limit, O24),
+     * fewer when a cap leaves less room: the cap minus the claimed rows of the scope's route (O64),
+     * the node cap minus those of them claimed as the scope's node (O65). Under serial dispatch a
+     * row is a candidate only when no row of its workflow is claimed and no pending one comes
+     * before it by ordinal, then key (O63). Each taken row becomes {@code claimed} with
+     * {@code claimedAt = now} (O20), taken by a new claim and claimed as the scope's node.
      */
-    List<OutboxRow> claim(ClaimScope scope, int limit, Set<WorkflowId> held) {
-        if (limit < 0) {
-            throw new InvalidArgumentException("limit", "must not be negative");
+    List<OutboxRow> claim(ClaimRequest request) {
+        ClaimScope scope = request.scope();
+        DispatchPolicy policy = request.policy();
+        if (scope == null && policy.concurrencyCap().isPresent()) {
+            throw new InvalidArgumentException("policy.concurrencyCap", "needs a scope (O64)");
         }
-        if (limit == 0) {
+        if (policy.nodeConcurrencyCap().isPresent() && (scope == null || scope.node() == null)) {
+            throw new InvalidArgumentException("policy.nodeConcurrencyCap", "needs a scope with a node (O65)");
+        }
+        long room = request.limit();
+        if (policy.concurrencyCap().isPresent()) {
+            room = Math.min(room, policy.concurrencyCap().getAsInt() - count(r -> claimedOnRoute(scope, r)));
+        }
+        if (policy.nodeConcurrencyCap().isPresent()) {
+            room = Math.min(
+                    room,
+                    policy.nodeConcurrencyCap().getAsInt()
+                            - count(r ->
+                                    claimedOnRoute(scope, r) && scope.node().equals(claimedBy.get(r.dispatchKey()))));
+        }
+        if (room <= 0) {
             return List.of();
         }
         Instant now = clock.instant();
@@ -239,13 +280,53 @@ final class StoreModel {
                 .filter(r ->
                         r.status() == OutboxStatus.PENDING && !r.visibleAfter().isAfter(now))
                 .filter(r -> scope == null || admits(scope, r))
-                .filter(r -> !held.contains(r.workflowId()))
+                .filter(r -> !request.heldWorkflows().contains(r.workflowId()))
+                .filter(r -> !policy.serialPerWorkflow() || firstOfItsWorkflow(r))
                 .sorted(CLAIM_ORDER)
-                .limit(limit)
+                .limit(room)
                 .map(r -> r.withStatus(OutboxStatus.CLAIMED, now))
                 .toList();
-        taken.forEach(r -> rows.put(r.dispatchKey(), r));
+        long claim = ++claims;
+        for (OutboxRow r : taken) {
+            rows.put(r.dispatchKey(), r);
+            claimOf.put(r.dispatchKey(), claim);
+            if (scope == null || scope.node() == null) {
+                claimedBy.remove(r.dispatchKey());
+            } else {
+                claimedBy.put(r.dispatchKey(), scope.node());
+            }
+        }
         return taken;
+    }
+
+    /** O64: a claimed row of the scope's route (namespace and task queue), on any node. */
+    private static boolean claimedOnRoute(ClaimScope scope, OutboxRow r) {
+        return r.status() == OutboxStatus.CLAIMED
+                && r.namespace().equals(scope.namespace())
+                && r.taskQueue().equals(scope.taskQueue());
+    }
+
+    /** O63: no row of the workflow is claimed and no pending one comes before this one (ordinal, key). */
+    private boolean firstOfItsWorkflow(OutboxRow candidate) {
+        return rows.values().stream()
+                .filter(r -> r.workflowId().equals(candidate.workflowId()))
+                .noneMatch(r -> r.status() == OutboxStatus.CLAIMED
+                        || (r.status() == OutboxStatus.PENDING
+                                && (r.ordinal() < candidate.ordinal()
+                                        || (r.ordinal() == candidate.ordinal()
+                                                && r.dispatchKey().compareTo(candidate.dispatchKey()) < 0))));
+    }
+
+    /**
+     * @param key a row's key
+     * @return the claim that took the row, while it is still claimed under it; empty for a row that
+     *     is not claimed or was staged as claimed
+     */
+    Optional<Long> currentClaim(String key) {
+        OutboxRow r = rows.get(key);
+        return r == null || r.status() != OutboxStatus.CLAIMED
+                ? Optional.empty()
+                : Optional.ofNullable(claimOf.get(key));
     }
 
     /** O7, written out rather than delegated to {@link ClaimScope#admits}. */
@@ -257,41 +338,54 @@ final class StoreModel {
 
     // ---------------------------------------------------------------- O: single-row transitions
 
-    /** O29, O33, O34: live rows only. */
-    void complete(String key) {
-        settleLive(key, OutboxStatus.DONE);
-    }
-
-    /** O31, O33, O34: live rows only. */
-    void fail(String key) {
-        settleLive(key, OutboxStatus.FAILED);
-    }
-
-    /** O32, O33. */
-    void settleCancelled(String key) {
-        settleLive(key, OutboxStatus.CANCELLED);
-    }
-
-    private void settleLive(String key, OutboxStatus to) {
-        OutboxRow r = rows.get(key);
-        if (r != null && r.isLive()) {
-            rows.put(key, r.withStatus(to, null));
-            settledAt.put(key, clock.instant());
+    /**
+     * The settles by key, unfenced (O29–O34, O53–O58): every distinct key, one settlement, the
+     * clock read once. Live rows only (O34); an unknown key creates nothing (O33).
+     */
+    void settleKeys(Collection<String> keys, Settlement settlement) {
+        Instant now = clock.instant();
+        for (String key : new TreeSet<>(keys)) {
+            OutboxRow r = rows.get(key);
+            if (r != null && r.isLive()) {
+                apply(r, settlement, now);
+            }
         }
     }
 
-    /** O30, O33, O34: live rows only. */
-    void retry(String key, int nextAttempt, Instant visibleAfter) {
-        if (nextAttempt < 0) {
-            throw new InvalidArgumentException("nextAttempt", "must not be negative");
+    /**
+     * The fenced settle (W6): applies only while the row is still claimed under {@code claim};
+     * otherwise (re-armed, claimed again, settled) it fails with {@link StaleClaimException} and
+     * changes nothing.
+     *
+     * @param key the row's key
+     * @param claim the claim that returned the row being settled
+     * @param settlement how
+     */
+    void settle(String key, long claim, Settlement settlement) {
+        if (!currentClaim(key).equals(Optional.of(claim))) {
+            throw new StaleClaimException("settle", key, claim);
         }
-        OutboxRow r = rows.get(key);
-        if (r != null && r.isLive()) {
+        apply(rows.get(key), settlement, clock.instant());
+    }
+
+    /**
+     * O29–O32: done, failed or cancelled with the claim cleared and the settle time kept; a retry
+     * is pending again with the new attempt and visibility, from now plus the delay for
+     * {@link Settlement#retryAfter} (O58).
+     */
+    private void apply(OutboxRow r, Settlement settlement, Instant now) {
+        String key = r.dispatchKey();
+        if (settlement.kind() == Settlement.Kind.RETRY) {
+            Instant visibleAfter =
+                    settlement.delay() == null ? settlement.visibleAfter() : now.plus(settlement.delay());
             rows.put(
                     key,
                     r.withStatus(OutboxStatus.PENDING, null)
-                            .withAttempt(nextAttempt)
+                            .withAttempt(settlement.nextAttempt())
                             .withVisibleAfter(visibleAfter));
+        } else {
+            rows.put(key, r.withStatus(settlement.kind().status(), null));
+            settledAt.put(key, now);
         }
     }
 
@@ -325,7 +419,7 @@ final class StoreModel {
                         s.dispatchKey(),
                         stored.withStatus(OutboxStatus.PENDING, null).withVisibleAfter(s.visibleAfter()));
             } else {
-                rows.put(s.dispatchKey(), s.withStatus(OutboxStatus.PENDING, null));
+                insert(s.withStatus(OutboxStatus.PENDING, null));
             }
             settledAt.remove(s.dispatchKey());
         }
@@ -410,6 +504,8 @@ final class StoreModel {
         doomed.forEach(k -> {
             rows.remove(k);
             settledAt.remove(k);
+            claimOf.remove(k);
+            claimedBy.remove(k);
         });
         return doomed.size();
     }

@@ -1,11 +1,13 @@
 package dev.durablestore.sqlite.process;
 
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.SqliteSynchronous;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A dispatcher process: claims through the claim stream and completes every row, printing
@@ -28,7 +30,10 @@ public final class ClaimWorker {
             new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // wait for GO
             store.claimStream(ClaimStreamOptions.defaults().withMaxBatch(32).withPollInterval(Duration.ofMillis(10)))
                     .takeUntilOther(TwoWorkers.drained(store, "default"))
-                    .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 16)
+                    .flatMap(
+                            row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                    .thenReturn(row.dispatchKey()),
+                            16)
                     .doOnNext(key -> System.out.println("DONE " + key))
                     .blockLast(Duration.ofMinutes(5));
         }

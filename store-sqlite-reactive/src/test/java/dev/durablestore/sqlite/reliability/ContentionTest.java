@@ -4,11 +4,13 @@ import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
@@ -266,8 +268,8 @@ class ContentionTest {
                         .verify(Duration.ofSeconds(10));
                 assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(10));
                 Map<String, Publisher<?>> writes = new HashMap<>();
-                writes.put("claim", store.claim(10));
-                writes.put("complete", store.complete(OutboxRow.dispatchKey(w, 1)));
+                writes.put("claim", store.claim(ClaimRequest.of(10)));
+                writes.put("complete", store.settleKeys(List.of(OutboxRow.dispatchKey(w, 1)), Settlement.complete()));
                 writes.put("scheduleTimer", store.scheduleTimer(w, TimerId.named("t"), Instant.now()));
                 writes.put(
                         "appendOutboxBatch",
@@ -306,7 +308,7 @@ class ContentionTest {
                             .collectList()
                             .block(TIMEOUT))
                     .isEmpty();
-            StepVerifier.create(store.claim(10))
+            StepVerifier.create(store.claim(ClaimRequest.of(10)))
                     .assertNext(rows -> assertThat(rows)
                             .extracting(OutboxRow::dispatchKey)
                             .containsExactly(OutboxRow.dispatchKey(w, 1)))

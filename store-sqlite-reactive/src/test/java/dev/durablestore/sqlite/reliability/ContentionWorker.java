@@ -4,6 +4,7 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
@@ -91,7 +92,10 @@ public final class ContentionWorker {
                         unreported.incrementAndGet();
                         print("CLAIM " + row.dispatchKey());
                     })
-                    .flatMap(row -> store.complete(row.dispatchKey()).thenReturn(row.dispatchKey()), 1024)
+                    .flatMap(
+                            row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                                    .thenReturn(row.dispatchKey()),
+                            1024)
                     .subscribe(
                             key -> {
                                 print("DONE " + key);

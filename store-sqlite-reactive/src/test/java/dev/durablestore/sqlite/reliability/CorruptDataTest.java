@@ -3,12 +3,14 @@ package dev.durablestore.sqlite.reliability;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.SerializationException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
@@ -249,15 +251,18 @@ class CorruptDataTest {
     @MethodSource("inputCorruptions")
     void X6_every_claim_variant_dead_letters_a_corrupt_row_naming_its_key_and_the_other_rows_go_on(
             String kind, byte[] bytes) {
-        // given, for each claim variant, three due rows of one workflow, the middle one corrupt,
-        // and a healthy row of another workflow
-        Map<String, Function<Set<WorkflowId>, Mono<List<OutboxRow>>>> variants = new LinkedHashMap<>();
+        // given, for each shape of claim request (with or without a scope, with or without held
+        // workflows), three due rows of one workflow, the middle one corrupt, and a healthy row of
+        // another workflow
+        Map<String, Function<Set<WorkflowId>, ClaimRequest>> variants = new LinkedHashMap<>();
         ClaimScope scope = ClaimScope.of("default", "default");
-        variants.put("claim", held -> store.claim(10));
-        variants.put("claimExcluding", held -> store.claimExcluding(10, held));
-        variants.put("claimScoped", held -> store.claimScoped(scope, 10));
-        variants.put("claimScopedExcluding", held -> store.claimScopedExcluding(scope, 10, held));
-        for (Map.Entry<String, Function<Set<WorkflowId>, Mono<List<OutboxRow>>>> variant : variants.entrySet()) {
+        variants.put("claim", held -> ClaimRequest.of(10));
+        variants.put("claim holding", held -> ClaimRequest.of(10).withHeldWorkflows(held));
+        variants.put("claim scoped", held -> ClaimRequest.of(10).withScope(scope));
+        variants.put(
+                "claim scoped holding",
+                held -> ClaimRequest.of(10).withScope(scope).withHeldWorkflows(held));
+        for (Map.Entry<String, Function<Set<WorkflowId>, ClaimRequest>> variant : variants.entrySet()) {
             String as = variant.getKey() + " [" + kind + "]";
             WorkflowId w = WorkflowId.random();
             WorkflowId other = WorkflowId.random();
@@ -272,7 +277,7 @@ class CorruptDataTest {
 
             // when claiming
             // then the claim fails with Serialization naming the corrupt row's key
-            StepVerifier.create(variant.getValue().apply(Set.of(heldAside)))
+            StepVerifier.create(store.claim(variant.getValue().apply(Set.of(heldAside))))
                     .expectErrorSatisfies(e -> assertThat(e)
                             .as(as)
                             .isInstanceOf(SerializationException.class)
@@ -283,9 +288,9 @@ class CorruptDataTest {
             for (OutboxRow r : List.of(a, c, d, held)) {
                 assertThat(status(r)).as(as + " " + r.dispatchKey()).isEqualTo(OutboxStatus.PENDING);
             }
-            boolean excluding = variant.getKey().endsWith("Excluding");
+            boolean excluding = variant.getKey().endsWith("holding");
             List<OutboxRow> next = excluding ? List.of(a, c, d) : List.of(a, c, d, held);
-            StepVerifier.create(variant.getValue().apply(Set.of(heldAside)))
+            StepVerifier.create(store.claim(variant.getValue().apply(Set.of(heldAside))))
                     .assertNext(rows -> assertThat(rows)
                             .extracting(OutboxRow::dispatchKey)
                             .as(as)
@@ -293,7 +298,7 @@ class CorruptDataTest {
                                     next.stream().map(OutboxRow::dispatchKey).toList()))
                     .verifyComplete();
             if (excluding) {
-                StepVerifier.create(store.claim(10))
+                StepVerifier.create(store.claim(ClaimRequest.of(10)))
                         .assertNext(rows -> assertThat(rows)
                                 .extracting(OutboxRow::dispatchKey)
                                 .as(as)
@@ -301,7 +306,8 @@ class CorruptDataTest {
                         .verifyComplete();
             }
             for (OutboxRow r : List.of(a, c, d, held)) {
-                StepVerifier.create(store.complete(r.dispatchKey())).verifyComplete();
+                StepVerifier.create(store.settleKeys(List.of(r.dispatchKey()), Settlement.complete()))
+                        .verifyComplete();
             }
         }
         // and a dead-lettered corrupt row can still be settled and counted (no decoding needed)
@@ -392,7 +398,7 @@ class CorruptDataTest {
             rows.add(row(w, i, 10 - i));
         }
         store.appendOutboxBatch(rows).block(TIMEOUT);
-        assertThat(store.claim(count).block(TIMEOUT)).hasSize(count);
+        assertThat(store.claim(ClaimRequest.of(count)).block(TIMEOUT)).hasSize(count);
         // make them stale at distinct instants, oldest first
         for (int i = 0; i < count; i++) {
             update(

@@ -1,8 +1,10 @@
 package dev.durablestore.sqlite.reliability;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.SequenceConflictException;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
@@ -82,7 +84,7 @@ public final class CrashWorker {
                         v -> {}, e -> print("ERROR claimStream " + e.toString().replace('\n', ' ')));
 
         // and plain batch claims beside it
-        Mono.defer(() -> store.claim(8))
+        Mono.defer(() -> store.claim(ClaimRequest.of(8)))
                 .flatMapMany(rows -> {
                     rows.forEach(row -> print("CLAIM " + row.dispatchKey()));
                     return Flux.fromIterable(rows).concatMap(row -> completeSometimes(store, row));
@@ -146,7 +148,8 @@ public final class CrashWorker {
         if (dice >= 3) {
             return step(store, row);
         }
-        return store.complete(row.dispatchKey()).doOnSuccess(v -> print("DONE " + row.dispatchKey()));
+        return store.settleKeys(List.of(row.dispatchKey()), Settlement.complete())
+                .doOnSuccess(v -> print("DONE " + row.dispatchKey()));
     }
 
     /** One whole line per call; the trailing marker lets the parent drop a line cut by the kill. */

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.durablestore.api.BackendException;
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StoreException;
 import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.WorkflowId;
@@ -109,8 +111,8 @@ class FaultInjectionTest {
                 all.addAll(during);
                 assertThat(during).allSatisfy(o -> assertSqliteFailure(o, "appendWithOutbox"));
                 assertContinuationFails(store, continued, "during");
-                assertClearFailure(store.complete(key(all.get(0))), "complete");
-                assertClearFailure(store.claim(10), "claim");
+                assertClearFailure(store.settleKeys(List.of(key(all.get(0))), Settlement.complete()), "complete");
+                assertClearFailure(store.claim(ClaimRequest.of(10)), "claim");
             } finally {
                 Reliability.immutable(false, db, wal);
             }
@@ -151,7 +153,7 @@ class FaultInjectionTest {
                     List<Outcome> during = attempt(store, 3, "during", 0);
                     all.addAll(during);
                     assertThat(during).allSatisfy(o -> assertSqliteFailure(o, "appendWithOutbox"));
-                    assertClearFailure(store.claim(10), "claim");
+                    assertClearFailure(store.claim(ClaimRequest.of(10)), "claim");
                 }
             }
         } finally {
@@ -193,7 +195,7 @@ class FaultInjectionTest {
                     .as("appends acknowledged although the database file was deleted (they vanish "
                             + "when the store closes)")
                     .allSatisfy(o -> assertClearFailure(o, "appendWithOutbox"));
-            assertClearFailure(store.complete(key(before)), "complete");
+            assertClearFailure(store.settleKeys(List.of(key(before)), Settlement.complete()), "complete");
             // and reads of what was committed before still end (with data or a clear error)
             StepVerifier.create(store.readHead(before.workflowId())
                             .onErrorResume(StoreException.class, e -> Mono.just(-1L)))
@@ -437,7 +439,7 @@ class FaultInjectionTest {
                         w, i, "work", Payload.json("{}"), Instant.now().minusSeconds(1)));
             }
             store.appendOutboxBatch(rows).block(TIMEOUT);
-            assertThat(store.claim(10).block(TIMEOUT)).hasSize(10);
+            assertThat(store.claim(ClaimRequest.of(10)).block(TIMEOUT)).hasSize(10);
             String victim = OutboxRow.dispatchKey(w, 4);
             Reliability.rawExecute(
                     db,
@@ -448,7 +450,7 @@ class FaultInjectionTest {
             // when all ten are completed at once
             List<Throwable> errors = Flux.fromIterable(rows)
                     .flatMap(
-                            r -> store.complete(r.dispatchKey())
+                            r -> store.settleKeys(List.of(r.dispatchKey()), Settlement.complete())
                                     .then(Mono.<Throwable>just(new NoError()))
                                     .onErrorResume(Mono::just),
                             10)
@@ -470,7 +472,8 @@ class FaultInjectionTest {
             }
             // and once the fault is gone, completing it works on the same store
             Reliability.rawExecute(db, "DROP TRIGGER inject_settle_fault");
-            StepVerifier.create(store.complete(victim)).verifyComplete();
+            StepVerifier.create(store.settleKeys(List.of(victim), Settlement.complete()))
+                    .verifyComplete();
             assertThat(store.rowState(victim).block(TIMEOUT).status()).isEqualTo(OutboxStatus.DONE);
         }
     }
@@ -592,11 +595,12 @@ class FaultInjectionTest {
     /** The writer survived and the store serves: appends, a claim and a completion on the same instance. */
     private static List<Outcome> assertServesAgain(SqliteReactiveStore store) {
         List<Outcome> after = requireAcknowledged(attempt(store, 3, "after", 0));
-        StepVerifier.create(store.claim(1000))
+        StepVerifier.create(store.claim(ClaimRequest.of(1000)))
                 .assertNext(rows ->
                         assertThat(rows).extracting(OutboxRow::dispatchKey).contains(key(after.get(0))))
                 .verifyComplete();
-        StepVerifier.create(store.complete(key(after.get(0)))).verifyComplete();
+        StepVerifier.create(store.settleKeys(List.of(key(after.get(0))), Settlement.complete()))
+                .verifyComplete();
         return after;
     }
 

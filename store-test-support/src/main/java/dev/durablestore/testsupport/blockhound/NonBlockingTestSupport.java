@@ -3,6 +3,7 @@ package dev.durablestore.testsupport.blockhound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
@@ -10,6 +11,7 @@ import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
+import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowFilter;
 import dev.durablestore.api.WorkflowId;
@@ -118,15 +120,17 @@ public abstract class NonBlockingTestSupport {
                 .then(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(20)))
                         .take(1)
                         .next())
-                .flatMap(row -> store.complete(row.dispatchKey()))
-                .then(store.claim(1))
-                .flatMap(claimed -> store.retry(claimed.get(0).dispatchKey(), 1, now))
-                .then(store.claimScopedExcluding(ClaimScope.of("default", "default"), 5, Set.of()))
+                .flatMap(row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
+                .then(store.claim(ClaimRequest.of(1)))
+                .flatMap(claimed -> store.settle(claimed.get(0), Settlement.retryAt(1, now)))
+                .then(store.claim(ClaimRequest.of(5)
+                        .withScope(ClaimScope.of("default", "default"))
+                        .withHeldWorkflows(Set.of())))
                 .flatMap(claimed -> Flux.fromIterable(claimed)
-                        .flatMap(r -> store.fail(r.dispatchKey()))
+                        .flatMap(r -> store.settleKeys(List.of(r.dispatchKey()), Settlement.fail()))
                         .then())
                 .then(store.redriveWorkflow(w, true))
-                .then(store.claimExcluding(5, Set.of()))
+                .then(store.claim(ClaimRequest.of(5).withHeldWorkflows(Set.of())))
                 .then(Mono.when(
                         store.heartbeat(List.of("x")),
                         store.listStaleClaimed(now.plusSeconds(60), 10).then(),
@@ -139,7 +143,7 @@ public abstract class NonBlockingTestSupport {
                 .then(store.rearmStaleClaimed(now.plusSeconds(60), now, 10))
                 .then(store.cancelWorkflowRows(w))
                 .then(store.rearmPending(rows))
-                .then(store.settleCancelled(rows.get(0).dispatchKey()))
+                .then(store.settleKeys(List.of(rows.get(0).dispatchKey()), Settlement.cancel()))
                 .then(store.redrive(rows.get(0).dispatchKey(), false))
                 .then(store.pruneSettled(now.plusSeconds(3600), 10));
     }
