@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -104,7 +105,7 @@ final class StoreActions {
                                 Specs.steps(-4, 2).next(c),
                                 Specs.steps(-2, 4).next(c),
                                 Specs.limit().next(c))))
-                .withAction(2, independent(Specs.keyIndex().list(3).map(StoreActions::heartbeat)))
+                .withAction(2, onEarlierClaims())
                 .withAction(
                         1,
                         independent(c -> pruneSettled(
@@ -161,7 +162,7 @@ final class StoreActions {
         SETTLE,
         /** Settles its key, unfenced. */
         SETTLE_KEY,
-        /** Refreshes its claim time. */
+        /** Refreshes its claim time, as every claim that returned it (current or moved on) would (W13). */
         HEARTBEAT
     }
 
@@ -180,9 +181,22 @@ final class StoreActions {
                 case SETTLE ->
                     s.heldClaim(key).map(claimed -> settle(claimed, how)).orElseGet(() -> settleKeys(List.of(k), how));
                 case SETTLE_KEY -> settleKeys(List.of(k), how);
-                case HEARTBEAT -> heartbeat(List.of(k));
+                case HEARTBEAT ->
+                    heartbeat(s.claimedRows().stream()
+                            .filter(c2 -> c2.row().dispatchKey().equals(key))
+                            .toList());
             };
         });
+    }
+
+    /**
+     * Heartbeats up to three rows claims returned (state-dependent), still held by those claims or
+     * not: W13 refreshes the first and leaves the others out.
+     */
+    private static Action<ModelledStore> onEarlierClaims() {
+        return Action.dependent(
+                s -> !s.claimedRows().isEmpty(),
+                (s, c) -> heartbeat(Gen.of(s.claimedRows()).list(3).next(c)));
     }
 
     /**
@@ -348,10 +362,17 @@ final class StoreActions {
         });
     }
 
-    private static Step<ModelledStore> heartbeat(List<Integer> keyIndices) {
-        List<String> keys = keyIndices.stream().map(Pools.KEYS::get).toList();
-        String what = "heartbeat(" + keys.stream().map(Pools::shortKey).toList() + ")";
-        return step(what, s -> s.both(what, () -> await(s.store.heartbeat(keys)), () -> s.model.heartbeat(keys)));
+    /** W13: the rows as their claims returned them, some of them claims that moved on. */
+    private static Step<ModelledStore> heartbeat(List<ModelledStore.Claimed> claims) {
+        List<OutboxRow> rows = claims.stream().map(ModelledStore.Claimed::row).toList();
+        List<Map.Entry<String, Long>> byClaim = claims.stream()
+                .map(c -> Map.entry(c.row().dispatchKey(), c.claim()))
+                .toList();
+        String what = "heartbeat("
+                + claims.stream()
+                        .map(c -> Pools.shortKey(c.row().dispatchKey()) + " of claim " + c.claim())
+                        .toList() + ")";
+        return step(what, s -> s.both(what, () -> await(s.store.heartbeat(rows)), () -> s.model.heartbeat(byClaim)));
     }
 
     private static Step<ModelledStore> pruneSettled(int cutoffSteps, int batchSize) {

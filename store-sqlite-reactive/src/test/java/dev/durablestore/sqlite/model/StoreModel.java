@@ -448,14 +448,17 @@ final class StoreModel {
         return rearmed;
     }
 
-    /** OperatorStore#heartbeat: claimed rows among the keys get {@code claimedAt = now}; their keys, ascending. */
-    List<String> heartbeat(Collection<String> keys) {
+    /**
+     * W13: each row still claimed under the claim given with its key gets {@code claimedAt = now};
+     * their keys, ascending, each once. A row whose claim moved on is left out and unchanged.
+     */
+    List<String> heartbeat(List<Map.Entry<String, Long>> claims) {
         Instant now = clock.instant();
         TreeSet<String> refreshed = new TreeSet<>();
-        for (String k : keys) {
-            OutboxRow r = rows.get(k);
-            if (r != null && r.status() == OutboxStatus.CLAIMED) {
-                rows.put(k, r.withStatus(OutboxStatus.CLAIMED, now));
+        for (Map.Entry<String, Long> c : claims) {
+            String k = c.getKey();
+            if (currentClaim(k).equals(Optional.of(c.getValue()))) {
+                rows.put(k, rows.get(k).withStatus(OutboxStatus.CLAIMED, now));
                 refreshed.add(k);
             }
         }

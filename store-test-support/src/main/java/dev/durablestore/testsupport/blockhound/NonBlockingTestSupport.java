@@ -120,26 +120,28 @@ public abstract class NonBlockingTestSupport {
                 .then(store.claimStream(ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(20)))
                         .take(1)
                         .next())
-                .flatMap(row -> store.settleKeys(List.of(row.dispatchKey()), Settlement.complete()))
+                .flatMap(row -> store.complete(row))
                 .then(store.claim(ClaimRequest.of(1)))
-                .flatMap(claimed -> store.settle(claimed.get(0), Settlement.retryAt(1, now)))
-                .then(store.claim(ClaimRequest.of(5)
-                        .withScope(ClaimScope.of("default", "default"))
-                        .withHeldWorkflows(Set.of())))
+                .flatMap(claimed -> store.settleKeys(List.of(claimed.get(0).dispatchKey()), Settlement.retryAt(1, now)))
+                .then(store.claim(ClaimRequest.of(5).withScope(ClaimScope.of("default", "default"))))
                 .flatMap(claimed -> Flux.fromIterable(claimed)
-                        .flatMap(r -> store.settleKeys(List.of(r.dispatchKey()), Settlement.fail()))
+                        .flatMap(r -> store.settle(r, Settlement.fail()))
                         .then())
                 .then(store.redriveWorkflow(w, true))
-                .then(store.claim(ClaimRequest.of(5).withHeldWorkflows(Set.of())))
-                .then(Mono.when(
-                        store.heartbeat(List.of("x")),
-                        store.listStaleClaimed(now.plusSeconds(60), 10).then(),
-                        store.countInflight("default"),
-                        store.countClaimed("default"),
-                        store.countClaimedByNamespace(List.of("default")),
-                        store.pendingRoutes().then(),
-                        store.listUnsettledWorkflowIds().then(),
-                        store.rowState(rows.get(0).dispatchKey())))
+                .then(store.claim(ClaimRequest.of(5).withHeldWorkflows(Set.of(WorkflowId.random()))))
+                .flatMap(claimed -> Mono.when(
+                                store.heartbeat(claimed),
+                                store.listStaleClaimed(now.plusSeconds(60), 10).then(),
+                                store.countInflight("default"),
+                                store.countClaimed("default"),
+                                store.countClaimedByNamespace(List.of("default")),
+                                store.pendingRoutes().then(),
+                                store.listUnsettledWorkflowIds().then(),
+                                store.rowState(rows.get(0).dispatchKey()))
+                        .then(
+                                claimed.isEmpty()
+                                        ? Mono.empty()
+                                        : store.settle(claimed.get(0), Settlement.retryAfter(1, Duration.ZERO))))
                 .then(store.rearmStaleClaimed(now.plusSeconds(60), now, 10))
                 .then(store.cancelWorkflowRows(w))
                 .then(store.rearmPending(rows))
