@@ -53,7 +53,7 @@ import reactor.test.StepVerifier;
  * without affecting other workflows and rows. The contract kit already checks one corruption per
  * operation for {@code readHistory}, {@code readHistoryFrom}, {@code validateStoredEvents} and
  * {@code claim}; this class adds every corruption kind × every decoding read, {@code query} and
- * {@code readRunChain}, the scoped and excluding claims, and stale-claim recovery.
+ * {@code readRunChain}, claims with a scope or held workflows, and stale-claim recovery.
  */
 class CorruptDataTest {
 
@@ -288,8 +288,8 @@ class CorruptDataTest {
             for (OutboxRow r : List.of(a, c, d, held)) {
                 assertThat(status(r)).as(as + " " + r.dispatchKey()).isEqualTo(OutboxStatus.PENDING);
             }
-            boolean excluding = variant.getKey().endsWith("holding");
-            List<OutboxRow> next = excluding ? List.of(a, c, d) : List.of(a, c, d, held);
+            boolean holding = variant.getKey().endsWith("holding");
+            List<OutboxRow> next = holding ? List.of(a, c, d) : List.of(a, c, d, held);
             StepVerifier.create(store.claim(variant.getValue().apply(Set.of(heldAside))))
                     .assertNext(rows -> assertThat(rows)
                             .extracting(OutboxRow::dispatchKey)
@@ -297,7 +297,7 @@ class CorruptDataTest {
                             .containsExactlyInAnyOrderElementsOf(
                                     next.stream().map(OutboxRow::dispatchKey).toList()))
                     .verifyComplete();
-            if (excluding) {
+            if (holding) {
                 StepVerifier.create(store.claim(ClaimRequest.of(10)))
                         .assertNext(rows -> assertThat(rows)
                                 .extracting(OutboxRow::dispatchKey)
