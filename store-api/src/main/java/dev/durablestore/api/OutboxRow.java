@@ -75,14 +75,8 @@ public final class OutboxRow {
     private final String traceContext;
     private final int priority;
 
-    /**
-     * Checks each field on its own (see the class description).
-     *
-     * @deprecated build rows with {@link #pending} and the {@code with*} copies; this constructor
-     *     becomes private before 1.0
-     */
-    @Deprecated
-    public OutboxRow(
+    /** Checks each field on its own (see the class description); the one constructor. */
+    private OutboxRow(
             String dispatchKey,
             WorkflowId workflowId,
             long ordinal,
@@ -143,126 +137,6 @@ public final class OutboxRow {
         this.claimToken = claimToken;
         this.traceContext = traceContext;
         this.priority = priority;
-    }
-
-    /**
-     * A row without a priority.
-     *
-     * @deprecated build rows with {@link #pending} and the {@code with*} copies
-     */
-    @Deprecated
-    public OutboxRow(
-            String dispatchKey,
-            WorkflowId workflowId,
-            long ordinal,
-            RunId runId,
-            String namespace,
-            String taskQueue,
-            String node,
-            String activityType,
-            Payload input,
-            OutboxStatus status,
-            int attempt,
-            Instant visibleAfter,
-            Instant claimedAt,
-            long claimToken,
-            String traceContext) {
-        this(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                traceContext,
-                MIN_PRIORITY);
-    }
-
-    /**
-     * A row without a trace context.
-     *
-     * @deprecated build rows with {@link #pending} and the {@code with*} copies
-     */
-    @Deprecated
-    public OutboxRow(
-            String dispatchKey,
-            WorkflowId workflowId,
-            long ordinal,
-            RunId runId,
-            String namespace,
-            String taskQueue,
-            String node,
-            String activityType,
-            Payload input,
-            OutboxStatus status,
-            int attempt,
-            Instant visibleAfter,
-            Instant claimedAt,
-            long claimToken) {
-        this(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                null,
-                MIN_PRIORITY);
-    }
-
-    /**
-     * A row not from a claim.
-     *
-     * @deprecated build rows with {@link #pending} and the {@code with*} copies
-     */
-    @Deprecated
-    public OutboxRow(
-            String dispatchKey,
-            WorkflowId workflowId,
-            long ordinal,
-            RunId runId,
-            String namespace,
-            String taskQueue,
-            String node,
-            String activityType,
-            Payload input,
-            OutboxStatus status,
-            int attempt,
-            Instant visibleAfter,
-            Instant claimedAt) {
-        this(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                0L,
-                null,
-                MIN_PRIORITY);
     }
 
     /**
@@ -460,17 +334,6 @@ public final class OutboxRow {
             d.claimedAt = newClaimedAt;
             d.claimToken = value == OutboxStatus.CLAIMED ? claimToken : 0L;
         });
-    }
-
-    /**
-     * @param value the identity of the claim that returned the row; non-zero only for a
-     *     {@code CLAIMED} row
-     * @return a copy with the claim token set
-     * @deprecated tokens come from claims; the project's tests use {@code Rows.withClaimToken}
-     */
-    @Deprecated
-    public OutboxRow withClaimToken(long value) {
-        return with(d -> d.claimToken = value);
     }
 
     /**

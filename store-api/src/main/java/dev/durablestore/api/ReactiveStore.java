@@ -43,8 +43,7 @@ import reactor.core.publisher.Mono;
  * {@link OperatorStore#rowState}; retrying an append with the same expected head is safe either way
  * (it fails with {@link SequenceConflictException} if the first one committed).
  */
-@SuppressWarnings("deprecation") // LegacyStoreOperations: removed when every caller has moved
-public interface ReactiveStore extends OperatorStore, LegacyStoreOperations, AutoCloseable {
+public interface ReactiveStore extends OperatorStore, AutoCloseable {
 
     // ------------------------------------------------------------------ write: history, outbox rows, steps, timers
 

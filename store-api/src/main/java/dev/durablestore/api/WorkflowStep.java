@@ -3,7 +3,6 @@ package dev.durablestore.api;
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.event.Event;
 import dev.durablestore.api.internal.ClaimFence;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -220,34 +219,6 @@ public final class WorkflowStep {
         @CanIgnoreReturnValue // returns this builder, for chaining
         public Builder complete(OutboxRow claimed) {
             return settle(claimed, Settlement.complete());
-        }
-
-        /** @deprecated use {@code settle(claimed, Settlement.retryAt(nextAttempt, visibleAfter))} */
-        @Deprecated
-        @CanIgnoreReturnValue // returns this builder, for chaining
-        public Builder retry(OutboxRow claimed, int nextAttempt, Instant visibleAfter) {
-            return settle(claimed, Settlement.retryAt(nextAttempt, visibleAfter));
-        }
-
-        /** @deprecated use {@code settle(claimed, Settlement.retryAfter(nextAttempt, delay))} */
-        @Deprecated
-        @CanIgnoreReturnValue // returns this builder, for chaining
-        public Builder retryAfter(OutboxRow claimed, int nextAttempt, Duration delay) {
-            return settle(claimed, Settlement.retryAfter(nextAttempt, delay));
-        }
-
-        /** @deprecated use {@code settle(claimed, Settlement.fail())} */
-        @Deprecated
-        @CanIgnoreReturnValue // returns this builder, for chaining
-        public Builder fail(OutboxRow claimed) {
-            return settle(claimed, Settlement.fail());
-        }
-
-        /** @deprecated use {@code settle(claimed, Settlement.cancel())} */
-        @Deprecated
-        @CanIgnoreReturnValue // returns this builder, for chaining
-        public Builder cancel(OutboxRow claimed) {
-            return settle(claimed, Settlement.cancel());
         }
 
         /**

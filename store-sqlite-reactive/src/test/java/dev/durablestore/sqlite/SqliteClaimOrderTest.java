@@ -7,6 +7,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,7 +45,7 @@ class SqliteClaimOrderTest {
     }
 
     private static OutboxRow row(String key, WorkflowId w, long ordinal, Instant due) {
-        return new OutboxRow(
+        return Rows.stored(
                 key,
                 w,
                 ordinal,
@@ -57,6 +58,9 @@ class SqliteClaimOrderTest {
                 OutboxStatus.PENDING,
                 0,
                 due,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
     }
 }

@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -119,7 +120,7 @@ class ClaimsTest {
     }
 
     private static OutboxRow row(String key, WorkflowId w, Instant visibleAfter) {
-        return new OutboxRow(
+        return Rows.stored(
                 key,
                 w,
                 0,
@@ -132,6 +133,9 @@ class ClaimsTest {
                 OutboxStatus.PENDING,
                 0,
                 visibleAfter,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
     }
 }

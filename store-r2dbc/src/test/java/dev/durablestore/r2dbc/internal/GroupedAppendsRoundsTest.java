@@ -6,6 +6,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import java.time.Instant;
@@ -33,7 +34,7 @@ class GroupedAppendsRoundsTest {
                 expected + 1, new byte[payloadBytes], 0L, "SignalReceived", false, null, null));
         List<OutboxRowEncoder.Encoded> rows = new ArrayList<>();
         for (String key : keys) {
-            OutboxRow row = new OutboxRow(
+            OutboxRow row = Rows.stored(
                     key,
                     w,
                     0,
@@ -46,7 +47,10 @@ class GroupedAppendsRoundsTest {
                     OutboxStatus.PENDING,
                     0,
                     Instant.EPOCH,
-                    null);
+                    null,
+                    0L,
+                    null,
+                    OutboxRow.MIN_PRIORITY);
             rows.add(new OutboxRowEncoder.Encoded(row, new byte[2], 0L, null));
         }
         return new GroupedAppends.Append("append", w.toString(), expected, events, rows);

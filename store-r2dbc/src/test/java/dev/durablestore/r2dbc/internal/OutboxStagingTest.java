@@ -6,6 +6,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +19,7 @@ class OutboxStagingTest {
     private static final WorkflowId W = WorkflowId.random();
 
     private static OutboxRowEncoder.Encoded row(String key, int inputBytes, long visibleAfter, String activity) {
-        OutboxRow row = new OutboxRow(
+        OutboxRow row = Rows.stored(
                 key,
                 W,
                 0,
@@ -31,7 +32,10 @@ class OutboxStagingTest {
                 OutboxStatus.PENDING,
                 0,
                 Instant.EPOCH,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
         return new OutboxRowEncoder.Encoded(row, new byte[inputBytes], visibleAfter, null);
     }
 

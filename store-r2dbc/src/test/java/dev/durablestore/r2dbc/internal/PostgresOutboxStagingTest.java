@@ -10,6 +10,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.r2dbc.PostgresServer;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
@@ -88,7 +89,7 @@ class PostgresOutboxStagingTest {
     }
 
     private static OutboxRow keyed(String key, WorkflowId w, long ordinal, String activityType) {
-        return new OutboxRow(
+        return Rows.stored(
                 key,
                 w,
                 ordinal,
@@ -101,7 +102,10 @@ class PostgresOutboxStagingTest {
                 OutboxStatus.PENDING,
                 0,
                 AT,
-                null);
+                null,
+                0L,
+                null,
+                OutboxRow.MIN_PRIORITY);
     }
 
     private static OutboxRow poison(WorkflowId w) {

@@ -8,6 +8,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.TimerEntry;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.SqliteSynchronous;
@@ -283,7 +284,7 @@ final class ModelledStore implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private static <T> T withoutTokens(T value) {
         if (value instanceof OutboxRow row) {
-            return (T) (row.status() == OutboxStatus.CLAIMED ? row.withClaimToken(0) : row);
+            return (T) (row.status() == OutboxStatus.CLAIMED ? Rows.withClaimToken(row, 0) : row);
         }
         if (value instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof OutboxRow) {
             return (T) list.stream().map(ModelledStore::withoutTokens).toList();

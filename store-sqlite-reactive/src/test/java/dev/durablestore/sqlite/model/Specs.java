@@ -8,6 +8,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.internal.Rows;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -299,7 +300,7 @@ final class Specs {
                 claimedAt = claimedAt == null ? now : null;
             }
             ClaimScope r = route.scope();
-            return new OutboxRow(
+            return Rows.stored(
                     OutboxRow.dispatchKey(w, ord),
                     w,
                     ord,
@@ -312,7 +313,10 @@ final class Specs {
                     staged.status(),
                     attempt,
                     Pools.at(now, visibleSteps),
-                    claimedAt);
+                    claimedAt,
+                    0L,
+                    null,
+                    OutboxRow.MIN_PRIORITY);
         }
 
         @Override
