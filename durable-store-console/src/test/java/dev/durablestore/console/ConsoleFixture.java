@@ -136,20 +136,13 @@ final class ConsoleFixture implements AutoCloseable {
     }
 
     static OutboxRow row(WorkflowId w, long ordinal, String ns, String queue, String activity, Instant visible) {
-        return new OutboxRow(
-                OutboxRow.dispatchKey(w, ordinal),
-                w,
-                ordinal,
-                null,
-                ns,
-                queue,
-                null,
-                activity,
-                Payload.json("{\"n\":" + ordinal + ",\"activity\":\"" + activity + "\"}"),
-                OutboxStatus.PENDING,
-                0,
-                visible,
-                null);
+        return OutboxRow.pending(
+                        w,
+                        ordinal,
+                        activity,
+                        Payload.json("{\"n\":" + ordinal + ",\"activity\":\"" + activity + "\"}"),
+                        visible)
+                .withRoute(ns, queue, null);
     }
 
     OutboxStatus status(String key) {
