@@ -5,6 +5,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.core.AbstractReactiveStore;
 import dev.durablestore.sqlite.internal.Backend;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 
@@ -61,13 +62,51 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
         return new SqliteReactiveStore(Backend.open(config, String.valueOf(INSTANCES.incrementAndGet())));
     }
 
+    /**
+     * Writes a consistent copy of the store's file to {@code target} while the store goes on: appends,
+     * claims, settles and reads run as usual during the backup (S30).
+     *
+     * <p>The copy is the snapshot of one moment after subscription: it holds every write acknowledged
+     * before this Mono was subscribed, and of the writes acknowledged while it runs, those committed
+     * before its snapshot began. It is taken by {@code VACUUM INTO} on a read-only connection of its
+     * own, which holds one read transaction and never the write lock, so the writer keeps committing;
+     * the write-ahead log cannot be checkpointed past that snapshot meanwhile, so it grows by what is
+     * written during the backup. The copy goes to a new file in the target's directory, named
+     * {@code <target name>.<digits>.partial}, is checked with {@code PRAGMA integrity_check}, synced
+     * to disk, renamed to {@code target} and its directory synced; only then is this Mono signalled.
+     * The target name holds nothing until the rename, and the rename never replaces a file: a process
+     * killed during a backup leaves at most a {@code .partial} file, never a file at the target name.
+     * A backup that fails, is cancelled or is stopped by {@link #close()} deletes its partial copy.
+     *
+     * <p>The copy is a compact single file (rollback journal, no {@code -wal} to carry along, owner
+     * read and write permissions only); restore it by stopping the application and putting it in
+     * place of the store's file, with no {@code -wal} or {@code -shm} file of the old one beside it
+     * ({@code docs/operations.md}). Backups run one at a time on the store's own backup thread
+     * ({@code durable-store-backup-<name>}); a second waits for the first. Nothing blocks the caller's
+     * thread; the result is signalled on the store's emit threads.
+     *
+     * @param target where the copy goes: a file that does not exist, in a directory that does
+     * @return a cold Mono: subscribing starts the backup; it completes with the copy once it is at
+     *     {@code target}, checked and synced. It signals {@link InvalidArgumentException} naming
+     *     {@code target} when it is null, when a file (or link) is at {@code target} (that file is
+     *     left as it was) or its directory does not exist; {@link StoreClosedException} when the store
+     *     is closed, or closes while the backup runs; {@link BackendException} when the copy cannot be
+     *     written (an unwritable directory, a full disk) or fails its integrity check. Cancelling the
+     *     subscription stops the backup.
+     */
+    public Mono<BackupResult> backup(Path target) {
+        return backend.backup(target).map(c -> new BackupResult(c.target(), c.sizeBytes(), c.duration()));
+    }
+
     /** @return commands waiting for the writer thread (a gauge for metrics) */
     public int writerQueueDepth() {
         return backend.writerQueueDepth();
     }
 
     /**
-     * Once the claim streams have ended: answers queued reads with {@link StoreClosedException},
+     * Once the claim streams have ended: stops a running backup and refuses queued ones (each fails
+     * with {@link StoreClosedException} and deletes its partial copy), answers queued reads with
+     * {@link StoreClosedException},
      * lets every queued write finish (waiting up to 30 s), then closes the write connection and the
      * store's threads.
      */

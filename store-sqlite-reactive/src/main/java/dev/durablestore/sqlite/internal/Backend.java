@@ -7,6 +7,7 @@ import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.Wakeups;
 import dev.durablestore.core.storage.Storage;
 import dev.durablestore.sqlite.SqliteStoreConfig;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The storage of {@code dev.durablestore.sqlite.SqliteReactiveStore}: opens the file and applies the
  * schema, wires the history, timer and outbox parts to one {@link Writer} and one
- * {@link ReaderPool}, owns them and the store's emit threads, and closes them. The store's behaviour
+ * {@link ReaderPool}, owns them, the {@link Backups} and the store's emit threads, and closes them. The store's behaviour
  * is {@link dev.durablestore.core.AbstractReactiveStore}'s. Not part of the public API.
  */
 public final class Backend {
@@ -30,6 +31,7 @@ public final class Backend {
     private final Scheduler emit;
     private final Writer writer;
     private final ReaderPool readers;
+    private final Backups backups;
     private final Storage storage;
     private final Wakeups wakeups;
     private final Clock clock;
@@ -39,6 +41,7 @@ public final class Backend {
             Scheduler emit,
             Writer writer,
             ReaderPool readers,
+            Backups backups,
             Storage storage,
             Wakeups wakeups,
             Clock clock) {
@@ -46,6 +49,7 @@ public final class Backend {
         this.emit = emit;
         this.writer = writer;
         this.readers = readers;
+        this.backups = backups;
         this.storage = storage;
         this.wakeups = wakeups;
         this.clock = clock;
@@ -100,7 +104,8 @@ public final class Backend {
                 writes,
                 new OutboxReads(readers, outboxRows, config.clock()),
                 new Claims(writer, outboxRows, config.clock(), config.metrics()));
-        return new Backend(name, emit, writer, readers, storage, wakeups, config.clock());
+        Backups backups = new Backups(connections, emit, config.metrics(), name);
+        return new Backend(name, emit, writer, readers, backups, storage, wakeups, config.clock());
     }
 
     /** Wakes the claim streams on the emit scheduler; once the store is closing there are none to wake. */
@@ -118,15 +123,27 @@ public final class Backend {
     }
 
     /**
-     * Once the claim streams have ended: answers queued reads with {@link StoreClosedException},
-     * lets every queued write finish (waiting up to 30 s), then closes the write connection and the
-     * store's threads.
+     * Copies the store's file to {@code target} while the store goes on (S30); see
+     * {@code SqliteReactiveStore.backup}.
+     *
+     * @param target where the copy goes; must not exist, its directory must
+     * @return a cold Mono signalled once the copy is at {@code target}, checked and synced
+     */
+    public Mono<Backups.Copy> backup(Path target) {
+        return backups.backup(target);
+    }
+
+    /**
+     * Once the claim streams have ended: stops a running backup and refuses queued ones, answers
+     * queued reads with {@link StoreClosedException}, lets every queued write finish (waiting up to
+     * 30 s), then closes the write connection and the store's threads.
      *
      * @return completes when closed
      */
     public Mono<Void> closeStorage() {
-        // readers first: the writer's connection is then the last one, which checkpoints the WAL
-        return readers.closeAsync()
+        // backups and readers first: the writer's connection is then the last one, which checkpoints the WAL
+        return backups.closeAsync()
+                .then(readers.closeAsync())
                 .then(writer.closeAsync(WRITES_WAIT))
                 // let the signals of the last operations reach their subscribers before the threads stop
                 .then(emit.disposeGracefully().timeout(Duration.ofSeconds(10)).onErrorResume(e -> Mono.empty()));

@@ -43,7 +43,7 @@ final class Connections {
      * @throws BackendException when the file cannot be opened
      */
     DbConnection openWriter(int checkpointPages, int cacheKib) {
-        DbConnection c = open(false);
+        DbConnection c = open(url, false);
         try {
             // before the journal mode, which rewrites the file header when it changes
             Schema.requireOpenable(c, file);
@@ -78,10 +78,18 @@ final class Connections {
 
     /** @return a read-only connection */
     DbConnection openReader() {
-        return open(true);
+        return open(url, true);
     }
 
-    private DbConnection open(boolean readOnly) {
+    /**
+     * @param other another database file (a backup being checked)
+     * @return a read-only connection to it, with the store's busy timeout and {@code synchronous}
+     */
+    DbConnection openReader(Path other) {
+        return open("jdbc:sqlite:" + other.toAbsolutePath(), true);
+    }
+
+    private DbConnection open(String url, boolean readOnly) {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(busyTimeoutMillis);
         config.setReadOnly(readOnly);

@@ -90,6 +90,34 @@ class NonBlockingTest extends NonBlockingTestSupport {
     }
 
     @Test
+    void S30_a_backup_subscribed_on_a_non_blocking_thread_copies_off_it_and_signals_on_the_emit_threads() {
+        // given a store with one append, and a backup subscribed from a parallel thread
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("b.db")))) {
+            WorkflowId w = WorkflowId.random();
+            var start = new WorkflowStarted(
+                    new EventEnvelope(1, Instant.now(), w),
+                    "type",
+                    Payload.json("{}"),
+                    RunId.random(),
+                    null,
+                    new PackageVersion("v1"));
+            store.append(w, List.of(start), 0).block(timeout());
+
+            // when it runs
+            String signalledOn = store.backup(dir.resolve("b-copy.db"))
+                    .subscribeOn(Schedulers.parallel())
+                    .map(result -> Thread.currentThread().getName())
+                    .block(timeout());
+
+            // then its file and JDBC work ran on the store's backup thread, not on the caller's, and
+            // its result came on an emit thread
+            assertThat(signalledOn).startsWith("durable-store-emit-");
+            assertThat(dir.resolve("b-copy.db")).exists();
+        }
+        assertThat(BlockHoundSession.violations()).isEmpty();
+    }
+
+    @Test
     void every_store_operation_keeps_jdbc_off_non_blocking_threads() {
         assertEveryOperationStaysNonBlocking(SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("s.db"))));
     }
