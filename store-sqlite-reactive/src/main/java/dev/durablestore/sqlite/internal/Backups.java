@@ -40,13 +40,16 @@ import reactor.core.scheduler.Schedulers;
  * the target (refused when a file is there) and its directory synced. Until the rename the target
  * name is untouched; a backup that fails, is cancelled or stopped by close deletes its partial copy.
  *
- * <p>Why {@code VACUUM INTO} rather than SQLite's backup API: the backup API copies in steps and
- * starts again whenever another connection writes between two steps, so under steady writes it
- * never ends (measured: 782 restarts in 15 s); copying in one step holds the same read transaction
- * as {@code VACUUM INTO} and cost the writer as much (BENCHMARKS.md, BACKUP), but cannot be stopped
- * by close and leaves a WAL-mode copy that grows {@code -wal} and {@code -shm} files when checked.
- * {@code VACUUM INTO} writes a compact, self-contained rollback-journal file and stops at SQLite's
- * progress handler. SQLite does not sync what it writes there, so this class does.
+ * <p>Why {@code VACUUM INTO} rather than SQLite's backup API (BENCHMARKS.md, BACKUP): the backup
+ * API copies in steps and starts again whenever another connection wrote between two steps, so
+ * under steady appends it does not end (in steps of 100 pages: 91–132 restarts in 3 s, finished only
+ * once the appends stopped). In one step it holds one read transaction, as {@code VACUUM INTO} does,
+ * and slowed the appends somewhat less there (0.55× against 0.43× of their rate while copying), but
+ * SQLite checks for no interrupt inside that step, so a close would wait for a copy of any size, and
+ * its copy is a WAL-mode file that grows {@code -wal} and {@code -shm} files when opened.
+ * {@code VACUUM INTO} writes a compact rollback-journal file and stops at SQLite's progress handler;
+ * the whole backup, its integrity check included, kept appends at 0.65× of their rate. SQLite does
+ * not sync what {@code VACUUM INTO} writes, so this class does.
  */
 public final class Backups {
 
