@@ -23,6 +23,7 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.PosixFilePermission;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -104,6 +105,12 @@ class SqliteBackupTest {
                 // and the target directory holds the copy and no partial file
                 assertThat(filesIn(dir))
                         .containsExactlyInAnyOrder("store.db", "store.db-wal", "store.db-shm", "copy.db");
+
+                // and the copy is its owner's only
+                if (target.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                    assertThat(Files.getPosixFilePermissions(target))
+                            .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+                }
 
                 // and the copy passes SQLite's integrity check and opens as a store holding every
                 // write acknowledged before the backup began, every event decoding
