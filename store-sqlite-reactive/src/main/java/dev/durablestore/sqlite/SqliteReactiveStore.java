@@ -106,9 +106,8 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
     /**
      * Once the claim streams have ended: stops a running backup and refuses queued ones (each fails
      * with {@link StoreClosedException} and deletes its partial copy), answers queued reads with
-     * {@link StoreClosedException},
-     * lets every queued write finish (waiting up to 30 s), then closes the write connection and the
-     * store's threads.
+     * {@link StoreClosedException}, lets every queued write finish (waiting up to 30 s), then closes
+     * the write connection and the store's threads.
      */
     @Override
     protected Mono<Void> closeStorage() {

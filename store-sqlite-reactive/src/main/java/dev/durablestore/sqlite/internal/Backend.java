@@ -19,8 +19,9 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The storage of {@code dev.durablestore.sqlite.SqliteReactiveStore}: opens the file and applies the
  * schema, wires the history, timer and outbox parts to one {@link Writer} and one
- * {@link ReaderPool}, owns them, the {@link Backups} and the store's emit threads, and closes them. The store's behaviour
- * is {@link dev.durablestore.core.AbstractReactiveStore}'s. Not part of the public API.
+ * {@link ReaderPool}, owns them, the {@link Backups} and the store's emit threads, and closes them.
+ * The store's behaviour is {@link dev.durablestore.core.AbstractReactiveStore}'s. Not part of the
+ * public API.
  */
 public final class Backend {
 

@@ -8,6 +8,7 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.event.Event;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
@@ -60,13 +61,7 @@ class NonBlockingTest extends NonBlockingTestSupport {
         // given a store, and a subscriber of an append that blocks where it is signalled
         try (ReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("w.db")))) {
             WorkflowId w = WorkflowId.random();
-            var start = new WorkflowStarted(
-                    new EventEnvelope(1, Instant.now(), w),
-                    "type",
-                    Payload.json("{}"),
-                    RunId.random(),
-                    null,
-                    new PackageVersion("v1"));
+            Event start = started(w);
             Mono<Void> blockingSubscriber =
                     store.append(w, List.of(start), 0).then(Mono.fromRunnable(NonBlockingTest::blockingCall));
 
@@ -84,6 +79,16 @@ class NonBlockingTest extends NonBlockingTestSupport {
         }
     }
 
+    private static Event started(WorkflowId w) {
+        return new WorkflowStarted(
+                new EventEnvelope(1, Instant.now(), w),
+                "type",
+                Payload.json("{}"),
+                RunId.random(),
+                null,
+                new PackageVersion("v1"));
+    }
+
     /** A call BlockHound knows as blocking ({@code Thread.yield}, which waits for nothing): what it must catch. */
     private static void blockingCall() {
         Thread.yield();
@@ -94,13 +99,7 @@ class NonBlockingTest extends NonBlockingTestSupport {
         // given a store with one append, and a backup subscribed from a parallel thread
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(dir.resolve("b.db")))) {
             WorkflowId w = WorkflowId.random();
-            var start = new WorkflowStarted(
-                    new EventEnvelope(1, Instant.now(), w),
-                    "type",
-                    Payload.json("{}"),
-                    RunId.random(),
-                    null,
-                    new PackageVersion("v1"));
+            Event start = started(w);
             store.append(w, List.of(start), 0).block(timeout());
 
             // when it runs
