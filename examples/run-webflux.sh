@@ -41,4 +41,4 @@ export EXAMPLE_TRAFFIC_ENABLED="${EXAMPLE_TRAFFIC_ENABLED:-true}"
 
 # spring-boot-maven-plugin's repackage made an executable jar. JAVA_OPTS, if set, goes to the JVM.
 # shellcheck disable=SC2086
-exec java ${JAVA_OPTS:-} -jar "$root/examples-webflux/$build_dir/examples-webflux-0.1.0-SNAPSHOT.jar" "$@"
+exec java ${JAVA_OPTS:-} -jar "$root/examples-webflux/$build_dir/examples-webflux-1.0.0-SNAPSHOT.jar" "$@"
