@@ -154,8 +154,8 @@ public interface OperatorStore {
      * completion); a dispatcher settling work it claimed uses {@link ReactiveStore#settle}, which
      * refuses once its claim is no longer current (W6).
      *
-     * <p>Complete, fail and retry act only on live rows ({@code PENDING} or {@code CLAIMED}) and
-     * leave terminal rows alone (O34); unknown keys and keys no row can hold are no-ops (O33). A key
+     * <p>Every kind acts only on live rows ({@code PENDING} or {@code CLAIMED}) and leaves terminal
+     * rows alone (O32, O34); unknown keys and keys no row can hold are no-ops (O33). A key
      * may repeat (its row is settled once); an empty collection completes without touching storage.
      * Keys are visited in ascending code-point order, so two callers settling overlapping sets do
      * not deadlock. A {@link Settlement#retryAfter} counts its delay from the store's clock when the

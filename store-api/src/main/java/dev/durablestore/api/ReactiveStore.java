@@ -143,7 +143,7 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      *     claiming nothing, with {@link InvalidArgumentException} naming {@code request} when it is
      *     {@code null}, {@code policy.concurrencyCap} for a cap without a scope (O64),
      *     {@code policy.nodeConcurrencyCap} for a node cap without a scope with a node (O65), or
-     *     {@code scope.node} for a node that cannot be stored
+     *     {@code scope.node} for a node cap whose scope's node cannot be stored
      */
     Mono<List<OutboxRow>> claim(ClaimRequest request);
 
@@ -175,8 +175,9 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @param settlement how to settle it
      * @return completes when durable; fails, changing nothing, with {@link StaleClaimException}
      *     when the claim is no longer current (re-armed, claimed again or settled since), and with
-     *     {@link InvalidArgumentException} naming {@code claimed.claimToken} for a row that does not
-     *     come from a claim, {@code settlement} when it is {@code null}, or
+     *     {@link InvalidArgumentException} naming {@code claimed} when it is {@code null},
+     *     {@code claimed.claimToken} for a row that does not come from a claim, {@code settlement}
+     *     when it is {@code null}, or
      *     {@code settlement.visibleAfter} / {@code settlement.delay} for a visibility the store
      *     cannot keep (S15)
      */

@@ -325,6 +325,12 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         });
     }
 
+    /** W6: {@code settle(claimed, Settlement.complete())}, final here like every other operation. */
+    @Override
+    public final Mono<Void> complete(OutboxRow claimed) {
+        return settle(claimed, Settlement.complete());
+    }
+
     /**
      * O29–O34, O53–O58: the storable keys, each once, in the order rows are visited and locked in;
      * one key goes through the backend's single-row path, several through its bulk path.

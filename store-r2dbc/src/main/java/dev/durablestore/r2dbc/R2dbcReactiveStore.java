@@ -30,8 +30,8 @@ import reactor.core.publisher.Mono;
  *       re-arm or redrive that made rows claimable, on its own statement and coalesced (at most one
  *       in flight and one pending per store), so notifying never serializes commits; the poll
  *       interval is the fallback ({@link R2dbcStoreConfig#withNotifications(boolean)}).</li>
- *   <li><b>Settles</b> ({@code complete}, {@code fail}, {@code settleCancelled}, {@code retry}) made
- *       concurrently on one PostgreSQL store are written together, one statement per group, each
+ *   <li><b>Settles</b> of one row (the fenced {@code settle(row, …)}, and {@code settleKeys} of
+ *       one key) made concurrently on one PostgreSQL store are written together, one statement per group, each
  *       caller's {@code Mono} completing once that statement committed.</li>
  *   <li><b>Timestamps</b> are {@code BIGINT} epoch nanoseconds (S10); payloads {@code BYTEA}; text
  *       columns compare in code-point order ({@code COLLATE "C"} on PostgreSQL).</li>

@@ -73,8 +73,9 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
      * the write-ahead log cannot be checkpointed past that snapshot meanwhile, so it grows by what is
      * written during the backup. The copy goes to a new file in the target's directory, named
      * {@code <target name>.<digits>.partial}, is checked with {@code PRAGMA integrity_check}, synced
-     * to disk, renamed to {@code target} and its directory synced; only then is this Mono signalled.
-     * The target name holds nothing until the rename, and the rename never replaces a file: a process
+     * to disk, linked to {@code target} (a hard link, which fails atomically when a file is there)
+     * and its directory synced; only then is this Mono signalled. The target name holds nothing
+     * until then and never replaces a file: a process
      * killed during a backup leaves at most a {@code .partial} file, never a file at the target name.
      * A backup that fails, is cancelled or is stopped by {@link #close()} deletes its partial copy.
      *
@@ -83,13 +84,16 @@ public final class SqliteReactiveStore extends AbstractReactiveStore {
      * place of the store's file, with no {@code -wal} or {@code -shm} file of the old one beside it
      * ({@code docs/operations.md}). Backups run one at a time on the store's own backup thread
      * ({@code durable-store-backup-<name>}); a second waits for the first. Nothing blocks the caller's
-     * thread; the result is signalled on the store's emit threads.
+     * thread; the result is signalled on the store's emit threads (the refusals found before the copy
+     * starts, on the subscribing thread). Backups need the default journal mode, WAL: in the
+     * rollback-journal modes a reader stops every write for as long as it reads.
      *
      * @param target where the copy goes: a file that does not exist, in a directory that does
      * @return a cold Mono: subscribing starts the backup; it completes with the copy once it is at
      *     {@code target}, checked and synced. It signals {@link InvalidArgumentException} naming
      *     {@code target} when it is null, when a file (or link) is at {@code target} (that file is
-     *     left as it was) or its directory does not exist; {@link StoreClosedException} when the store
+     *     left as it was) or its directory does not exist, and naming {@code journalMode} when the
+     *     store does not run in WAL; {@link StoreClosedException} when the store
      *     is closed, or closes while the backup runs; {@link BackendException} when the copy cannot be
      *     written (an unwritable directory, a full disk) or fails its integrity check. Cancelling the
      *     subscription stops the backup.

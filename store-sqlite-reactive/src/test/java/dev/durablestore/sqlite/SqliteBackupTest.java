@@ -143,6 +143,25 @@ class SqliteBackupTest {
     }
 
     @Test
+    void S30_a_store_in_a_rollback_journal_mode_refuses_a_backup_naming_journalMode_and_creates_nothing()
+            throws Exception {
+        // given a store that runs in DELETE journal mode, where a reader stops the writer
+        SqliteStoreConfig config = SqliteStoreConfig.of(dir.resolve("s.db")).withJournalMode(SqliteJournalMode.DELETE);
+        try (SqliteReactiveStore store = SqliteReactiveStore.open(config)) {
+            // when a backup is asked for, then it is refused naming the journal mode
+            StepVerifier.create(store.backup(dir.resolve("copy.db")))
+                    .expectErrorSatisfies(e -> assertThat(e)
+                            .isInstanceOf(InvalidArgumentException.class)
+                            .hasMessageContaining("DELETE")
+                            .extracting(x -> ((InvalidArgumentException) x).argument())
+                            .isEqualTo("journalMode"))
+                    .verify(TIMEOUT);
+        }
+        // and nothing was created beside the store's file
+        assertThat(filesIn(dir)).containsExactly("s.db");
+    }
+
+    @Test
     void S30_a_target_in_a_directory_that_does_not_exist_is_refused_naming_target_and_creates_nothing()
             throws Exception {
         // given an open store and a target whose directory is missing

@@ -12,6 +12,7 @@ import dev.durablestore.api.WorkflowId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
@@ -297,6 +298,27 @@ public abstract class StaleClaimContract extends OutboxContractSupport {
                 })
                 .expectComplete()
                 .verify(TIMEOUT);
+    }
+
+    @Test
+    void O39_W13_a_heartbeat_of_more_rows_than_one_statement_binds_refreshes_them_all() {
+        // given 2,500 claimed rows: more than one statement of the heartbeat binds on PostgreSQL
+        WorkflowId w = workflow(1);
+        List<OutboxRow> staged =
+                IntStream.range(0, 2_500).mapToObj(i -> row(w, i, now())).toList();
+        stageAll(staged);
+        List<OutboxRow> claimed = claim(3_000);
+        assertThat(claimed).hasSize(2_500);
+        clock.advance(Duration.ofMinutes(10));
+
+        // when the dispatcher heartbeats every one of them
+        List<String> refreshed = store.heartbeat(claimed).block(TIMEOUT);
+
+        // then every key comes back, in ascending order, and none is stale any more
+        assertThat(refreshed)
+                .containsExactlyElementsOf(keys(claimed).stream().sorted().toList()); // ASCII keys
+        assertThat(store.listStaleClaimed(now(), 10).collectList().block(TIMEOUT))
+                .isEmpty();
     }
 
     @Test

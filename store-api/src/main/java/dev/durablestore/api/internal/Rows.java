@@ -83,9 +83,15 @@ public final class Rows {
     private static Access access() {
         Access a = access;
         if (a == null) {
-            // initializes OutboxRow, whose static initializer installs its builder
-            var unused = OutboxRow.dispatchKey(new WorkflowId(new java.util.UUID(0, 0)), 0);
+            try { // OutboxRow's static initializer installs its builder
+                Class.forName(OutboxRow.class.getName(), true, OutboxRow.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("OutboxRow cannot be initialized", e);
+            }
             a = access;
+            if (a == null) {
+                throw new IllegalStateException("OutboxRow did not install its builder");
+            }
         }
         return a;
     }

@@ -1,8 +1,5 @@
 package dev.durablestore.core.internal;
 
-import static dev.durablestore.api.InvalidArgumentException.requireNonNull;
-
-import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.internal.StoredText;
 import java.time.DateTimeException;
@@ -14,8 +11,8 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * The argument checks of the bulk settles and of {@code retryAfter} that every backend runs (O29–O34,
- * X10). For backends; not part of the user API.
+ * The argument checks of {@code settleKeys} and of a retry after a delay that every backend runs
+ * (O29–O34, O58, X10). For backends; not part of the user API.
  */
 public final class SettleArguments {
 
@@ -40,27 +37,13 @@ public final class SettleArguments {
     }
 
     /**
-     * @param delay the delay of {@code retryAfter}
-     * @return {@code delay}
-     * @throws InvalidArgumentException naming {@code delay} when it is {@code null} or negative
-     */
-    @CanIgnoreReturnValue // a check; returns its argument
-    public static Duration requireDelay(Duration delay) {
-        requireNonNull(delay, "delay");
-        if (delay.isNegative()) {
-            throw new InvalidArgumentException("delay", "must not be negative, was " + delay);
-        }
-        return delay;
-    }
-
-    /**
      * @param now the store clock's instant, read when the write runs
      * @param delay a checked delay
      * @return {@code now + delay} in epoch nanoseconds ({@link EpochNanos})
-     * @throws InvalidArgumentException naming {@code delay} when the sum cannot be stored
+     * @throws InvalidArgumentException naming {@code settlement.delay} when the sum cannot be stored
      */
     public static long visibleAfterNanos(Instant now, Duration delay) {
-        return visibleAfterNanos(now, delay, "delay");
+        return visibleAfterNanos(now, delay, "settlement.delay");
     }
 
     /**

@@ -13,8 +13,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The fenced single-row settles on PostgreSQL ({@code complete(row)}, {@code fail(row)},
- * {@code retry(row, …)}, {@code settleCancelled(row)}, W6), written in groups as
+ * The fenced single-row settles on PostgreSQL ({@code settle(row, settlement)} of every kind, and
+ * {@code complete(row)}, W6), written in groups as
  * {@link GroupedSettles} writes the unfenced ones: concurrent settles of one store wait in one
  * {@link GroupCommit} and go out as one {@code UPDATE} per flush, which commits by itself (one
  * round trip). Each row changes only while it is {@code claimed} under its settle's claim token, as

@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 /**
- * The single-row settles on PostgreSQL ({@code complete}, {@code fail}, {@code settleCancelled},
- * {@code retry}, O29–O34), written in groups: concurrent settles of one store wait in one
+ * The unfenced single-row settles on PostgreSQL ({@code settleKeys} of one key: complete, fail,
+ * cancel, retry at an instant; O29–O34), written in groups: concurrent settles of one store wait in one
  * {@link GroupCommit} and go out as one {@code UPDATE … FROM unnest(…)} per flush (one
  * {@code UPDATE … WHERE dispatch_key = ANY(…)} when every settle of it ends in the same terminal
  * status, as a drain's completes do), which commits by itself (no {@code BEGIN}/{@code COMMIT}: one

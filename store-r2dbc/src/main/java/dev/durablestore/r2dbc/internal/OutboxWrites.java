@@ -307,18 +307,30 @@ final class OutboxWrites implements OutboxWriteStorage {
         });
     }
 
-    /** W13: refreshes the rows still claimed under the given claims; returns their keys. */
+    /**
+     * W13: refreshes the rows still claimed under the given claims, in one transaction of one
+     * statement per {@value #BULK_CHUNK} claims (two parameters each, far below PostgreSQL's 65,535),
+     * in key order; returns their keys.
+     */
     @Override
     public Mono<List<String>> heartbeat(List<ClaimedKey> claims) {
         return Mono.defer(() -> {
-            Sql.Params p = new Sql.Params();
-            p.add(now());
-            StringJoiner pairs = new StringJoiner(", ", "(", ")");
-            for (ClaimedKey c : claims) {
-                pairs.add("(" + p.add(c.dispatchKey()) + ", " + p.add(c.claimToken()) + ")");
-            }
-            String sql = db.dialect().returning(HEARTBEAT + pairs, "dispatch_key");
-            return db.write("heartbeat", c -> keys(c, sql, p.values()));
+            long now = now();
+            int chunks = (claims.size() + BULK_CHUNK - 1) / BULK_CHUNK;
+            return db.write("heartbeat", c -> Flux.range(0, chunks)
+                    .concatMap(i -> {
+                        List<ClaimedKey> chunk =
+                                claims.subList(i * BULK_CHUNK, Math.min(claims.size(), (i + 1) * BULK_CHUNK));
+                        Sql.Params p = new Sql.Params();
+                        p.add(now);
+                        StringJoiner pairs = new StringJoiner(", ", "(", ")");
+                        for (ClaimedKey k : chunk) {
+                            pairs.add("(" + p.add(k.dispatchKey()) + ", " + p.add(k.claimToken()) + ")");
+                        }
+                        return keys(c, db.dialect().returning(HEARTBEAT + pairs, "dispatch_key"), p.values());
+                    })
+                    .flatMapIterable(refreshed -> refreshed)
+                    .collectList());
         });
     }
 

@@ -105,7 +105,7 @@ public final class Backend {
                 writes,
                 new OutboxReads(readers, outboxRows, config.clock()),
                 new Claims(writer, outboxRows, config.clock(), config.metrics()));
-        Backups backups = new Backups(connections, emit, config.metrics(), name);
+        Backups backups = new Backups(connections, config.journalMode(), emit, config.metrics(), name);
         return new Backend(name, emit, writer, readers, backups, storage, wakeups, config.clock());
     }
 

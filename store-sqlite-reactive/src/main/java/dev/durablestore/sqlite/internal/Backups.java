@@ -5,6 +5,7 @@ import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.StoreClosedException;
 import dev.durablestore.api.StoreException;
 import dev.durablestore.api.StoreMetrics;
+import dev.durablestore.sqlite.SqliteJournalMode;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -35,9 +36,10 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>A backup is {@code VACUUM INTO} a new file beside the target, run on a read-only connection of
  * its own: one read transaction, so the copy is the snapshot of the moment it began, while the
- * writer goes on committing (WAL). It never takes the write lock or a reader of the pool. The copy
+ * writer goes on committing. Only in WAL: in the rollback-journal modes that read transaction would
+ * stop every write for the whole copy, so a backup there is refused naming {@code journalMode}. It never takes the write lock or a reader of the pool. The copy
  * is then checked ({@code PRAGMA integrity_check} on a connection of its own), synced, renamed to
- * the target (refused when a file is there) and its directory synced. Until the rename the target
+ * the target (a hard link, refused atomically when a file is there) and its directory synced. Until the rename the target
  * name is untouched; a backup that fails, is cancelled or stopped by close deletes its partial copy.
  *
  * <p>Why {@code VACUUM INTO} rather than SQLite's backup API (BENCHMARKS.md, BACKUP): the backup
@@ -63,6 +65,7 @@ public final class Backups {
     private static final boolean WINDOWS =
             System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
 
+    private final SqliteJournalMode journalMode;
     private final Connections connections;
     private final Scheduler scheduler;
     private final Scheduler emit;
@@ -81,12 +84,20 @@ public final class Backups {
 
     /**
      * @param connections opens the read-only connections to the store's file and to the copies
+     * @param journalMode the store's journal mode: a backup needs WAL, where a reader does not stop
+     *     the writer
      * @param emit where subscribers are signalled
      * @param metrics receives each backup's time as the operation {@code backup}
      * @param storeName used in the thread name and in errors
      */
-    Backups(Connections connections, Scheduler emit, StoreMetrics metrics, String storeName) {
+    Backups(
+            Connections connections,
+            SqliteJournalMode journalMode,
+            Scheduler emit,
+            StoreMetrics metrics,
+            String storeName) {
         this.connections = connections;
+        this.journalMode = journalMode;
         // one thread, started when a backup runs and stopped after a minute idle; later backups queue
         this.scheduler =
                 Schedulers.newBoundedElastic(1, Integer.MAX_VALUE, "durable-store-backup-" + storeName, 60, true);
@@ -102,6 +113,12 @@ public final class Backups {
     Mono<Copy> backup(Path target) {
         return Mono.defer(() -> {
             InvalidArgumentException.requireNonNull(target, "target");
+            if (journalMode != SqliteJournalMode.WAL) {
+                throw new InvalidArgumentException(
+                        "journalMode",
+                        "a backup needs WAL, was " + journalMode + ": in this mode its read transaction would stop"
+                                + " every write for the whole copy");
+            }
             if (closed) {
                 return Mono.error(closed("backup refused"));
             }
@@ -168,9 +185,11 @@ public final class Backups {
             if (stop.getAsBoolean()) {
                 throw stopped(target);
             }
-            // no REPLACE_EXISTING: the move refuses a file created at the target meanwhile. In one
-            // directory it is one rename, so the target name only ever holds a whole, checked copy.
-            Files.move(partial, target);
+            // a hard link fails atomically when a file is at the target (a move without
+            // REPLACE_EXISTING checks, then renames over whatever appeared in between); in one
+            // directory it gives the target name to the whole, checked copy in one step
+            Files.createLink(target, partial);
+            Files.delete(partial);
         } catch (IOException | SQLException | RuntimeException e) {
             StoreException failure = failure(target, e);
             discard(partial, failure);

@@ -8,7 +8,7 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Settles one live outbox row ({@code complete} O29, {@code fail} O31, {@code settleCancelled} O32);
+ * Settles one live outbox row by key ({@code settleKeys}: complete O29, fail O31, cancel O32);
  * a row that is not live (or not stored) is left unchanged. Adjacent settles of one kind in a batch
  * run as one {@code UPDATE … WHERE dispatch_key IN (json_each(?))}: a dispatcher completing rows at
  * concurrency 64 sends its completes in bursts, and one statement per burst beats one per row.
