@@ -317,20 +317,22 @@ final class OutboxWrites implements OutboxWriteStorage {
         return Mono.defer(() -> {
             long now = now();
             int chunks = (claims.size() + BULK_CHUNK - 1) / BULK_CHUNK;
-            return db.write("heartbeat", c -> Flux.range(0, chunks)
-                    .concatMap(i -> {
-                        List<ClaimedKey> chunk =
-                                claims.subList(i * BULK_CHUNK, Math.min(claims.size(), (i + 1) * BULK_CHUNK));
-                        Sql.Params p = new Sql.Params();
-                        p.add(now);
-                        StringJoiner pairs = new StringJoiner(", ", "(", ")");
-                        for (ClaimedKey k : chunk) {
-                            pairs.add("(" + p.add(k.dispatchKey()) + ", " + p.add(k.claimToken()) + ")");
-                        }
-                        return keys(c, db.dialect().returning(HEARTBEAT + pairs, "dispatch_key"), p.values());
-                    })
-                    .flatMapIterable(refreshed -> refreshed)
-                    .collectList());
+            return db.write(
+                    "heartbeat",
+                    c -> Flux.range(0, chunks)
+                            .concatMap(i -> {
+                                List<ClaimedKey> chunk =
+                                        claims.subList(i * BULK_CHUNK, Math.min(claims.size(), (i + 1) * BULK_CHUNK));
+                                Sql.Params p = new Sql.Params();
+                                p.add(now);
+                                StringJoiner pairs = new StringJoiner(", ", "(", ")");
+                                for (ClaimedKey k : chunk) {
+                                    pairs.add("(" + p.add(k.dispatchKey()) + ", " + p.add(k.claimToken()) + ")");
+                                }
+                                return keys(c, db.dialect().returning(HEARTBEAT + pairs, "dispatch_key"), p.values());
+                            })
+                            .flatMapIterable(refreshed -> refreshed)
+                            .collectList());
         });
     }
 
