@@ -2,6 +2,7 @@ package dev.durablestore.api;
 
 import dev.durablestore.api.internal.Rows;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -32,6 +33,10 @@ import java.util.function.Consumer;
  * (pending or settled, staged, re-armed, built by hand) has token 0. The token is part of the row's
  * equality ({@link #equals}, over every field): two claims of the same row are different rows.
  *
+ * <p><b>Failures.</b> A retry or dead-letter that gives a reason ({@link Settlement#withReason})
+ * records it with the row; every read of the row returns its last {@value #MAX_FAILURES}
+ * ({@link #failures()}, O66). Only settles write them: staging and re-arming never do, and a row
+ * built by hand has none.
  */
 public final class OutboxRow {
 
@@ -54,6 +59,13 @@ public final class OutboxRow {
      */
     public static final int MAX_PRIORITY = 9;
 
+    /**
+     * The most {@link #failures()} a row keeps: a new failure beyond them replaces the oldest. With
+     * each reason at most {@value FailureReason#MAX_BYTES} bytes of text, a row holds at most 20 KiB
+     * of failure texts however often it is retried.
+     */
+    public static final int MAX_FAILURES = 5;
+
     static {
         Rows.install(new RowAccess());
     }
@@ -74,6 +86,7 @@ public final class OutboxRow {
     private final long claimToken;
     private final String traceContext;
     private final int priority;
+    private final List<AttemptFailure> failures;
 
     /** Checks each field on its own (see the class description); the one constructor. */
     private OutboxRow(
@@ -92,7 +105,8 @@ public final class OutboxRow {
             Instant claimedAt,
             long claimToken,
             String traceContext,
-            int priority) {
+            int priority,
+            List<AttemptFailure> failures) {
         InvalidArgumentException.requireNonEmpty(dispatchKey, "row.dispatchKey");
         InvalidArgumentException.requireNonNull(workflowId, "row.workflowId");
         InvalidArgumentException.requireNonNegative(ordinal, "row.ordinal");
@@ -120,6 +134,14 @@ public final class OutboxRow {
             throw new InvalidArgumentException(
                     "row.priority", "must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY + ", was " + priority);
         }
+        InvalidArgumentException.requireNonNull(failures, "row.failures");
+        if (failures.size() > MAX_FAILURES) {
+            throw new InvalidArgumentException(
+                    "row.failures", "must hold at most " + MAX_FAILURES + " failures, was " + failures.size());
+        }
+        for (int i = 0; i < failures.size(); i++) {
+            InvalidArgumentException.requireNonNull(failures.get(i), "row.failures[" + i + "]");
+        }
 
         this.dispatchKey = dispatchKey;
         this.workflowId = workflowId;
@@ -137,6 +159,7 @@ public final class OutboxRow {
         this.claimToken = claimToken;
         this.traceContext = traceContext;
         this.priority = priority;
+        this.failures = List.copyOf(failures);
     }
 
     /**
@@ -180,7 +203,8 @@ public final class OutboxRow {
                 null,
                 0L,
                 null,
-                MIN_PRIORITY);
+                MIN_PRIORITY,
+                List.of());
     }
 
     /** @return unique identity, canonically {@code <workflowId>:<ordinal>} (O2); non-empty */
@@ -276,6 +300,21 @@ public final class OutboxRow {
      */
     public int priority() {
         return priority;
+    }
+
+    /**
+     * @return the row's last failed attempts, oldest first, at most {@value #MAX_FAILURES}: one for
+     *     each retry or dead-letter that gave a reason ({@link Settlement#withReason}, O66); empty
+     *     when none did, and for rows stored before failures were kept (an older file or database,
+     *     migrated in place). Attempts are numbered from 1 ({@link AttemptFailure#attempt()}, O67)
+     */
+    public List<AttemptFailure> failures() {
+        return failures;
+    }
+
+    /** @return the newest of {@link #failures()}, or {@code null} when the row has none */
+    public AttemptFailure lastFailure() {
+        return failures.isEmpty() ? null : failures.get(failures.size() - 1);
     }
 
     /** @return true when the status is live ({@code PENDING} or {@code CLAIMED}) */
@@ -398,6 +437,7 @@ public final class OutboxRow {
         private long claimToken;
         private String traceContext;
         private int priority;
+        private final List<AttemptFailure> failures;
 
         private Draft(OutboxRow r) {
             dispatchKey = r.dispatchKey;
@@ -416,6 +456,7 @@ public final class OutboxRow {
             claimToken = r.claimToken;
             traceContext = r.traceContext;
             priority = r.priority;
+            failures = r.failures;
         }
 
         private OutboxRow build() {
@@ -435,7 +476,8 @@ public final class OutboxRow {
                     claimedAt,
                     claimToken,
                     traceContext,
-                    priority);
+                    priority,
+                    failures);
         }
     }
 
@@ -458,7 +500,8 @@ public final class OutboxRow {
                 && Objects.equals(claimedAt, r.claimedAt)
                 && claimToken == r.claimToken
                 && Objects.equals(traceContext, r.traceContext)
-                && priority == r.priority;
+                && priority == r.priority
+                && failures.equals(r.failures);
     }
 
     @Override
@@ -479,7 +522,8 @@ public final class OutboxRow {
                 claimedAt,
                 claimToken,
                 traceContext,
-                priority);
+                priority,
+                failures);
     }
 
     @Override
@@ -489,7 +533,7 @@ public final class OutboxRow {
                 + ", " + "node=" + node + ", " + "activityType=" + activityType + ", " + "input=" + input + ", "
                 + "status=" + status + ", " + "attempt=" + attempt + ", " + "visibleAfter=" + visibleAfter + ", "
                 + "claimedAt=" + claimedAt + ", " + "claimToken=" + claimToken + ", " + "traceContext=" + traceContext
-                + ", " + "priority=" + priority + "]";
+                + ", " + "priority=" + priority + ", failures=" + failures + "]";
     }
 
     /** How {@link Rows} builds the rows a backend reads, and the kit's rows under a claim token. */
@@ -511,7 +555,8 @@ public final class OutboxRow {
                 Instant claimedAt,
                 long claimToken,
                 String traceContext,
-                int priority) {
+                int priority,
+                List<AttemptFailure> failures) {
             return new OutboxRow(
                     dispatchKey,
                     workflowId,
@@ -528,7 +573,8 @@ public final class OutboxRow {
                     claimedAt,
                     claimToken,
                     traceContext,
-                    priority);
+                    priority,
+                    failures);
         }
 
         @Override

@@ -12,8 +12,12 @@ import java.util.Objects;
  *
  * <pre>{@code
  * store.settle(row, Settlement.complete());
- * store.settle(row, Settlement.retryAfter(row.attempt() + 1, Duration.ofSeconds(30)));
+ * store.settle(row, Settlement.retryAfter(row.attempt() + 1, Duration.ofSeconds(30))
+ *         .withReason(FailureReason.of(error)));
  * }</pre>
+ *
+ * <p>A retry or a dead-letter may say why the attempt failed ({@link #withReason}); the store keeps
+ * the reason with the row, in the same transaction (O66).
  *
  * <p>Checks that need the store (an instant or a delay the store cannot keep, S15) are made when the
  * settle runs and name {@code settlement.visibleAfter}, {@code settlement.delay}, or in a step
@@ -43,20 +47,22 @@ public final class Settlement {
         }
     }
 
-    private static final Settlement COMPLETE = new Settlement(Kind.COMPLETE, 0, null, null);
-    private static final Settlement FAIL = new Settlement(Kind.FAIL, 0, null, null);
-    private static final Settlement CANCEL = new Settlement(Kind.CANCEL, 0, null, null);
+    private static final Settlement COMPLETE = new Settlement(Kind.COMPLETE, 0, null, null, null);
+    private static final Settlement FAIL = new Settlement(Kind.FAIL, 0, null, null, null);
+    private static final Settlement CANCEL = new Settlement(Kind.CANCEL, 0, null, null, null);
 
     private final Kind kind;
     private final int nextAttempt;
     private final Instant visibleAfter;
     private final Duration delay;
+    private final FailureReason reason;
 
-    private Settlement(Kind kind, int nextAttempt, Instant visibleAfter, Duration delay) {
+    private Settlement(Kind kind, int nextAttempt, Instant visibleAfter, Duration delay, FailureReason reason) {
         this.kind = kind;
         this.nextAttempt = nextAttempt;
         this.visibleAfter = visibleAfter;
         this.delay = delay;
+        this.reason = reason;
     }
 
     /** @return done: the row's work succeeded (O29) */
@@ -76,7 +82,7 @@ public final class Settlement {
     public static Settlement retryAt(int nextAttempt, Instant visibleAfter) {
         InvalidArgumentException.requireNonNegative(nextAttempt, "nextAttempt");
         InvalidArgumentException.requireNonNull(visibleAfter, "visibleAfter");
-        return new Settlement(Kind.RETRY, nextAttempt, visibleAfter, null);
+        return new Settlement(Kind.RETRY, nextAttempt, visibleAfter, null, null);
     }
 
     /**
@@ -95,7 +101,7 @@ public final class Settlement {
         if (delay.isNegative()) {
             throw new InvalidArgumentException("delay", "must not be negative, was " + delay);
         }
-        return new Settlement(Kind.RETRY, nextAttempt, null, delay);
+        return new Settlement(Kind.RETRY, nextAttempt, null, delay, null);
     }
 
     /** @return dead-lettered: the row will not be dispatched again unless redriven (O31) */
@@ -106,6 +112,25 @@ public final class Settlement {
     /** @return cancelled: the row's work is no longer wanted (O32) */
     public static Settlement cancel() {
         return CANCEL;
+    }
+
+    /**
+     * Says why the attempt failed: the store records the reason with the row, as the failure of the
+     * attempt the settle ends (the row's {@code attempt() + 1}), in the same transaction, and keeps
+     * the row's last {@value OutboxRow#MAX_FAILURES} ({@link OutboxRow#failures()}, O66).
+     *
+     * @param value why the attempt failed
+     * @return a copy of this retry or dead-letter with the reason
+     * @throws InvalidArgumentException naming {@code reason} when it is {@code null}, or when this
+     *     settlement completes or cancels the row: only a retry or a dead-letter ends a failed attempt
+     */
+    public Settlement withReason(FailureReason value) {
+        InvalidArgumentException.requireNonNull(value, "reason");
+        if (kind != Kind.RETRY && kind != Kind.FAIL) {
+            throw new InvalidArgumentException(
+                    "reason", "is for a retry or a dead-letter (RETRY, FAIL); this settlement is " + kind);
+        }
+        return new Settlement(kind, nextAttempt, visibleAfter, delay, value);
     }
 
     /** @return the kind of settle */
@@ -128,27 +153,34 @@ public final class Settlement {
         return delay;
     }
 
+    /** @return why the attempt failed ({@link #withReason}), or {@code null} for none */
+    public FailureReason reason() {
+        return reason;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Settlement s
                 && kind == s.kind
                 && nextAttempt == s.nextAttempt
                 && Objects.equals(visibleAfter, s.visibleAfter)
-                && Objects.equals(delay, s.delay);
+                && Objects.equals(delay, s.delay)
+                && Objects.equals(reason, s.reason);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, nextAttempt, visibleAfter, delay);
+        return Objects.hash(kind, nextAttempt, visibleAfter, delay, reason);
     }
 
     @Override
     public String toString() {
+        String why = reason == null ? "" : ", reason=" + reason;
         return switch (kind) {
             case RETRY ->
                 "Settlement[RETRY, nextAttempt=" + nextAttempt
-                        + (delay != null ? ", delay=" + delay : ", visibleAfter=" + visibleAfter) + "]";
-            default -> "Settlement[" + kind + "]";
+                        + (delay != null ? ", delay=" + delay : ", visibleAfter=" + visibleAfter) + why + "]";
+            default -> "Settlement[" + kind + why + "]";
         };
     }
 }

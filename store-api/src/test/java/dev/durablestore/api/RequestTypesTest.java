@@ -115,6 +115,39 @@ class RequestTypesTest {
         assertRefused(() -> Settlement.retryAfter(0, Duration.ofMillis(-1)), "delay");
     }
 
+    @Test
+    void O66_a_retry_or_dead_letter_carries_a_reason_and_is_equal_by_it() {
+        FailureReason why = FailureReason.of("timed out");
+
+        Settlement retry = Settlement.retryAfter(2, Duration.ofSeconds(1)).withReason(why);
+        Settlement fail = Settlement.fail().withReason(why);
+
+        assertThat(retry.reason()).isEqualTo(why);
+        assertThat(retry.kind()).isEqualTo(Settlement.Kind.RETRY);
+        assertThat(retry.nextAttempt()).isEqualTo(2);
+        assertThat(retry.delay()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(fail.reason()).isEqualTo(why);
+        assertThat(Settlement.fail().reason()).isNull();
+        assertThat(Settlement.retryAt(1, T).withReason(why))
+                .isEqualTo(Settlement.retryAt(1, T).withReason(why))
+                .hasSameHashCodeAs(Settlement.retryAt(1, T).withReason(why))
+                .isNotEqualTo(Settlement.retryAt(1, T));
+        assertThat(fail)
+                .isNotEqualTo(Settlement.fail())
+                .isNotEqualTo(Settlement.fail().withReason(FailureReason.of("x")));
+        assertThat(fail.toString()).contains("FAIL", "timed out");
+    }
+
+    @Test
+    void O66_X10_a_reason_is_refused_when_null_and_on_a_complete_or_cancel() {
+        FailureReason why = FailureReason.of("no");
+        assertRefused(() -> Settlement.fail().withReason(null), "reason");
+        assertRefused(() -> Settlement.complete().withReason(why), "reason");
+        assertRefused(() -> Settlement.cancel().withReason(why), "reason");
+        assertRefused(() -> FailureReason.of((String) null), "message");
+        assertRefused(() -> FailureReason.of((Throwable) null), "error");
+    }
+
     private static void assertRefused(ThrowingCallable build, String argument) {
         assertThatThrownBy(build)
                 .isInstanceOfSatisfying(

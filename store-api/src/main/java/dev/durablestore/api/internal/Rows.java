@@ -1,11 +1,13 @@
 package dev.durablestore.api.internal;
 
+import dev.durablestore.api.AttemptFailure;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.WorkflowId;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Builds {@link OutboxRow}s the way only the store may: a row read back from storage with every
@@ -36,6 +38,7 @@ public final class Rows {
          * @param claimToken see {@link OutboxRow#claimToken()}
          * @param traceContext see {@link OutboxRow#traceContext()}
          * @param priority see {@link OutboxRow#priority()}
+         * @param failures see {@link OutboxRow#failures()}
          */
         OutboxRow stored(
                 String dispatchKey,
@@ -53,7 +56,8 @@ public final class Rows {
                 Instant claimedAt,
                 long claimToken,
                 String traceContext,
-                int priority);
+                int priority,
+                List<AttemptFailure> failures);
 
         /**
          * @param row a row
@@ -97,6 +101,65 @@ public final class Rows {
     }
 
     /**
+     * A row as a backend read it from storage, without failures.
+     *
+     * @return the row; see {@link #stored(String, WorkflowId, long, RunId, String, String, String,
+     *     String, Payload, OutboxStatus, int, Instant, Instant, long, String, int, List)}
+     * @param dispatchKey see {@link OutboxRow#dispatchKey()}
+     * @param workflowId see {@link OutboxRow#workflowId()}
+     * @param ordinal see {@link OutboxRow#ordinal()}
+     * @param runId see {@link OutboxRow#runId()}
+     * @param namespace see {@link OutboxRow#namespace()}
+     * @param taskQueue see {@link OutboxRow#taskQueue()}
+     * @param node see {@link OutboxRow#node()}
+     * @param activityType see {@link OutboxRow#activityType()}
+     * @param input see {@link OutboxRow#input()}
+     * @param status see {@link OutboxRow#status()}
+     * @param attempt see {@link OutboxRow#attempt()}
+     * @param visibleAfter see {@link OutboxRow#visibleAfter()}
+     * @param claimedAt see {@link OutboxRow#claimedAt()}
+     * @param claimToken see {@link OutboxRow#claimToken()}
+     * @param traceContext see {@link OutboxRow#traceContext()}
+     * @param priority see {@link OutboxRow#priority()}
+     */
+    public static OutboxRow stored(
+            String dispatchKey,
+            WorkflowId workflowId,
+            long ordinal,
+            RunId runId,
+            String namespace,
+            String taskQueue,
+            String node,
+            String activityType,
+            Payload input,
+            OutboxStatus status,
+            int attempt,
+            Instant visibleAfter,
+            Instant claimedAt,
+            long claimToken,
+            String traceContext,
+            int priority) {
+        return stored(
+                dispatchKey,
+                workflowId,
+                ordinal,
+                runId,
+                namespace,
+                taskQueue,
+                node,
+                activityType,
+                input,
+                status,
+                attempt,
+                visibleAfter,
+                claimedAt,
+                claimToken,
+                traceContext,
+                priority,
+                List.of());
+    }
+
+    /**
      * A row as a backend read it from storage.
      *
      * @return the row; see {@link Access#stored}
@@ -116,6 +179,7 @@ public final class Rows {
      * @param claimToken see {@link OutboxRow#claimToken()}
      * @param traceContext see {@link OutboxRow#traceContext()}
      * @param priority see {@link OutboxRow#priority()}
+     * @param failures see {@link OutboxRow#failures()}, oldest first
      * @throws dev.durablestore.api.InvalidArgumentException naming the field ({@code row.namespace})
      *     that breaks its own rule
      */
@@ -135,7 +199,8 @@ public final class Rows {
             Instant claimedAt,
             long claimToken,
             String traceContext,
-            int priority) {
+            int priority,
+            List<AttemptFailure> failures) {
         return access().stored(
                         dispatchKey,
                         workflowId,
@@ -152,7 +217,8 @@ public final class Rows {
                         claimedAt,
                         claimToken,
                         traceContext,
-                        priority);
+                        priority,
+                        failures);
     }
 
     /**
