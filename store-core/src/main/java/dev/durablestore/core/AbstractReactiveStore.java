@@ -57,6 +57,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -346,12 +347,18 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
             if (keys.isEmpty()) {
                 return Mono.empty();
             }
+            if (settlement.reason() != null) { // a dead-letter that records why (O66)
+                return freeing(writes.settleWithReason(keys, settlement, null));
+            }
             Settlement.Kind kind = settlement.kind();
             return freeing(keys.size() == 1 ? writes.settle(kind, keys.get(0)) : writes.settleAll(kind, keys));
         });
     }
 
-    /** O30, O58: the visibility checked now; a delay counts from the store clock when the write runs. */
+    /**
+     * O30, O58: the visibility checked now; a delay counts from the store clock when the write runs.
+     * A retry that records why (O66) goes through the backend's path for reasons.
+     */
     private Mono<Void> retryKeys(List<String> keys, Settlement retry) {
         int attempt = retry.nextAttempt();
         Duration delay = retry.delay();
@@ -359,6 +366,9 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
             long visible = EpochNanos.of(retry.visibleAfter(), "settlement.visibleAfter");
             if (keys.isEmpty()) {
                 return Mono.empty();
+            }
+            if (retry.reason() != null) {
+                return writes.settleWithReason(keys, retry, () -> visible);
             }
             return keys.size() == 1
                     ? writes.retry(keys.get(0), attempt, visible)
@@ -368,9 +378,13 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         if (keys.isEmpty()) {
             return Mono.empty();
         }
+        LongSupplier visibleAfterDelay = () -> SettleArguments.visibleAfterNanos(clock.instant(), delay);
+        if (retry.reason() != null) {
+            return writes.settleWithReason(keys, retry, visibleAfterDelay);
+        }
         return keys.size() == 1
                 ? writes.retryAfter(keys.get(0), attempt, delay)
-                : writes.retryAll(keys, attempt, () -> SettleArguments.visibleAfterNanos(clock.instant(), delay));
+                : writes.retryAll(keys, attempt, visibleAfterDelay);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.durablestore.core.internal;
 
+import dev.durablestore.api.AttemptFailure;
+import dev.durablestore.api.FailureReason;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Settlement;
@@ -113,7 +115,10 @@ public final class StepEncoder {
                 settlement.nextAttempt(),
                 visible,
                 settlement.delay(),
-                name);
+                name,
+                settlement.reason(),
+                row.attempt(),
+                row.failures());
     }
 
     private static void requireStorableKey(OutboxRow row, String operation) {
@@ -152,6 +157,10 @@ public final class StepEncoder {
      * @param visibleAfterNanos the new visibility of a retry at an instant, else {@code null}
      * @param delay the delay of a retry after a delay on the store's clock, else {@code null}
      * @param argument the settlement's name in errors ({@code settles[1]}, {@code settlement})
+     * @param reason why the attempt failed, or {@code null} (O66)
+     * @param claimedAttempt the row's attempt as its claim returned it
+     * @param failures the row's failures as its claim returned it: under the claim nothing else
+     *     changes them, so they are the stored ones while the fence holds
      */
     public record Settle(
             String dispatchKey,
@@ -160,7 +169,20 @@ public final class StepEncoder {
             int nextAttempt,
             Long visibleAfterNanos,
             Duration delay,
-            String argument) {
+            String argument,
+            FailureReason reason,
+            int claimedAttempt,
+            List<AttemptFailure> failures) {
+
+        /**
+         * @param nowNanos the store's clock when the settle is written, in epoch nanoseconds
+         * @return the stored form of the row's failures with this settle's reason added as the
+         *     failure of the claimed attempt ({@link FailureHistory}), or {@code null} when the
+         *     settle gives no reason and leaves them as they are
+         */
+        public String failuresAfter(long nowNanos) {
+            return reason == null ? null : FailureHistory.append(failures, claimedAttempt, nowNanos, reason);
+        }
 
         /**
          * @param nowNanos the store's clock when the settle is written, in epoch nanoseconds

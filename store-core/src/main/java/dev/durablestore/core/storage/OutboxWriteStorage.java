@@ -82,6 +82,24 @@ public interface OutboxWriteStorage {
     Mono<Void> retryAfter(String dispatchKey, int nextAttempt, Duration delay);
 
     /**
+     * O66: a retry (O30, O58) or dead-letter (O31) by keys that records a failure reason, in one
+     * transaction: each live row of the keys is settled as without a reason, and its failures gain
+     * the reason as the failure of attempt {@code attempt + 1} (its stored attempt as the write finds
+     * it) at the store clock's instant, keeping the last {@value dev.durablestore.api.OutboxRow#MAX_FAILURES}
+     * ({@link dev.durablestore.core.internal.FailureHistory#appendStored}); keys of no live row are
+     * left alone (O33, O34). A retry wakes the claim streams after the commit.
+     *
+     * @param dispatchKeys storable keys, distinct, in code-point order, at least one
+     * @param settlement a {@code RETRY} or {@code FAIL} with a reason
+     * @param visibleAfterNanos for a retry, its visibility, read once as the write runs (may throw
+     *     {@code InvalidArgumentException}, which fails the write and changes nothing); {@code null}
+     *     for a dead-letter
+     * @return completes once committed; fails with {@code SerializationException} naming the row,
+     *     writing nothing, when a row's stored failures do not decode
+     */
+    Mono<Void> settleWithReason(List<String> dispatchKeys, Settlement settlement, LongSupplier visibleAfterNanos);
+
+    /**
      * W6: a settle fenced by the claim that returned the row.
      *
      * @param settle the encoded settle

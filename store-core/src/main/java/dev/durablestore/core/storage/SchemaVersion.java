@@ -22,8 +22,11 @@ public final class SchemaVersion {
      *
      * <p>1 is the first version recorded. A database that records none reads as 0: a new one, or one
      * written before versions were recorded, whatever its layout; opening migrates it in place.
+     *
+     * <p>2 adds the outbox column {@code failures} (O66): a library that reads version 1 would
+     * settle rows without keeping their failures.
      */
-    public static final int CURRENT = 1;
+    public static final int CURRENT = 2;
 
     private SchemaVersion() {}
 

@@ -13,9 +13,13 @@ import reactor.core.publisher.Mono;
 final class FencedSettles {
 
     private static final String FENCE = " WHERE dispatch_key = $3 AND status = 'claimed' AND claim_token = $4";
-    private static final String SETTLE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2" + FENCE;
-    private static final String RETRY =
-            "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, " + "claimed_at = NULL" + FENCE;
+
+    /** A settle without a reason binds {@code NULL} as {@code $5} and leaves the failures as they are (O66). */
+    private static final String SETTLE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2, "
+            + "failures = COALESCE($5, failures)" + FENCE;
+
+    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
+            + "claimed_at = NULL, failures = COALESCE($5, failures)" + FENCE;
 
     private FencedSettles() {}
 
@@ -25,11 +29,13 @@ final class FencedSettles {
      *
      * @param c the connection
      * @param s the settle
-     * @param nowNanos the store's clock: the settle time, and the base of a retry's delay
+     * @param nowNanos the store's clock: the settle time, the base of a retry's delay, and the time
+     *     of the failure a reason records
      * @param operation the operation name for the error
      * @return completes once the row is settled
      */
     static Mono<Void> apply(Connection c, StepEncoder.Settle s, long nowNanos, String operation) {
+        Object failures = Sql.text(s.failuresAfter(nowNanos));
         Mono<Long> update = switch (s.kind()) {
             case RETRY ->
                 Sql.update(
@@ -38,10 +44,10 @@ final class FencedSettles {
                         (long) s.nextAttempt(),
                         s.retryVisibleAfter(nowNanos),
                         s.dispatchKey(),
-                        s.claimToken());
-            case COMPLETE -> Sql.update(c, SETTLE, "done", nowNanos, s.dispatchKey(), s.claimToken());
-            case FAIL -> Sql.update(c, SETTLE, "failed", nowNanos, s.dispatchKey(), s.claimToken());
-            case CANCEL -> Sql.update(c, SETTLE, "cancelled", nowNanos, s.dispatchKey(), s.claimToken());
+                        s.claimToken(),
+                        failures);
+            case COMPLETE, FAIL, CANCEL ->
+                Sql.update(c, SETTLE, s.kind().status().token(), nowNanos, s.dispatchKey(), s.claimToken(), failures);
         };
         return update.flatMap(n -> n == 1
                 ? Mono.<Void>empty()

@@ -66,9 +66,18 @@ final class GroupedAppendStatement {
 
     private record EventAt(int append, EventEncoder.Encoded event) {}
 
-    /** A step's fenced settle: a retry's attempt and visibility, 0 for the others (not written). */
+    /**
+     * A step's fenced settle: a retry's attempt and visibility, 0 for the others (not written); the
+     * row's new failures when it gives a reason, else {@code null} (kept as they are, O66).
+     */
     private record SettleAt(
-            int append, String dispatchKey, long token, String status, int attempt, long visibleAfter) {}
+            int append,
+            String dispatchKey,
+            long token,
+            String status,
+            int attempt,
+            long visibleAfter,
+            String failures) {}
 
     private record TimerAt(int append, StepEncoder.Timer timer) {}
 
@@ -105,6 +114,7 @@ final class GroupedAppendStatement {
             .column("status", TEXT, SettleAt::status)
             .column("attempt", INT, SettleAt::attempt)
             .column("visible_after", BIGINT, SettleAt::visibleAfter)
+            .column("failures", TEXT, SettleAt::failures)
             .build();
 
     private static final ArrayRelation<TimerAt> TIMERS = ArrayRelation.<TimerAt>named("tm")
@@ -173,7 +183,7 @@ final class GroupedAppendStatement {
                 + "attempt = CASE WHEN st.status = 'pending' THEN st.attempt ELSE o.attempt END, "
                 + "visible_after = CASE WHEN st.status = 'pending' THEN st.visible_after ELSE o.visible_after END, "
                 + "settled_at = CASE WHEN st.status = 'pending' THEN o.settled_at ELSE " + p.marker(NOW)
-                + "::bigint END "
+                + "::bigint END, failures = COALESCE(st.failures, o.failures) "
                 + "FROM st JOIN ok ON ok.i = st.i WHERE o.dispatch_key = st.dispatch_key AND o.claim_token = st.token "
                 + "AND o.status = 'claimed' RETURNING 1), "
                 + "tm AS (SELECT * FROM " + TIMERS.unnest(p) + "), "
@@ -280,7 +290,8 @@ final class GroupedAppendStatement {
                         s.claimToken(),
                         s.kind().status().token(),
                         retry ? s.nextAttempt() : 0,
-                        retry ? s.retryVisibleAfter(nowNanos) : 0L));
+                        retry ? s.retryVisibleAfter(nowNanos) : 0L,
+                        s.failuresAfter(nowNanos)));
             }
             for (StepEncoder.Timer t : a.timers()) {
                 timers.add(new TimerAt(i, t));

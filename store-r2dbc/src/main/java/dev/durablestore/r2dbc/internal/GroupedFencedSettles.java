@@ -54,13 +54,18 @@ final class GroupedFencedSettles {
     static final String SETTLE_ALIKE = "UPDATE outbox o SET status = $3, claimed_at = NULL, settled_at = $4 "
             + "FROM unnest($1::text[], $2::bigint[]) AS u(dispatch_key, claim_token) " + FENCE;
 
-    /** Any mix; a retry ({@code pending}) keeps {@code settled_at} and sets its attempt and visible time. */
+    /**
+     * Any mix; a retry ({@code pending}) keeps {@code settled_at} and sets its attempt and visible
+     * time; a settle with a reason sets the row's failures to the array it carries, one without (a
+     * NULL element) leaves them (O66).
+     */
     static final String SETTLE = "UPDATE outbox o SET status = u.status, claimed_at = NULL, "
             + "attempt = CASE WHEN u.status = 'pending' THEN u.attempt ELSE o.attempt END, "
             + "visible_after = CASE WHEN u.status = 'pending' THEN u.visible_after ELSE o.visible_after END, "
-            + "settled_at = CASE WHEN u.status = 'pending' THEN o.settled_at ELSE $6 END "
-            + "FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[]) "
-            + "AS u(dispatch_key, claim_token, status, attempt, visible_after) " + FENCE;
+            + "settled_at = CASE WHEN u.status = 'pending' THEN o.settled_at ELSE $6 END, "
+            + "failures = COALESCE(u.failures, o.failures) "
+            + "FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $7::text[]) "
+            + "AS u(dispatch_key, claim_token, status, attempt, visible_after, failures) " + FENCE;
 
     /**
      * One fenced settle.
@@ -131,7 +136,9 @@ final class GroupedFencedSettles {
         String[] statuses = new String[n];
         Long[] attempts = new Long[n];
         Long[] visibleAfter = visible.toArray(new Long[0]);
+        String[] failures = new String[n];
         boolean retries = false;
+        boolean reasons = false;
         boolean alike = true;
         for (int i = 0; i < n; i++) {
             StepEncoder.Settle s = round.get(i).request().settle();
@@ -141,11 +148,13 @@ final class GroupedFencedSettles {
                     ? PENDING
                     : s.kind().status().token();
             attempts[i] = (long) s.nextAttempt();
+            failures[i] = s.failuresAfter(nowNanos);
             retries |= PENDING.equals(statuses[i]);
+            reasons |= failures[i] != null;
             alike &= statuses[i].equals(statuses[0]);
         }
         boolean wakes = retries;
-        boolean oneStatus = alike && !retries;
+        boolean oneStatus = alike && !retries && !reasons;
         String operation = n == 1 ? "settle" : "settle[" + n + "]";
         return GroupedSettles.sendRound(
                 db,
@@ -163,7 +172,8 @@ final class GroupedFencedSettles {
                                         statuses,
                                         attempts,
                                         visibleAfter,
-                                        nowNanos))
+                                        nowNanos,
+                                        failures))
                         .collect(HashSet<String>::new, Set::add),
                 wakes ? wake : null,
                 (call, changed) -> {

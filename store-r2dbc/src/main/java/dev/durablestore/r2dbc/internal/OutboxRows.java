@@ -13,6 +13,7 @@ import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.codec.EventCodec;
+import dev.durablestore.core.internal.FailureHistory;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StoredRows;
 import io.r2dbc.spi.Connection;
@@ -29,9 +30,9 @@ final class OutboxRows {
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
-            + "trace_context, priority";
+            + "trace_context, priority, failures";
     /** How many columns {@link #COLUMNS} names. */
-    static final int COLUMN_COUNT = 16;
+    static final int COLUMN_COUNT = 17;
 
     /**
      * The columns a claim reads back: those of {@link #COLUMNS} but the three the claim sets itself
@@ -39,9 +40,9 @@ final class OutboxRows {
      * ({@link #claimed}), in this order.
      */
     static final String CLAIMED_COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, "
-            + "node, activity_type, input, attempt, visible_after, trace_context, priority";
+            + "node, activity_type, input, attempt, visible_after, trace_context, priority, failures";
     /** How many columns {@link #CLAIMED_COLUMNS} names. */
-    static final int CLAIMED_COLUMN_COUNT = 13;
+    static final int CLAIMED_COLUMN_COUNT = 14;
 
     /**
      * {@link #CLAIMED_COLUMNS} as PostgreSQL's claim returns them from its {@code UPDATE outbox o}:
@@ -51,7 +52,7 @@ final class OutboxRows {
      */
     static final String CLAIMED_RETURNING_PG = "o.dispatch_key, o.workflow_id, o.ordinal, o.run_id, o.namespace, "
             + "o.task_queue, o.node, o.activity_type, encode(o.input, 'hex') AS input, o.attempt, o.visible_after, "
-            + "o.trace_context, o.priority";
+            + "o.trace_context, o.priority, o.failures";
 
     /**
      * The columns every staging path writes (O1, O10, O59, O62), each with its value for a staged
@@ -201,7 +202,8 @@ final class OutboxRows {
                 Sql.longAt(row, 12),
                 Sql.longAt(row, 13),
                 Sql.textAt(row, 14),
-                Sql.longAt(row, 15));
+                Sql.longAt(row, 15),
+                Sql.textAt(row, 16));
     }
 
     /**
@@ -231,7 +233,8 @@ final class OutboxRows {
                 claimedAt,
                 claimToken,
                 Sql.textAt(row, 11),
-                Sql.longAt(row, 12));
+                Sql.longAt(row, 12),
+                Sql.textAt(row, 13));
     }
 
     /**
@@ -269,7 +272,8 @@ final class OutboxRows {
                     Times.fromNanos(s.claimedAt),
                     claimToken,
                     s.traceContext,
-                    s.priority == null ? OutboxRow.MIN_PRIORITY : s.priority.intValue());
+                    s.priority == null ? OutboxRow.MIN_PRIORITY : s.priority.intValue(),
+                    FailureHistory.decode(s.failures)); // NULL in rows older than the column
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException(
                     "stored outbox row " + s.dispatchKey + " cannot be decoded: " + e.getMessage(), e);
@@ -311,5 +315,6 @@ final class OutboxRows {
             Long claimedAt,
             Long claimToken,
             String traceContext,
-            Long priority) {}
+            Long priority,
+            String failures) {}
 }

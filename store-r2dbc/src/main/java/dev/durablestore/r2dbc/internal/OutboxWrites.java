@@ -5,6 +5,7 @@ import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.core.internal.FailureHistory;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
@@ -56,6 +57,18 @@ final class OutboxWrites implements OutboxWriteStorage {
             + "settled_at = $1 WHERE " + LIVE + " AND dispatch_key IN ";
     private static final String RETRY_KEYS = "UPDATE outbox SET status = 'pending', attempt = $1, visible_after = $2, "
             + "claimed_at = NULL WHERE " + LIVE + " AND dispatch_key IN ";
+    /**
+     * O66: the live rows of a settle that records a reason, locked in key order; followed by the key
+     * list. Live is tested as {@link GroupedSettles#live} tests it, so the rows are found by their
+     * keys through the primary key whatever the statistics say.
+     */
+    private static final String FAILING = "SELECT dispatch_key, attempt, failures FROM outbox WHERE "
+            + GroupedSettles.live("status") + " AND dispatch_key IN ";
+
+    private static final String FAIL_WITH_REASON = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
+            + "settled_at = $1, failures = $2 WHERE dispatch_key = $3 AND " + LIVE;
+    private static final String RETRY_WITH_REASON = "UPDATE outbox SET status = 'pending', attempt = $1, "
+            + "visible_after = $2, claimed_at = NULL, failures = $3 WHERE dispatch_key = $4 AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
             + "settled_at = $1 WHERE workflow_id = $2 AND " + LIVE;
     private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = $1, "
@@ -253,6 +266,44 @@ final class OutboxWrites implements OutboxWriteStorage {
                                 (long) nextAttempt,
                                 SettleArguments.visibleAfterNanos(clock.instant(), delay),
                                 key))
+                .then();
+    }
+
+    /**
+     * O66: one transaction locks the live rows of the keys in key order ({@value #BULK_CHUNK} keys a
+     * statement), works out each one's new failures (a row whose stored failures do not decode fails
+     * the transaction before anything is written), then settles them one execution each. Written
+     * alone rather than through {@link GroupedSettles}: the new failures depend on the stored ones.
+     */
+    @Override
+    public Mono<Void> settleWithReason(List<String> keys, Settlement settlement, LongSupplier visible) {
+        boolean retry = settlement.kind() == Settlement.Kind.RETRY;
+        Function<Connection, Mono<Long>> work = c -> Mono.defer(() -> {
+            long now = now();
+            long visibleAfter = retry ? visible.getAsLong() : 0L;
+            int chunks = (keys.size() + BULK_CHUNK - 1) / BULK_CHUNK;
+            return Flux.range(0, chunks)
+                    .concatMap(i -> {
+                        Sql.Params p = new Sql.Params();
+                        List<String> chunk = keys.subList(i * BULK_CHUNK, Math.min(keys.size(), (i + 1) * BULK_CHUNK));
+                        return Sql.query(
+                                c,
+                                FAILING + p.list(chunk) + " ORDER BY dispatch_key FOR UPDATE",
+                                row -> {
+                                    String key = Sql.textAt(row, 0);
+                                    String failures = FailureHistory.appendStored(
+                                            key, Sql.textAt(row, 2), Sql.longAt(row, 1), now, settlement.reason());
+                                    return retry
+                                            ? new Object[] {(long) settlement.nextAttempt(), visibleAfter, failures, key
+                                            }
+                                            : new Object[] {now, failures, key};
+                                },
+                                p.values());
+                    })
+                    .collectList()
+                    .flatMap(updates -> Sql.updateEach(c, retry ? RETRY_WITH_REASON : FAIL_WITH_REASON, updates));
+        });
+        return deadlockRetried(retry ? waking("retry", work) : db.write("fail", work))
                 .then();
     }
 

@@ -63,7 +63,10 @@ final class Schema {
             // O65: the node of the claim that took the row (NULL for none, and in old rows), so
             // node-capped claims can count what a node holds; nullable without a default, so adding
             // it rewrites no row; not indexed, read only beside outbox_claimed
-            new String[] {"claimed_by", null});
+            new String[] {"claimed_by", null},
+            // O66: the row's last failed attempts as a JSON array (FailureHistory), NULL for none and
+            // in old rows; nullable without a default, so adding it rewrites no row; schema version 2
+            new String[] {"failures", null});
 
     private Schema() {}
 

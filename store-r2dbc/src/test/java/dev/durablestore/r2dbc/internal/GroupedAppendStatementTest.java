@@ -2,6 +2,7 @@ package dev.durablestore.r2dbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.FailureReason;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.Settlement;
@@ -30,7 +31,8 @@ class GroupedAppendStatementTest {
                         OutboxRow.pending(W, 0, "work", Payload.json("{}"), Instant.EPOCH), payload, 0L, null))
                 : List.of();
         List<StepEncoder.Settle> settles = step
-                ? List.of(new StepEncoder.Settle("k", 7L, Settlement.Kind.RETRY, 2, 5L, null, "settles[0]"))
+                ? List.of(new StepEncoder.Settle(
+                        "k", 7L, Settlement.Kind.RETRY, 2, 5L, null, "settles[0]", FailureReason.of("x"), 1, List.of()))
                 : List.of();
         List<StepEncoder.Timer> timers = step ? List.of(new StepEncoder.Timer("t", null)) : List.of();
         return new GroupedAppends.Append("append", W.toString(), 0, events, staged, settles, timers);

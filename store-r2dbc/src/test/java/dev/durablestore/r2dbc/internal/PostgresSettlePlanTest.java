@@ -40,8 +40,8 @@ class PostgresSettlePlanTest {
             new String[] {GroupedFencedSettles.SETTLE_ALIKE, "text[], bigint[], text, bigint", "%s, %s, 'done', 5"},
             new String[] {
                 GroupedFencedSettles.SETTLE,
-                "text[], bigint[], text[], bigint[], bigint[], bigint",
-                "%s, %s, %s, %s, %s, 5"
+                "text[], bigint[], text[], bigint[], bigint[], bigint, text[]",
+                "%s, %s, %s, %s, %s, 5, %s"
             });
 
     @ParameterizedTest
@@ -109,11 +109,14 @@ class PostgresSettlePlanTest {
         String tokens = array(g.stream().map(n -> "7"), "bigint");
         String statuses = array(g.stream().map(n -> n % 2 == 0 ? "'done'" : "'pending'"), "text");
         String numbers = array(g.stream().map(n -> "3"), "bigint");
+        // every third settle records a failure (O66), the others leave the failures as they are
+        String failures = array(
+                g.stream().map(n -> n % 3 == 0 ? "'[{\"attempt\":1,\"at\":0,\"message\":\"m\"}]'" : "NULL"), "text");
         return switch (i) {
             case 0 -> String.format(STATEMENTS.get(0)[2], keys);
             case 1 -> String.format(STATEMENTS.get(1)[2], keys, statuses, numbers, numbers);
             case 2 -> String.format(STATEMENTS.get(2)[2], keys, tokens);
-            default -> String.format(STATEMENTS.get(3)[2], keys, tokens, statuses, numbers, numbers);
+            default -> String.format(STATEMENTS.get(3)[2], keys, tokens, statuses, numbers, numbers, failures);
         };
     }
 

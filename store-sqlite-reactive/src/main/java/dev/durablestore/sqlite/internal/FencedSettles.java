@@ -13,9 +13,12 @@ final class FencedSettles {
 
     private static final String FENCE = " WHERE dispatch_key = ? AND status = 'claimed' AND claim_token = ?";
     private static final String CURRENT = "SELECT 1 FROM outbox" + FENCE;
-    private static final String SETTLE = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ?" + FENCE;
-    private static final String RETRY =
-            "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, " + "claimed_at = NULL" + FENCE;
+    /** A settle without a reason binds {@code NULL} as the failures and leaves them as they are (O66). */
+    private static final String SETTLE = "UPDATE outbox SET status = ?, claimed_at = NULL, settled_at = ?, "
+            + "failures = COALESCE(?, failures)" + FENCE;
+
+    private static final String RETRY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
+            + "claimed_at = NULL, failures = COALESCE(?, failures)" + FENCE;
 
     private FencedSettles() {}
 
@@ -39,7 +42,8 @@ final class FencedSettles {
      *
      * @param c the write connection, in the transaction
      * @param s the settle
-     * @param nowNanos the store's clock: the settle time, and the base of a retry's delay
+     * @param nowNanos the store's clock: the settle time, the base of a retry's delay, and the time
+     *     of the failure a reason records
      * @return true when the row was claimed under the settle's token and is now settled; false when
      *     nothing changed
      * @throws SQLException on storage failure
@@ -60,6 +64,7 @@ final class FencedSettles {
             }
             default -> throw new IllegalStateException("unknown settlement " + s.kind());
         }
+        EventRows.setNullable(ps, i++, s.failuresAfter(nowNanos));
         ps.setString(i++, s.dispatchKey());
         ps.setLong(i, s.claimToken());
         return ps.executeUpdate() == 1;

@@ -8,6 +8,7 @@ import dev.durablestore.api.RunId;
 import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.internal.Rows;
 import dev.durablestore.core.codec.EventCodec;
+import dev.durablestore.core.internal.FailureHistory;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.StoredRows;
 import java.sql.PreparedStatement;
@@ -24,7 +25,7 @@ final class OutboxRows {
     /** The columns every row-returning outbox statement selects, in this order. */
     static final String COLUMNS = "dispatch_key, workflow_id, ordinal, run_id, namespace, task_queue, node, "
             + "activity_type, input, status, attempt, visible_after, claimed_at, claim_token, "
-            + "trace_context, priority";
+            + "trace_context, priority, failures";
 
     /** The condition of a live row (pending or claimed), which settles, cancels and counts look for. */
     static final String LIVE = "status IN ('pending', 'claimed')";
@@ -114,7 +115,8 @@ final class OutboxRows {
                     Times.fromNanos(claimedAt),
                     claimToken,
                     rs.getString(15),
-                    rs.getInt(16)); // NOT NULL DEFAULT 0: rows older than the column read 0
+                    rs.getInt(16), // NOT NULL DEFAULT 0: rows older than the column read 0
+                    FailureHistory.decode(rs.getString(17))); // NULL in rows older than the column
         } catch (SerializationException | InvalidArgumentException e) {
             throw new SerializationException("stored outbox row " + key + " cannot be decoded: " + e.getMessage(), e);
         }

@@ -6,6 +6,7 @@ import dev.durablestore.api.SerializationException;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StaleClaimException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.core.internal.FailureHistory;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
@@ -38,6 +39,14 @@ final class OutboxWrites implements OutboxWriteStorage {
             + "claimed_at = NULL WHERE dispatch_key = ? AND " + LIVE;
     private static final String RETRY_MANY = "UPDATE outbox SET status = 'pending', attempt = ?, visible_after = ?, "
             + "claimed_at = NULL WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND " + LIVE;
+    /** O66: the live rows of a settle that records a reason, with what the failure record needs. */
+    private static final String FAILING = "SELECT dispatch_key, attempt, failures FROM outbox "
+            + "WHERE dispatch_key IN (SELECT value FROM json_each(?)) AND " + LIVE;
+
+    private static final String FAIL_WITH_REASON = "UPDATE outbox SET status = 'failed', claimed_at = NULL, "
+            + "settled_at = ?, failures = ? WHERE dispatch_key = ? AND " + LIVE;
+    private static final String RETRY_WITH_REASON = "UPDATE outbox SET status = 'pending', attempt = ?, "
+            + "visible_after = ?, claimed_at = NULL, failures = ? WHERE dispatch_key = ? AND " + LIVE;
     private static final String CANCEL_WORKFLOW = "UPDATE outbox SET status = 'cancelled', claimed_at = NULL, "
             + "settled_at = ? WHERE workflow_id = ? AND " + LIVE + " RETURNING dispatch_key";
     private static final String REARM_EXISTING = "UPDATE outbox SET status = 'pending', visible_after = ?, "
@@ -144,6 +153,52 @@ final class OutboxWrites implements OutboxWriteStorage {
             case CANCEL -> SettleCommand.Kind.CANCEL;
             case RETRY -> throw new IllegalArgumentException("a retry is not a settle of this kind");
         };
+    }
+
+    /**
+     * O66: one command reads the live rows of the keys, works out each one's new failures (a row
+     * whose stored failures do not decode refuses the command before it writes), then settles them
+     * one statement each.
+     *
+     * @param keys storable keys, distinct, sorted
+     * @param settlement a retry or dead-letter with a reason
+     * @param visible a retry's visibility, read when the command runs; {@code null} for a dead-letter
+     * @return completion
+     */
+    @Override
+    public Mono<Void> settleWithReason(List<String> keys, Settlement settlement, LongSupplier visible) {
+        boolean retry = settlement.kind() == Settlement.Kind.RETRY;
+        String json = JsonArrays.of(keys);
+        return writer.submit(Commands.of(retry ? "retry" : "fail", retry, c -> {
+            long now = now();
+            long visibleAfter = retry ? visible.getAsLong() : 0L;
+            List<String> found = new ArrayList<>();
+            List<String> failures = new ArrayList<>();
+            PreparedStatement select = c.prepare(FAILING);
+            select.setString(1, json);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    String key = rs.getString(1);
+                    found.add(key);
+                    failures.add(
+                            FailureHistory.appendStored(key, rs.getString(3), rs.getLong(2), now, settlement.reason()));
+                }
+            }
+            PreparedStatement ps = c.prepare(retry ? RETRY_WITH_REASON : FAIL_WITH_REASON);
+            for (int k = 0; k < found.size(); k++) {
+                int i = 1;
+                if (retry) {
+                    ps.setLong(i++, settlement.nextAttempt());
+                    ps.setLong(i++, visibleAfter);
+                } else {
+                    ps.setLong(i++, now);
+                }
+                ps.setString(i++, failures.get(k));
+                ps.setString(i, found.get(k));
+                ps.executeUpdate();
+            }
+            return null;
+        }));
     }
 
     /**

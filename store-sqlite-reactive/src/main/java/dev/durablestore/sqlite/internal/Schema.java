@@ -65,7 +65,10 @@ final class Schema {
             // O65: the node of the claim that took the row (NULL for none, and in old rows), so
             // node-capped claims can count what a node holds; not indexed, read only beside
             // outbox_claimed
-            new String[] {"claimed_by", "TEXT"});
+            new String[] {"claimed_by", "TEXT"},
+            // O66: the row's last failed attempts as a JSON array (FailureHistory), NULL for none and
+            // in old rows; written only by a settle that gives a reason; schema version 2
+            new String[] {"failures", "TEXT"});
 
     private static final List<String> INDEXES = List.of(
             // Only the queryable events (lifecycle, child starts): every read of it asks for
