@@ -2,9 +2,12 @@ package dev.durablestore.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.AttemptFailure;
 import dev.durablestore.api.BackendException;
 import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.FailureReason;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -181,6 +184,49 @@ class PostgresGroupedSettleTest {
                 .expectComplete()
                 .verify(TIMEOUT);
         assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.DONE);
+    }
+
+    @Test
+    void O66_fenced_settles_with_and_without_reasons_in_one_group_each_record_their_own_in_one_statement() {
+        // given five claimed rows, and the fenced flush in flight waiting for a lock on the first
+        List<String> k = stage(5);
+        Map<String, OutboxRow> rows = byKey(store.claim(ClaimRequest.of(5)).block(TIMEOUT));
+        FailureReason declined = FailureReason.of("card declined").withType("PaymentDeclined");
+        FailureReason timeout = FailureReason.of("ledger timeout");
+        try (Lock lock = Lock.row(harness.factory(), k.get(0))) {
+            Mono<Void> blocked = store.complete(rows.get(k.get(0))).cache();
+            blocked.subscribe();
+            batches.clear();
+
+            // when one group holds a dead-letter and a retry with reasons, a complete and a dead-letter without
+            Mono<Void> group = Mono.when(
+                    store.settle(rows.get(k.get(1)), Settlement.fail().withReason(declined)),
+                    store.settle(
+                            rows.get(k.get(2)),
+                            Settlement.retryAt(1, clock.instant()).withReason(timeout)),
+                    store.complete(rows.get(k.get(3))),
+                    store.settle(rows.get(k.get(4)), Settlement.fail()));
+            StepVerifier.create(group.and(blocked))
+                    .then(lock::release)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+
+        // then the four went out as one statement, and each row records only its own reason
+        assertThat(batches).contains(4);
+        Instant now = clock.instant();
+        assertThat(failures(k.get(1))).containsExactly(AttemptFailure.of(1, now, declined));
+        assertThat(failures(k.get(2))).containsExactly(AttemptFailure.of(1, now, timeout));
+        assertThat(failures(k.get(3))).isEmpty();
+        assertThat(failures(k.get(4))).isEmpty();
+        assertThat(state(k.get(1)).status()).isEqualTo(OutboxStatus.FAILED);
+        assertThat(state(k.get(2))).isEqualTo(new OutboxRowState(OutboxStatus.PENDING, 1, now));
+    }
+
+    private List<AttemptFailure> failures(String key) {
+        return store.listOutbox(OutboxQuery.all(1).withDispatchKey(key))
+                .blockFirst(TIMEOUT)
+                .failures();
     }
 
     @Test
