@@ -1,6 +1,7 @@
 package dev.durablestore.spring;
 
 import dev.durablestore.api.ClaimStreamOptions;
+import dev.durablestore.api.FailureReason;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.Settlement;
@@ -24,9 +25,16 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Each claimed row's handler is subscribed on Reactor's parallel scheduler (never on the store's
  * own threads). When the handler completes, the row is completed; when it fails, the row is retried
- * with backoff, or dead-lettered once the attempts are used up. Only the handler's failure does
- * that: a settle that fails (a timeout, a lost connection) leaves the row claimed, for the lease
- * reaper, so work that succeeded is never retried because its settle did not land.
+ * with backoff, or dead-lettered once the attempts are used up, and the handler's exception is
+ * recorded with the row as the reason ({@link FailureReason#of(Throwable)}: type, message, trimmed
+ * stack trace; O66), in the settle's transaction. Only the handler's failure does that: a settle
+ * that fails (a timeout, a lost connection) leaves the row claimed, for the lease reaper, so work
+ * that succeeded is never retried because its settle did not land.
+ *
+ * <p>Attempts are numbered from 1 (O67), as the row's failures number them: the row's first
+ * dispatch is attempt 1, and {@code durablestore.dispatcher.max-attempts} counts dispatches. A
+ * retry is logged at INFO in one line without the stack trace (the trace is kept with the row, for
+ * the console); a dead-letter is logged at WARN with it.
  *
  * <p>On shutdown (phase {@link #PHASE}, after the web server has drained and before the store and
  * its connection pool close) it stops claiming: the claim stream is cancelled, which releases rows
@@ -148,24 +156,36 @@ final class DispatcherLifecycle implements SmartLifecycle {
                 settings.getConcurrency());
     }
 
+    /**
+     * Retries the row, or dead-letters it once its attempts are used up, with the handler's error as
+     * the reason.
+     *
+     * @param row the row as its claim returned it: on attempt {@code row.attempt() + 1}, numbered
+     *     from 1 like its failures (O67)
+     * @param error what the handler signalled
+     */
     private Mono<Void> settleFailure(OutboxRow row, Throwable error) {
-        int attempts = row.attempt() + 1;
-        if (attempts >= settings.getMaxAttempts()) {
+        int attempt = row.attempt() + 1;
+        FailureReason reason = FailureReason.of(error);
+        if (attempt >= settings.getMaxAttempts()) {
             log.warn(
                     "row {} failed on attempt {} of {}; dead-lettered",
                     row.dispatchKey(),
-                    attempts,
+                    attempt,
                     settings.getMaxAttempts(),
                     error);
-            return store.settle(row, Settlement.fail());
+            return store.settle(row, Settlement.fail().withReason(reason));
         }
+        Duration delay = backoff(row.attempt());
         log.info(
-                "row {} failed on attempt {} of {}; retried",
+                "row {} failed on attempt {} of {}; retried in {}: {}",
                 row.dispatchKey(),
-                attempts,
+                attempt,
                 settings.getMaxAttempts(),
-                error);
-        return store.settle(row, Settlement.retryAt(attempts, clock.instant().plus(backoff(row.attempt()))));
+                delay,
+                error.toString());
+        return store.settle(
+                row, Settlement.retryAt(attempt, clock.instant().plus(delay)).withReason(reason));
     }
 
     /**

@@ -2,12 +2,15 @@ package dev.durablestore.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.AttemptFailure;
+import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -79,8 +82,8 @@ class SqliteApplicationTest {
     }
 
     @Test
-    @DisplayName(
-            "given a handler that fails, when its row is dispatched, then it is retried and dead-lettered at max attempts")
+    @DisplayName("given a handler that fails, when its row is dispatched, then it is retried and dead-lettered at"
+            + " max attempts, and the row records the handler's exception for attempts 1 and 2")
     void failingRowsAreRetriedThenDeadLettered() {
         OutboxRow row = StarterFixtures.rows("broken", 1).get(0);
 
@@ -89,6 +92,14 @@ class SqliteApplicationTest {
         StepVerifier.create(StarterFixtures.await(store, row.dispatchKey(), OutboxStatus.FAILED))
                 .assertNext(state -> assertThat(state.attempt()).isEqualTo(1))
                 .verifyComplete();
+        OutboxRow failed = store.listOutbox(OutboxQuery.all(1).withDispatchKey(row.dispatchKey()))
+                .blockFirst(Duration.ofSeconds(10));
+        assertThat(failed.failures()).extracting(AttemptFailure::attempt).containsExactly(1, 2);
+        assertThat(failed.failures()).allSatisfy(f -> {
+            assertThat(f.reason().type()).isEqualTo("java.lang.IllegalStateException");
+            assertThat(f.reason().message()).isEqualTo("the activity failed");
+            assertThat(f.reason().trace()).startsWith("\tat ");
+        });
     }
 
     @Test

@@ -110,7 +110,8 @@ public final class MinimalDispatcher {
                                 .settle(
                                         row,
                                         Settlement.retryAfter(
-                                                attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10))));
+                                                        attempt, Duration.ofMillis(100L << Math.min(row.attempt(), 10)))
+                                                .withReason(FailureReason.of("flaky"))); // kept with the row
                     }
                     return store.commitStep(step.build());
                 })
