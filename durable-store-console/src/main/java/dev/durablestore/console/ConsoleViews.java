@@ -1,5 +1,6 @@
 package dev.durablestore.console;
 
+import dev.durablestore.api.AttemptFailure;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRouteCounts;
@@ -255,7 +256,9 @@ final class ConsoleViews {
         m.put("node", r.node());
         m.put("activityType", r.activityType());
         m.put("status", r.status().token());
-        m.put("attempt", r.attempt());
+        // numbered from 1, as the row's failures and the dispatcher's log number attempts (O67): the
+        // attempt the row is on, was last on, or is due for
+        m.put("attempt", r.attempt() + 1L);
         m.put("visibleAfter", r.visibleAfter().toString());
         m.put("claimedAt", r.claimedAt() == null ? null : r.claimedAt().toString());
         m.put(
@@ -267,7 +270,28 @@ final class ConsoleViews {
         m.put("contentType", input.contentType().toString());
         m.put("inputBytes", input.size());
         preview(m, "input", input.bytes());
+        m.put("failures", failures(r));
         return m;
+    }
+
+    /**
+     * The row's failed attempts (O66), oldest first: attempt (from 1), time and type always; message
+     * and trace only with previews on, since an exception's message may quote the data it failed on.
+     */
+    private List<Map<String, Object>> failures(OutboxRow r) {
+        List<Map<String, Object>> out = new ArrayList<>(r.failures().size());
+        for (AttemptFailure f : r.failures()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("attempt", f.attempt());
+            m.put("failedAt", f.failedAt().toString());
+            m.put("type", f.reason().type());
+            if (options.previews()) {
+                m.put("message", f.reason().message());
+                m.put("trace", f.reason().trace());
+            }
+            out.add(m);
+        }
+        return out;
     }
 
     private void preview(Map<String, Object> m, String name, byte[] bytes) {

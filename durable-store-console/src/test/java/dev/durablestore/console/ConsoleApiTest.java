@@ -316,12 +316,90 @@ class ConsoleApiTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void rows_carry_their_failures_oldest_first_and_attempts_numbered_from_1() {
+        WebTestClient c = readOnly();
+        // a row dead-lettered on its second attempt, after a retried first one (O66, O67)
+        List<Map<String, Object>> wf = (List<Map<String, Object>>)
+                json(c.get().uri(BASE + "/api/rows?workflowId=" + WF).exchange())
+                        .get("rows");
+        Map<String, Object> failed = wf.stream()
+                .filter(r -> r.get("dispatchKey").equals(OutboxRow.dispatchKey(WF, 0)))
+                .findFirst()
+                .orElseThrow();
+        assertThat(failed).containsEntry("status", "failed").containsEntry("attempt", 2);
+        List<Map<String, Object>> failures = (List<Map<String, Object>>) failed.get("failures");
+        assertThat(failures).extracting(f -> f.get("attempt")).containsExactly(1, 2);
+        assertThat(failures.get(0))
+                .containsEntry("type", ConsoleFixture.RETRIED.type())
+                .containsEntry("message", ConsoleFixture.RETRIED.message())
+                .containsEntry("trace", ConsoleFixture.RETRIED.trace())
+                .containsKey("failedAt");
+        // texts are returned as stored, markup included: the page writes them as text
+        assertThat(failures.get(1))
+                .containsEntry("type", ConsoleFixture.HOSTILE.type())
+                .containsEntry("message", ConsoleFixture.HOSTILE.message());
+        // a row that never failed has none, and the pending row is due for its first attempt
+        assertThat(wf)
+                .filteredOn(r -> r.get("status").equals("pending"))
+                .singleElement()
+                .satisfies(r -> {
+                    assertThat(r).containsEntry("attempt", 1);
+                    assertThat((List<?>) r.get("failures")).isEmpty();
+                });
+        // dead letters failed on attempt 1, stuck claims are on attempt 2 after a failed first one
+        List<Map<String, Object>> dead = (List<Map<String, Object>>) json(c.get()
+                        .uri(BASE + "/api/rows?status=failed&namespace=billing")
+                        .exchange())
+                .get("rows");
+        assertThat(dead).hasSize(ConsoleFixture.FAILED_BULK).allSatisfy(r -> {
+            assertThat(r).containsEntry("attempt", 1);
+            assertThat((List<Map<String, Object>>) r.get("failures"))
+                    .singleElement()
+                    .satisfies(f -> assertThat(f)
+                            .containsEntry("attempt", 1)
+                            .containsEntry("type", "com.example.PaymentDeclined")
+                            .containsEntry("message", "card declined"));
+        });
+        List<Map<String, Object>> stuck = (List<Map<String, Object>>) json(c.get()
+                        .uri(BASE + "/api/rows?status=claimed&olderThan=lease")
+                        .exchange())
+                .get("rows");
+        assertThat(stuck).hasSize(ConsoleFixture.STUCK).allSatisfy(r -> {
+            assertThat(r).containsEntry("attempt", 2);
+            assertThat((List<Map<String, Object>>) r.get("failures"))
+                    .singleElement()
+                    .satisfies(f -> assertThat(f)
+                            .containsEntry("attempt", 1)
+                            .containsEntry("message", "label printer timed out"));
+        });
+        // and the workflow view's rows carry the same history
+        List<Map<String, Object>> outbox = (List<Map<String, Object>>)
+                json(c.get().uri(BASE + "/api/workflows/" + WF).exchange()).get("outbox");
+        assertThat(outbox)
+                .filteredOn(r -> r.get("status").equals("failed"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.get("failures")).isEqualTo(failed.get("failures")));
+    }
+
+    @Test
     void previews_can_be_turned_off() {
         WebTestClient c = client(ConsoleOptions.defaults().withPreviews(false), null, null);
         Map<String, Object> page =
                 json(c.get().uri(BASE + "/api/rows?workflowId=" + WF).exchange());
         assertThat((List<Map<String, Object>>) page.get("rows"))
                 .allSatisfy(r -> assertThat(r).doesNotContainKey("input").containsKey("inputBytes"));
+        // an exception's message and trace may quote data: without previews a failure keeps its
+        // attempt, time and type only
+        List<Map<String, Object>> failures = ((List<Map<String, Object>>) page.get("rows"))
+                .stream()
+                        .flatMap(r -> ((List<Map<String, Object>>) r.get("failures")).stream())
+                        .toList();
+        assertThat(failures)
+                .hasSize(2)
+                .allSatisfy(f -> assertThat(f)
+                        .containsKeys("attempt", "failedAt", "type")
+                        .doesNotContainKeys("message", "trace"));
         Map<String, Object> h =
                 json(c.get().uri(BASE + "/api/workflows/" + WF + "/history").exchange());
         assertThat((List<Map<String, Object>>) h.get("events"))

@@ -289,6 +289,26 @@ class ConsoleBrowserTest {
                         .getText())
                 .contains("SignalReceived")
                 .contains("…");
+        // the failed row's attempt history (O66, O67): its last failure in a line, every one when opened;
+        // the markup in its texts is shown as text and never runs
+        WebElement failed =
+                browser.findElement(By.cssSelector("#wf-outbox tr[data-key='" + OutboxRow.dispatchKey(WF, 0) + "']"));
+        assertThat(failed.findElement(By.cssSelector("td.num")).getText()).isEqualTo("2");
+        WebElement history = failed.findElement(By.cssSelector("details.failures"));
+        assertThat(history.findElement(By.cssSelector("summary")).getText())
+                .startsWith("Attempt 2: " + ConsoleFixture.HOSTILE.type() + ": " + ConsoleFixture.HOSTILE.message())
+                .contains("(2 failures)");
+        history.findElement(By.cssSelector("summary")).click();
+        List<WebElement> attempts = history.findElements(By.cssSelector("ol.failure-list li"));
+        assertThat(attempts).extracting(a -> a.getAttribute("data-attempt")).containsExactly("1", "2");
+        assertThat(attempts.get(0).getText())
+                .contains("Attempt 1")
+                .contains("java.net.ConnectException: ledger unavailable")
+                .contains("at com.example.Ledger.post(Ledger.java:42)");
+        assertThat(attempts.get(1).findElement(By.cssSelector("pre.trace")).getText())
+                .contains("at <svg onload=\"window.pwned=3\">");
+        assertThat(failed.findElements(By.cssSelector("img, script, b, svg"))).isEmpty();
+        assertThat(browser.executeScript("return window.pwned === undefined")).isEqualTo(true);
         screenshot("workflow");
         // an unknown id shows a clear message
         open("/ops/console/#/workflow/99999999-9999-4999-8999-999999999999");
@@ -302,6 +322,13 @@ class ConsoleBrowserTest {
         open("/ops/console/#/stuck");
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
         assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).hasSize(ConsoleFixture.STUCK);
+        // each is on its second attempt, after a first one that failed
+        assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).allSatisfy(tr -> {
+            assertThat(tr.findElement(By.cssSelector("td.num")).getText()).isEqualTo("2");
+            assertThat(tr.findElement(By.cssSelector("td.failures-cell summary"))
+                            .getText())
+                    .isEqualTo("Attempt 1: label printer timed out");
+        });
         screenshot("stuck-claims");
         String key = fixture.stuckKeys.get(0);
         browser.findElement(By.cssSelector("input.select[data-key='" + key + "']"))
@@ -349,6 +376,11 @@ class ConsoleBrowserTest {
         open("/ops/console/#/dead");
         waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#rows")));
         assertThat(browser.findElements(By.cssSelector("table#rows tbody tr"))).hasSize((int) db("status = 'failed'"));
+        // each dead letter says why it failed
+        assertThat(browser.findElement(By.cssSelector(
+                                "tr[data-key='" + fixture.failedKeys.get(0) + "'] td.failures-cell summary"))
+                        .getText())
+                .isEqualTo("Attempt 1: com.example.PaymentDeclined: card declined");
         WebElement ns = browser.findElement(By.id("f-namespace"));
         ns.sendKeys("billing");
         browser.findElement(By.id("f-activityType")).sendKeys("refund");

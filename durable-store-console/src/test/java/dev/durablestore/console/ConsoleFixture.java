@@ -2,6 +2,7 @@ package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.FailureReason;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.PackageVersion;
@@ -25,9 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A SQLite store with known contents: workflow {@link #WF} with a history and three rows (failed, pending,
- * done); {@link #FAILED_BULK} dead letters on billing/payments; {@link #STUCK} claims older than the 5-minute lease
- * on shipping/labels; one fresh claim there.
+ * A SQLite store with known contents: workflow {@link #WF} with a history and three rows (failed after
+ * two attempts that each recorded a reason ({@link #RETRIED}, {@link #HOSTILE}), pending, done);
+ * {@link #FAILED_BULK} dead letters on billing/payments, each failed on attempt 1 for {@link #DECLINED};
+ * {@link #STUCK} claims older than the 5-minute lease on shipping/labels, each on attempt 2 after a
+ * {@link #TIMED_OUT} first attempt; one fresh claim there.
  */
 final class ConsoleFixture implements AutoCloseable {
 
@@ -35,6 +38,23 @@ final class ConsoleFixture implements AutoCloseable {
     static final WorkflowId WF = WorkflowId.parse("11111111-1111-4111-8111-111111111111");
     static final int FAILED_BULK = 12;
     static final int STUCK = 3;
+
+    /** The reason of attempt 1 of {@link #WF}'s failed row, retried. */
+    static final FailureReason RETRIED = FailureReason.of("ledger unavailable")
+            .withType("java.net.ConnectException")
+            .withTrace("\tat com.example.Ledger.post(Ledger.java:42)\n\tat com.example.Charge.run(Charge.java:7)\n");
+
+    /** The reason of attempt 2 of {@link #WF}'s failed row, dead-lettered: markup the page must show as text. */
+    static final FailureReason HOSTILE = FailureReason.of(
+                    "<img src=x onerror=\"window.pwned=1\">declined & <b>bold</b>")
+            .withType("<script>window.pwned=2</script>")
+            .withTrace("\tat <svg onload=\"window.pwned=3\">\n");
+
+    /** Why each of the {@link #FAILED_BULK} dead letters failed. */
+    static final FailureReason DECLINED = FailureReason.of("card declined").withType("com.example.PaymentDeclined");
+
+    /** Why the first attempt of each {@link #STUCK} claim failed. */
+    static final FailureReason TIMED_OUT = FailureReason.of("label printer timed out");
 
     /** The system clock shifted by an offset that tests move instead of sleeping. */
     static final class MovableClock extends Clock {
@@ -100,7 +120,12 @@ final class ConsoleFixture implements AutoCloseable {
                                 row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
                                 row(WF, 2, "orders", "checkout", "reserve-stock", t0)))
                 .block(TIMEOUT);
-        store.settleKeys(List.of(OutboxRow.dispatchKey(WF, 0)), Settlement.fail())
+        store.settleKeys(
+                        List.of(OutboxRow.dispatchKey(WF, 0)),
+                        Settlement.retryAt(1, t0).withReason(RETRIED))
+                .block(TIMEOUT);
+        store.settleKeys(
+                        List.of(OutboxRow.dispatchKey(WF, 0)), Settlement.fail().withReason(HOSTILE))
                 .block(TIMEOUT);
         store.settleKeys(List.of(OutboxRow.dispatchKey(WF, 2)), Settlement.complete())
                 .block(TIMEOUT);
@@ -112,7 +137,7 @@ final class ConsoleFixture implements AutoCloseable {
             failedKeys.add(OutboxRow.dispatchKey(w, 0));
         }
         store.appendOutboxBatch(bulk).block(TIMEOUT);
-        store.settleKeys(failedKeys, Settlement.fail()).block(TIMEOUT);
+        store.settleKeys(failedKeys, Settlement.fail().withReason(DECLINED)).block(TIMEOUT);
         // stuck claims: claimed now, then the clock moves past the lease
         List<OutboxRow> stuck = new ArrayList<>();
         for (int i = 0; i < STUCK; i++) {
@@ -121,6 +146,8 @@ final class ConsoleFixture implements AutoCloseable {
             stuckKeys.add(OutboxRow.dispatchKey(w, 0));
         }
         store.appendOutboxBatch(stuck).block(TIMEOUT);
+        store.settleKeys(stuckKeys, Settlement.retryAt(1, t0).withReason(TIMED_OUT))
+                .block(TIMEOUT);
         if (store.claim(ClaimRequest.of(STUCK).withScope(ClaimScope.of("shipping", "labels")))
                         .block(TIMEOUT)
                         .size()

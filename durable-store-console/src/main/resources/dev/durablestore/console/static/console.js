@@ -86,6 +86,26 @@
     if (text === undefined) return el('span', { class: 'muted', text: session.previews ? '' : 'hidden' });
     return el('pre', { class: 'preview', text: text + (truncated ? ' …' : '') });
   }
+  // Attempts are numbered from 1 everywhere: the row's attempt (the one it is on, was last on, or is
+  // due for), its failures and the dispatcher's log ("failed on attempt 3 of 3").
+  const ATTEMPT_TITLE = 'Numbered from 1: the attempt the row is on, was last on, or is due for';
+  function reasonLine(f) {
+    if (f.message === undefined) return f.type || '(message hidden)';
+    return f.type ? f.type + (f.message ? ': ' + f.message : '') : f.message;
+  }
+  // A row's failed attempts: the last one in a line, every one (time, type, message, trace) when opened.
+  function failures(r) {
+    const fs = r.failures || [];
+    if (!fs.length) return el('span', { class: 'muted', text: '—' });
+    const last = fs[fs.length - 1];
+    return el('details', { class: 'failures' },
+      el('summary', {}, el('span', { class: 'failure-last', text: 'Attempt ' + last.attempt + ': ' + reasonLine(last) }),
+        fs.length > 1 ? el('span', { class: 'muted', text: ' (' + fs.length + ' failures)' }) : null),
+      el('ol', { class: 'failure-list' }, ...fs.map((f) => el('li', { 'data-attempt': f.attempt },
+        el('strong', { text: 'Attempt ' + f.attempt }), ' ', el('span', { class: 'muted', text: f.failedAt }), ' ',
+        el('span', { class: 'failure-reason', text: reasonLine(f) }),
+        f.trace ? el('pre', { class: 'trace', text: f.trace }) : null))));
+  }
 
   // ------------------------------------------------------------------ overview
   // The rates' samples, kept while the page is open (whichever view shows), oldest first.
@@ -255,8 +275,8 @@
         } }) : null;
         const t = el('table', { id: 'rows' },
           el('thead', {}, el('tr', {}, showSelect ? el('th', {}, all) : null, el('th', { text: 'Dispatch key' }), el('th', { text: 'Workflow' }),
-            el('th', { text: 'Route' }), el('th', { text: 'Activity' }), el('th', { class: 'num', text: 'Attempt' }),
-            el('th', { text: dead ? 'Visible after' : 'Claimed' }), el('th', { text: 'Input' }))),
+            el('th', { text: 'Route' }), el('th', { text: 'Activity' }), el('th', { class: 'num', title: ATTEMPT_TITLE, text: 'Attempt' }),
+            el('th', { text: dead ? 'Visible after' : 'Claimed' }), el('th', { text: 'Failures' }), el('th', { text: 'Input' }))),
           el('tbody', {}, ...page.rows.map((r) => el('tr', { 'data-key': r.dispatchKey },
             showSelect ? el('td', {}, el('input', { type: 'checkbox', class: 'select', 'data-key': r.dispatchKey })) : null,
             el('td', {}, el('code', { text: r.dispatchKey })),
@@ -264,6 +284,7 @@
             el('td', { text: r.namespace + '/' + r.taskQueue + (r.node ? '@' + r.node : '') }),
             el('td', { text: r.activityType }), el('td', { class: 'num', text: r.attempt }),
             el('td', { text: dead ? r.visibleAfter : (r.claimedAt + ' (' + age(r.claimAgeMillis) + ' ago)') }),
+            el('td', { class: 'failures-cell' }, failures(r)),
             el('td', {}, preview(r.input, r.inputTruncated), el('div', { class: 'muted', text: fmt(r.inputBytes) + ' bytes' }))))));
         table.replaceChildren(page.rows.length ? t : el('p', { class: 'muted', id: 'no-rows', text: 'No rows match.' }));
         pager.replaceChildren(
@@ -320,10 +341,12 @@
           el('tbody', {}, ...w.runChain.map((r) => el('tr', {}, el('td', {}, el('code', { text: r.runId })), el('td', { text: r.parentRunId || '' }),
             el('td', {}, statusBadge(r.status)), el('td', { text: r.startedAt }), el('td', { text: r.closedAt || '' })))));
         const outbox = el('table', { id: 'wf-outbox' }, el('thead', {}, el('tr', {}, el('th', { text: 'Dispatch key' }), el('th', { text: 'Activity' }),
-          el('th', { text: 'Status' }), el('th', { class: 'num', text: 'Attempt' }), el('th', { text: 'Route' }), el('th', { text: 'Input' }))),
+          el('th', { text: 'Status' }), el('th', { class: 'num', title: ATTEMPT_TITLE, text: 'Attempt' }), el('th', { text: 'Route' }),
+          el('th', { text: 'Attempt history' }), el('th', { text: 'Input' }))),
           el('tbody', {}, ...w.outbox.map((r) => el('tr', { 'data-key': r.dispatchKey }, el('td', {}, el('code', { text: r.dispatchKey })),
             el('td', { text: r.activityType }), el('td', {}, statusBadge(r.status)), el('td', { class: 'num', text: r.attempt }),
-            el('td', { text: r.namespace + '/' + r.taskQueue }), el('td', {}, preview(r.input, r.inputTruncated))))));
+            el('td', { text: r.namespace + '/' + r.taskQueue }), el('td', { class: 'failures-cell' }, failures(r)),
+            el('td', {}, preview(r.input, r.inputTruncated))))));
         const timeline = el('ol', { class: 'timeline', id: 'wf-history' });
         const more = el('div', { class: 'toolbar' });
         body.replaceChildren(kv, actions, el('h3', { text: 'Run chain' }), runs, el('h3', { text: 'Outbox rows' }),
