@@ -61,6 +61,7 @@ class SqliteClaimOrderTest {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
     }
 }

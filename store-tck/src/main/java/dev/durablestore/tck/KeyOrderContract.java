@@ -132,6 +132,7 @@ public abstract class KeyOrderContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
     }
 }

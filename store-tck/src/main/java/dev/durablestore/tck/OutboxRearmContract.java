@@ -62,7 +62,8 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
 
         // when it is re-armed
         StepVerifier.create(store.rearmPending(List.of(fresh))).expectComplete().verify(TIMEOUT);
@@ -131,7 +132,8 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                         null,
                         0L,
                         null,
-                        OutboxRow.MIN_PRIORITY))
+                        OutboxRow.MIN_PRIORITY,
+                        List.of()))
                 .toList();
         StepVerifier.create(store.rearmPending(supplied)).expectComplete().verify(TIMEOUT);
 
@@ -282,7 +284,8 @@ public abstract class OutboxRearmContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         StepVerifier.create(store.rearmPending(
                         List.of(unknown, done.withVisibleAfter(soon), unknownAgain, done.withVisibleAfter(later))))
                 .expectComplete()

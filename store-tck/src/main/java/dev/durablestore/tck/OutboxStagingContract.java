@@ -55,7 +55,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
 
         // when it is staged and claimed
         stage(staged);
@@ -121,7 +122,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
 
         // when it is staged
         stage(custom);
@@ -185,7 +187,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                         null,
                         0L,
                         null,
-                        OutboxRow.MIN_PRIORITY));
+                        OutboxRow.MIN_PRIORITY,
+                        List.of()));
     }
 
     @Test
@@ -270,7 +273,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         StepVerifier.create(store.appendOutboxBatch(List.of(second)))
                 .expectComplete()
                 .verify(TIMEOUT);
@@ -305,7 +309,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         OutboxRow third = row(w, 1, now());
 
         // when the batch is staged
@@ -349,7 +354,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         OutboxRow after = row(w, 2, now());
         StepVerifier.create(store.appendOutboxBatch(List.of(before, conflicting, after)))
                 .expectComplete()
@@ -647,7 +653,8 @@ public abstract class OutboxStagingContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         OutboxRow added = row(w, 1, now());
         OutboxRow addedAgain = added.withAttempt(7);
         Event start = started(w, 1, now());

@@ -75,7 +75,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                             r.claimedAt(),
                             0L,
                             null,
-                            OutboxRow.MIN_PRIORITY),
+                            OutboxRow.MIN_PRIORITY,
+                            List.of()),
             "namespace", (r, v) -> r.withRoute(v, r.taskQueue(), r.node()),
             "taskQueue", (r, v) -> r.withRoute(r.namespace(), v, r.node()),
             "node", (r, v) -> r.withRoute(r.namespace(), r.taskQueue(), v),
@@ -96,7 +97,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                             r.claimedAt(),
                             0L,
                             null,
-                            OutboxRow.MIN_PRIORITY));
+                            OutboxRow.MIN_PRIORITY,
+                            List.of()));
 
     @Test
     void X10_staging_refuses_each_unstorable_row_text_naming_it_and_writes_nothing() {
@@ -197,7 +199,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
 
         // when they are stored
         append(w, List.of(startedAs(w, type)), 0, List.of(row));
@@ -250,7 +253,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         OutboxRow second = Rows.stored(
                 "k-" + beam,
                 v,
@@ -267,7 +271,8 @@ public abstract class StoredTextContract extends OutboxContractSupport {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         append(w, List.of(startedAs(w, "type-" + grin)), 0, List.of(first));
         append(v, List.of(startedAs(v, "type-" + beam)), 0, List.of(second));
         store.scheduleTimer(w, TimerId.named("t-" + grin), now()).block(TIMEOUT);

@@ -101,65 +101,6 @@ public final class Rows {
     }
 
     /**
-     * A row as a backend read it from storage, without failures.
-     *
-     * @return the row; see {@link #stored(String, WorkflowId, long, RunId, String, String, String,
-     *     String, Payload, OutboxStatus, int, Instant, Instant, long, String, int, List)}
-     * @param dispatchKey see {@link OutboxRow#dispatchKey()}
-     * @param workflowId see {@link OutboxRow#workflowId()}
-     * @param ordinal see {@link OutboxRow#ordinal()}
-     * @param runId see {@link OutboxRow#runId()}
-     * @param namespace see {@link OutboxRow#namespace()}
-     * @param taskQueue see {@link OutboxRow#taskQueue()}
-     * @param node see {@link OutboxRow#node()}
-     * @param activityType see {@link OutboxRow#activityType()}
-     * @param input see {@link OutboxRow#input()}
-     * @param status see {@link OutboxRow#status()}
-     * @param attempt see {@link OutboxRow#attempt()}
-     * @param visibleAfter see {@link OutboxRow#visibleAfter()}
-     * @param claimedAt see {@link OutboxRow#claimedAt()}
-     * @param claimToken see {@link OutboxRow#claimToken()}
-     * @param traceContext see {@link OutboxRow#traceContext()}
-     * @param priority see {@link OutboxRow#priority()}
-     */
-    public static OutboxRow stored(
-            String dispatchKey,
-            WorkflowId workflowId,
-            long ordinal,
-            RunId runId,
-            String namespace,
-            String taskQueue,
-            String node,
-            String activityType,
-            Payload input,
-            OutboxStatus status,
-            int attempt,
-            Instant visibleAfter,
-            Instant claimedAt,
-            long claimToken,
-            String traceContext,
-            int priority) {
-        return stored(
-                dispatchKey,
-                workflowId,
-                ordinal,
-                runId,
-                namespace,
-                taskQueue,
-                node,
-                activityType,
-                input,
-                status,
-                attempt,
-                visibleAfter,
-                claimedAt,
-                claimToken,
-                traceContext,
-                priority,
-                List.of());
-    }
-
-    /**
      * A row as a backend read it from storage.
      *
      * @return the row; see {@link Access#stored}

@@ -136,6 +136,7 @@ class ClaimsTest {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
     }
 }

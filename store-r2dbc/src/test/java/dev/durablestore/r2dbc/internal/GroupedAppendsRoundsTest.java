@@ -50,7 +50,8 @@ class GroupedAppendsRoundsTest {
                     null,
                     0L,
                     null,
-                    OutboxRow.MIN_PRIORITY);
+                    OutboxRow.MIN_PRIORITY,
+                    List.of());
             rows.add(new OutboxRowEncoder.Encoded(row, new byte[2], 0L, null));
         }
         return new GroupedAppends.Append("append", w.toString(), expected, events, rows);

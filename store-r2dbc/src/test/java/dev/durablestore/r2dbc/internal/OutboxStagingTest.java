@@ -35,7 +35,8 @@ class OutboxStagingTest {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
         return new OutboxRowEncoder.Encoded(row, new byte[inputBytes], visibleAfter, null);
     }
 

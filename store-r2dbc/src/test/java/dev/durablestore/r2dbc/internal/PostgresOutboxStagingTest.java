@@ -105,7 +105,8 @@ class PostgresOutboxStagingTest {
                 null,
                 0L,
                 null,
-                OutboxRow.MIN_PRIORITY);
+                OutboxRow.MIN_PRIORITY,
+                List.of());
     }
 
     private static OutboxRow poison(WorkflowId w) {

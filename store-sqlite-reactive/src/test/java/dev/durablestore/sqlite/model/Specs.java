@@ -316,7 +316,8 @@ final class Specs {
                     claimedAt,
                     0L,
                     null,
-                    OutboxRow.MIN_PRIORITY);
+                    OutboxRow.MIN_PRIORITY,
+                    List.of());
         }
 
         @Override
