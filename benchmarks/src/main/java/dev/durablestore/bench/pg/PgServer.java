@@ -48,7 +48,9 @@ public final class PgServer implements AutoCloseable {
             "full_page_writes",
             "wal_sync_method",
             "shared_buffers",
-            "max_connections");
+            "max_connections",
+            "autovacuum",
+            "autovacuum_naptime");
 
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
