@@ -256,8 +256,7 @@ public interface OperatorStore {
      *     {@link InvalidArgumentException} naming {@code policy}, {@code now} (null or outside the
      *     storable range, S15) or {@code batchSize}
      */
-    default Mono<RetentionSweep> sweepRetention(
-            RetentionPolicy policy, Instant now, int batchSize, WorkflowId after) {
+    default Mono<RetentionSweep> sweepRetention(RetentionPolicy policy, Instant now, int batchSize, WorkflowId after) {
         return Mono.error(new UnsupportedOperationException("sweepRetention is not supported by " + getClass()));
     }
 

@@ -129,7 +129,7 @@ public final class RetentionPolicy {
 
     @Override
     public String toString() {
-        return "RetentionPolicy[closedFor=" + closedFor + ", namespaces=" + new TreeMap<>(namespaces)
-                + ", settledRows=" + settledRows + "]";
+        return "RetentionPolicy[closedFor=" + closedFor + ", namespaces=" + new TreeMap<>(namespaces) + ", settledRows="
+                + settledRows + "]";
     }
 }

@@ -115,7 +115,8 @@ public final class RetentionSweeper {
      * @throws InvalidArgumentException naming {@code clock} when null
      */
     public RetentionSweeper withClock(Clock value) {
-        return new RetentionSweeper(settings.with(settings.interval(), settings.batchSize(), value, settings.metrics()));
+        return new RetentionSweeper(
+                settings.with(settings.interval(), settings.batchSize(), value, settings.metrics()));
     }
 
     /**
