@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -21,6 +22,13 @@ import reactor.core.publisher.Mono;
  * walk in bounded steps, the backlog. The backend only walks and deletes.
  */
 public final class Retention {
+
+    /**
+     * The rows (events and outbox rows) one call of {@link RetentionStorage#deleteClosed} covers,
+     * about: a call takes workflows until the next would pass it, and at least one. On SQLite a call
+     * is one writer command, so this bounds how long appends and claims wait behind it.
+     */
+    public static final int ROWS_PER_DELETE = 2_000;
 
     /** Closed workflows read per walk page of {@link #backlog}. */
     private static final int BACKLOG_PAGE = 1_000;
@@ -65,8 +73,9 @@ public final class Retention {
                 WorkflowId resumeAfter = closed.size() < batchSize
                         ? null
                         : StoredRows.workflowId(closed.get(closed.size() - 1).workflowId());
-                Mono<RetentionStorage.Deleted> deleted =
-                        due.isEmpty() ? Mono.just(RetentionStorage.Deleted.NONE) : storage.deleteClosed(due);
+                Mono<RetentionStorage.Deleted> deleted = Flux.fromIterable(byRows(due))
+                        .concatMap(storage::deleteClosed)
+                        .reduce(RetentionStorage.Deleted.NONE, RetentionStorage.Deleted::plus);
                 return deleted.map(d -> new RetentionSweep(
                         d.workflows(), d.events(), d.timers(), d.outboxRows(), 0, d.lateAppends(), resumeAfter));
             });
@@ -81,6 +90,26 @@ public final class Retention {
                             s.lateAppends(),
                             s.resumeAfter())));
         });
+    }
+
+    /** @return {@code due} cut into parts of about {@value #ROWS_PER_DELETE} rows, each at least one workflow */
+    private static List<List<ClosedWorkflow>> byRows(List<ClosedWorkflow> due) {
+        List<List<ClosedWorkflow>> parts = new ArrayList<>();
+        List<ClosedWorkflow> part = new ArrayList<>();
+        long rows = 0;
+        for (ClosedWorkflow w : due) {
+            if (!part.isEmpty() && rows + w.rowEstimate() > ROWS_PER_DELETE) {
+                parts.add(part);
+                part = new ArrayList<>();
+                rows = 0;
+            }
+            part.add(w);
+            rows += w.rowEstimate();
+        }
+        if (!part.isEmpty()) {
+            parts.add(part);
+        }
+        return parts;
     }
 
     private Mono<Long> prune(long nowNanos, Duration settledRows, int batchSize) {

@@ -23,12 +23,12 @@ public interface RetentionStorage {
     Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, int limit);
 
     /**
-     * D5, D6, D11: deletes each workflow's events, timers and outbox rows, each in one transaction
-     * with others or alone, when the transaction still finds its head, its row count and no live
-     * row as given; a workflow that changed is left alone.
+     * D5, D6, D11: deletes each workflow's events, timers and outbox rows in one transaction (on
+     * SQLite one writer command), each only when the transaction still finds its head, its row
+     * count and no live row as given; a workflow that changed is left alone.
      *
      * @param due closed workflows the walk returned and the policy found due, without live rows,
-     *     at least one
+     *     at least one, about {@value dev.durablestore.core.internal.Retention#ROWS_PER_DELETE} rows
      * @return what was deleted
      */
     Mono<Deleted> deleteClosed(List<ClosedWorkflow> due);

@@ -12,20 +12,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * Retention and purge on SQLite (D1–D10): the walk of closed workflows runs on a reader, in one
- * snapshot; the deletes are writer commands of about {@value #ROWS_PER_COMMAND} rows each, so an
- * append or a claim queued behind one waits a few milliseconds at most. The writer runs one
+ * snapshot; each call's deletes are one writer command (the store hands over about 2,000 rows per
+ * call), so an append or a claim queued behind one waits a few milliseconds at most. The writer runs one
  * transaction at a time, so the checks a delete makes in its transaction are exact, and the heads
  * it zeroes reach the {@link HeadCache} with its commit.
  */
 final class SqliteRetention implements RetentionStorage {
-
-    /** The rows (events and outbox rows) one delete command covers, about: it stops adding workflows there. */
-    static final int ROWS_PER_COMMAND = 2_000;
 
     /** The terminal kinds (M12) as SQL literals: constants of the code, never user text. */
     private static final String TERMINAL_KINDS = Arrays.stream(EventKind.values())
@@ -106,25 +102,10 @@ final class SqliteRetention implements RetentionStorage {
         return new ClosedWorkflow(w, head, closedAt, namespaces, rows, live);
     }
 
-    /** D5, D6: cut into commands of about {@value #ROWS_PER_COMMAND} rows, run one after another. */
+    /** D5, D6: one writer command, so appends and claims queued behind it wait only for its few rows. */
     @Override
     public Mono<Deleted> deleteClosed(List<ClosedWorkflow> due) {
-        List<List<ClosedWorkflow>> commands = new ArrayList<>();
-        List<ClosedWorkflow> current = new ArrayList<>();
-        long rows = 0;
-        for (ClosedWorkflow w : due) {
-            if (!current.isEmpty() && rows + w.rowEstimate() > ROWS_PER_COMMAND) {
-                commands.add(current);
-                current = new ArrayList<>();
-                rows = 0;
-            }
-            current.add(w);
-            rows += w.rowEstimate();
-        }
-        commands.add(current);
-        return Flux.fromIterable(commands)
-                .concatMap(part -> writer.submit(Commands.of("sweepRetention", false, c -> deleteGuarded(c, part))))
-                .reduce(Deleted.NONE, Deleted::plus);
+        return writer.submit(Commands.of("sweepRetention", false, c -> deleteGuarded(c, due)));
     }
 
     /** D6: each workflow deleted only when its head, its rows and their liveness are as the walk saw. */
