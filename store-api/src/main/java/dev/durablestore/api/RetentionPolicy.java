@@ -39,14 +39,14 @@ public final class RetentionPolicy {
     }
 
     /**
-     * @param retention how long a closed workflow is kept after its close time, when none of its
+     * @param closedFor how long a closed workflow is kept after its close time, when none of its
      *     namespaces has a retention of its own; positive
      * @return a policy with that default retention, no per-namespace retention and no pruning of
      *     settled rows
-     * @throws InvalidArgumentException naming {@code retention} when null, zero or negative
+     * @throws InvalidArgumentException naming {@code closedFor} when null, zero or negative
      */
-    public static RetentionPolicy closedFor(Duration retention) {
-        return new RetentionPolicy(InvalidArgumentException.requirePositive(retention, "retention"), Map.of(), null);
+    public static RetentionPolicy closedFor(Duration closedFor) {
+        return new RetentionPolicy(InvalidArgumentException.requirePositive(closedFor, "closedFor"), Map.of(), null);
     }
 
     /**

@@ -287,9 +287,9 @@ public abstract class RetentionContract extends OutboxContractSupport {
 
     @Test
     void D4_a_policy_refuses_bad_input_naming_the_argument() {
-        buildRefused(() -> RetentionPolicy.closedFor(null), "retention");
-        buildRefused(() -> RetentionPolicy.closedFor(Duration.ZERO), "retention");
-        buildRefused(() -> RetentionPolicy.closedFor(Duration.ofDays(-1)), "retention");
+        buildRefused(() -> RetentionPolicy.closedFor(null), "closedFor");
+        buildRefused(() -> RetentionPolicy.closedFor(Duration.ZERO), "closedFor");
+        buildRefused(() -> RetentionPolicy.closedFor(Duration.ofDays(-1)), "closedFor");
         buildRefused(() -> POLICY.withNamespace(null, WEEK), "namespace");
         buildRefused(() -> POLICY.withNamespace("", WEEK), "namespace");
         buildRefused(() -> POLICY.withNamespace("a\u0000b", WEEK), "namespace");
