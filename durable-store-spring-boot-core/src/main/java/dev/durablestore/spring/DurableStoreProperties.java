@@ -416,33 +416,34 @@ public class DurableStoreProperties implements Validator {
          *     retention is off ({@code closed-for} unset)
          */
         RetentionSweeper sweeper(OperatorStore store, Errors errors) {
-            if (closedFor == null) {
-                PropertyGroup.of("retention", this, errors).check(() -> {
-                    if (!namespaces.isEmpty() || settledRows != null) {
-                        throw new InvalidArgumentException(
-                                "closedFor",
-                                "must be set when namespaces or settled-rows are: retention is off without it");
-                    }
+            // every setting is checked also while retention is off, so a bad one never waits unseen;
+            // the placeholder default only carries the other settings' checks when closed-for is unset
+            PropertyGroup<RetentionPolicy> policy =
+                    PropertyGroup.of("retention", RetentionPolicy.closedFor(Duration.ofDays(1)), errors);
+            if (closedFor != null) {
+                policy.set(p -> RetentionPolicy.closedFor(closedFor));
+            } else if (!namespaces.isEmpty() || settledRows != null) {
+                policy.check(() -> {
+                    throw new InvalidArgumentException(
+                            "closedFor",
+                            "must be set when namespaces or settled-rows are: retention is off without it");
                 });
-                return null;
             }
-            PropertyGroup<RetentionPolicy> policy = PropertyGroup.of(
-                            "retention", RetentionPolicy.closedFor(Duration.ofDays(1)), errors)
-                    .set(p -> RetentionPolicy.closedFor(closedFor));
             namespaces.forEach((namespace, retention) -> policy.set(p -> {
                 try {
                     return p.withNamespace(namespace, retention);
                 } catch (InvalidArgumentException e) {
-                    throw new InvalidArgumentException("namespaces", "'" + namespace + "': " + e.getMessage());
+                    throw new InvalidArgumentException("namespaces", "of '" + namespace + "' " + e.problem());
                 }
             }));
             if (settledRows != null) {
                 policy.set(p -> p.withSettledRows(settledRows));
             }
-            return PropertyGroup.of("retention", RetentionSweeper.of(store, policy.get()), errors)
+            RetentionSweeper sweeper = PropertyGroup.of("retention", RetentionSweeper.of(store, policy.get()), errors)
                     .set(s -> s.withInterval(interval))
                     .set(s -> s.withBatchSize(batchSize))
                     .get();
+            return closedFor == null ? null : sweeper;
         }
 
         /** @return the retentions as the start-up line gives them */

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -154,8 +155,8 @@ class RetentionSweeperTest {
         assertThat(sweeper.policy()).isEqualTo(POLICY);
     }
 
-    private static void assertRefused(Runnable build, String argument) {
-        assertThatThrownBy(build::run)
+    private static void assertRefused(Supplier<?> build, String argument) {
+        assertThatThrownBy(build::get)
                 .isInstanceOf(InvalidArgumentException.class)
                 .satisfies(e ->
                         assertThat(((InvalidArgumentException) e).argument()).isEqualTo(argument));
