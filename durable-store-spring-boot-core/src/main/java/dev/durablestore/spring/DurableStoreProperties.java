@@ -401,7 +401,7 @@ public class DurableStoreProperties implements Validator {
         /** How long a closed workflow is kept; unset (the default) keeps every workflow. */
         private Duration closedFor;
         /** Per-namespace retentions, for workflows with outbox rows in those namespaces; the longest wins. */
-        private Map<String, Duration> namespaces = new LinkedHashMap<>();
+        private Map<String, Duration> namespaces;
         /** How long settled outbox rows are kept; unset keeps them until their workflow is deleted. */
         private Duration settledRows;
         /** The time between passes. */
@@ -422,14 +422,15 @@ public class DurableStoreProperties implements Validator {
                     PropertyGroup.of("retention", RetentionPolicy.closedFor(Duration.ofDays(1)), errors);
             if (closedFor != null) {
                 policy.set(p -> RetentionPolicy.closedFor(closedFor));
-            } else if (!namespaces.isEmpty() || settledRows != null) {
+            } else if (namespaces != null || settledRows != null) {
                 policy.check(() -> {
                     throw new InvalidArgumentException(
                             "closedFor",
                             "must be set when namespaces or settled-rows are: retention is off without it");
                 });
             }
-            namespaces.forEach((namespace, retention) -> policy.set(p -> {
+            Map<String, Duration> own = namespaces == null ? Map.of() : namespaces;
+            own.forEach((namespace, retention) -> policy.set(p -> {
                 try {
                     return p.withNamespace(namespace, retention);
                 } catch (InvalidArgumentException e) {
@@ -449,7 +450,7 @@ public class DurableStoreProperties implements Validator {
         /** @return the retentions as the start-up line gives them */
         String describe() {
             return "closed workflows kept " + closedFor
-                    + (namespaces.isEmpty() ? "" : ", per namespace " + namespaces)
+                    + (namespaces == null ? "" : ", per namespace " + namespaces)
                     + (settledRows == null ? "" : ", settled rows kept " + settledRows);
         }
 
@@ -466,7 +467,7 @@ public class DurableStoreProperties implements Validator {
             this.closedFor = closedFor;
         }
 
-        /** @return the per-namespace retentions */
+        /** @return the per-namespace retentions, or {@code null} when none is set */
         public Map<String, Duration> getNamespaces() {
             return namespaces;
         }
