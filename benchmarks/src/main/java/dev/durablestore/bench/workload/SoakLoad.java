@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -45,6 +46,8 @@ public final class SoakLoad {
     private final LongAdder staged = new LongAdder();
     private final LongAdder drained = new LongAdder();
     private final Map<WorkflowId, Sinks.Empty<Void>> closing = new ConcurrentHashMap<>();
+    /** The first failure of the load or the drain: the run fails with it. */
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     /** @param store the store the load runs on */
     public SoakLoad(ReactiveStore store) {
@@ -59,7 +62,7 @@ public final class SoakLoad {
     }
 
     /** @return the total of a measurement */
-    static long total(Map<String, Long> parts) {
+    public static long total(Map<String, Long> parts) {
         return parts.values().stream().mapToLong(Long::longValue).sum();
     }
 
@@ -102,18 +105,19 @@ public final class SoakLoad {
                 .withInterval(retention.dividedBy(10))
                 .start();
         int ticksPerSecond = 20;
+        // open loop: the offer does not wait for workflows to close, so the rate is the rate
         Disposable offer = Flux.interval(Duration.ofMillis(1000 / ticksPerSecond))
-                .flatMap(
-                        tick -> Flux.range(0, perTick(rate, ticksPerSecond, tick))
-                                .flatMap(i -> start(WorkflowId.random()), IN_FLIGHT),
-                        4)
-                .subscribe();
+                .onBackpressureBuffer()
+                .concatMap(tick -> Flux.range(0, perTick(rate, ticksPerSecond, tick))
+                        .flatMap(i -> stage(WorkflowId.random()), IN_FLIGHT))
+                .subscribe(null, failure::set);
         Map<String, Long> first = null;
         long lastMax = 0;
         long seconds = retention.toSeconds() * periods;
         try {
             for (long s = 1; s <= seconds; s++) {
                 TimeUnit.SECONDS.sleep(1);
+                checkFailure();
                 Map<String, Long> now = sizer.measure();
                 if (s == retention.toSeconds()) {
                     first = now;
@@ -176,7 +180,7 @@ public final class SoakLoad {
         Disposable drain = drain();
         Disposable load = Flux.<WorkflowId>generate(sink -> sink.next(WorkflowId.random()))
                 .flatMap(this::start, IN_FLIGHT)
-                .subscribe();
+                .subscribe(null, failure::set);
         List<Window> out = new ArrayList<>();
         try {
             TimeUnit.SECONDS.sleep(2); // warm-up, untimed
@@ -191,6 +195,7 @@ public final class SoakLoad {
                 long d0 = drained.sum();
                 long t0 = System.nanoTime();
                 TimeUnit.MILLISECONDS.sleep(length.toMillis());
+                checkFailure();
                 long t1 = System.nanoTime();
                 Window w = new Window(
                         sweeping, Stats.perSecond(staged.sum() - s0, t1 - t0), Stats.perSecond(drained.sum() - d0, t1 - t0));
@@ -212,13 +217,17 @@ public final class SoakLoad {
 
     /** Starts one workflow: its first event and its one row, in one transaction; done once it is closed. */
     private Mono<Void> start(WorkflowId w) {
-        Instant now = Instant.now();
         Sinks.Empty<Void> closed = Sinks.empty();
         closing.put(w, closed);
+        return stage(w).then(closed.asMono());
+    }
+
+    /** Stages one workflow's first event and its one row, in one transaction. */
+    private Mono<Void> stage(WorkflowId w) {
+        Instant now = Instant.now();
         List<OutboxRow> row = List.of(Fixtures.pendingRow(w, 1, now));
         return store.appendWithOutbox(w, List.of(Fixtures.started(w, now)), 0, row)
-                .doOnSuccess(v -> staged.increment())
-                .then(closed.asMono());
+                .doOnSuccess(v -> staged.increment());
     }
 
     /** The dispatcher: completes each row it claims and closes its workflow. */
@@ -238,7 +247,7 @@ public final class SoakLoad {
                                     }
                                 }),
                         IN_FLIGHT)
-                .subscribe();
+                .subscribe(null, failure::set);
     }
 
     /**
@@ -250,6 +259,7 @@ public final class SoakLoad {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         long seen = -1;
         while (drained.sum() != seen) {
+            checkFailure();
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
                         "the soak load did not settle: " + staged.sum() + " started, " + drained.sum() + " closed");
@@ -258,5 +268,12 @@ public final class SoakLoad {
             TimeUnit.SECONDS.sleep(1);
         }
         closing.clear();
+    }
+
+    private void checkFailure() {
+        Throwable f = failure.get();
+        if (f != null) {
+            throw new IllegalStateException("the soak load failed", f);
+        }
     }
 }
