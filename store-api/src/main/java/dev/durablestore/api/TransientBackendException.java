@@ -14,9 +14,9 @@ package dev.durablestore.api;
  * retried with the same expected sequence fails with {@link SequenceConflictException} when the
  * first attempt committed (read the history to tell yours from another writer's), staging is
  * insert-or-ignore by dispatch key, a fenced settle fails with {@link StaleClaimException} once
- * the row is settled, and heartbeats, completes by key and re-arms leave the state one call
- * leaves. A retry settled by key ({@link OperatorStore#settleKeys}) is not idempotent: read the
- * row's state first. A claim that may have committed leaves its rows claimed until their lease
+ * the row is settled, and heartbeats, re-arms and the settles by key that complete, fail or
+ * cancel leave the state one call leaves. A retry settled by key ({@link OperatorStore#settleKeys})
+ * is not idempotent: read the row's state first. A claim that may have committed leaves its rows claimed until their lease
  * runs out and the lease reaper re-arms them. Each write's description says what its retry
  * answers.
  */

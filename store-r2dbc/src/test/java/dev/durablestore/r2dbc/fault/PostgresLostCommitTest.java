@@ -69,6 +69,8 @@ class PostgresLostCommitTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
     private static final Instant LATER = Instant.parse("2100-01-01T00:00:00Z");
+    /** The application name of the store's sessions. */
+    private static final String APPLICATION = "lost-commit";
 
     private static RestartableServer server;
     private static ConnectionFactory admin;
@@ -96,7 +98,7 @@ class PostgresLostCommitTest {
         schema = "lost_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         sql("CREATE SCHEMA " + schema);
         proxy = new CommitCutProxy(server.port());
-        ConnectionFactory factory = ConnectionFactories.get(RestartableServer.options(proxy.port(), "lost-commit")
+        ConnectionFactory factory = ConnectionFactories.get(RestartableServer.options(proxy.port(), APPLICATION)
                 .mutate()
                 .option(Option.valueOf("schema"), schema)
                 .build());
@@ -126,7 +128,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_E3_an_append_whose_commit_answer_is_lost_is_retried_on_its_head_and_stored_once(Cut cut) {
+    void X12_an_append_whose_commit_answer_is_lost_is_retried_on_its_head_and_stored_once(Cut cut) {
         // given a new workflow
         WorkflowId w = WorkflowId.random();
         List<Event> events = List.of(WriteLoad.event(w, 1), WriteLoad.event(w, 2));
@@ -144,7 +146,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_E17_an_append_with_outbox_rows_whose_commit_answer_is_lost_stages_its_rows_once(Cut cut) {
+    void X12_an_append_with_outbox_rows_whose_commit_answer_is_lost_stages_its_rows_once(Cut cut) {
         // given a workflow at head 1
         WorkflowId w = WorkflowId.random();
         store.append(w, List.of(WriteLoad.event(w, 1)), 0).block(BOUND);
@@ -161,7 +163,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O8_staging_whose_commit_answer_is_lost_is_retried_and_stores_each_row_once(Cut cut) {
+    void X12_staging_whose_commit_answer_is_lost_is_retried_and_stores_each_row_once(Cut cut) {
         // given rows to stage
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 3);
@@ -178,7 +180,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W1_a_step_whose_commit_answer_is_lost_is_retried_on_its_head_and_applied_once(Cut cut) {
+    void X12_a_step_whose_commit_answer_is_lost_is_retried_on_its_head_and_applied_once(Cut cut) {
         // given a workflow at head 1 with a claimed row
         WorkflowId w = WorkflowId.random();
         store.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, rows(w, 1, 1))
@@ -210,7 +212,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W6_a_step_without_events_whose_commit_answer_is_lost_is_fenced_by_its_claims(Cut cut) {
+    void X12_a_step_without_events_whose_commit_answer_is_lost_is_fenced_by_its_claims(Cut cut) {
         // given a claimed row
         WorkflowId w = WorkflowId.random();
         store.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, rows(w, 1, 1))
@@ -223,19 +225,39 @@ class PostgresLostCommitTest {
 
         // then the retry succeeds (nothing had committed) or is refused by the fence: the row is
         // no longer claimed under that token because the first one committed
-        StepVerifier.FirstStep<Void> retry = StepVerifier.create(store.commitStep(step));
-        if (cut == Cut.AFTER_COMMIT) {
-            retry.expectError(StaleClaimException.class).verify(BOUND);
-        } else {
-            retry.verifyComplete();
-        }
+        retryFenced(cut, store.commitStep(step));
         assertThat(row(claimed.dispatchKey()).status()).isEqualTo(OutboxStatus.DONE);
         assertHistory(w, 1);
     }
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_T1_a_timer_whose_commit_answer_is_lost_is_scheduled_again_and_stored_once(Cut cut) {
+    void X12_a_step_without_events_or_settles_whose_commit_answer_is_lost_is_sent_again_to_the_same_state(Cut cut) {
+        // given a workflow with a timer to cancel
+        WorkflowId w = WorkflowId.random();
+        store.append(w, List.of(WriteLoad.event(w, 1)), 0).block(BOUND);
+        Instant fireAt = Instant.parse("2030-01-01T00:00:00Z");
+        store.scheduleTimer(w, TimerId.named("old"), fireAt).block(BOUND);
+        WorkflowStep step = WorkflowStep.builder(w, 1)
+                .stage(rows(w, 1, 2))
+                .cancelTimer(TimerId.named("old"))
+                .scheduleTimer(TimerId.named("new"), fireAt)
+                .build();
+
+        // when a step that only stages rows and changes timers loses its commit, and is sent again
+        loseCommit(cut, store.commitStep(step));
+        StepVerifier.create(store.commitStep(step)).verifyComplete();
+
+        // then its rows are staged once and its timers are as one step leaves them
+        assertRows(w, OutboxStatus.PENDING, rows(w, 1, 2));
+        assertThat(store.expiredTimers(fireAt).collectList().block(BOUND))
+                .containsExactly(new TimerEntry(w, TimerId.named("new"), fireAt));
+        assertHistory(w, 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Cut.class)
+    void X12_a_timer_whose_commit_answer_is_lost_is_scheduled_again_and_stored_once(Cut cut) {
         // given a timer to schedule
         WorkflowId w = WorkflowId.random();
         Instant fireAt = Instant.parse("2030-01-01T00:00:00Z");
@@ -253,7 +275,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O21_a_claim_whose_commit_answer_is_lost_strands_its_rows_until_they_are_rearmed(Cut cut) {
+    void X12_a_claim_whose_commit_answer_is_lost_strands_its_rows_until_they_are_rearmed(Cut cut) {
         // given three due rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 3);
@@ -282,8 +304,9 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O52_a_claim_stream_whose_claim_answer_is_lost_delivers_every_row_once_after_the_rearm(Cut cut) {
-        // given three due rows and a stream about to claim them
+    void X12_a_claim_stream_whose_claim_answer_is_lost_delivers_every_row_once_after_the_rearm(Cut cut) {
+        // given three due rows and a stream about to claim them, whose subscriber asks for more
+        // rows than are due (so its first claim takes all three)
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 3);
         store.appendOutboxBatch(rows).block(BOUND);
@@ -292,22 +315,22 @@ class PostgresLostCommitTest {
 
         // when the stream's first claim loses its commit
         Disposable stream = store.claimStream(ClaimStreamOptions.defaults().withPollInterval(Duration.ofMillis(100)))
-                .concatMap(r -> store.complete(r).thenReturn(r))
+                .flatMap(r -> store.complete(r).thenReturn(r), 16)
                 .subscribe(r -> delivered.merge(r.dispatchKey(), 1, Integer::sum));
         closeAfter.add(stream::dispose);
         awaitTrue("the stream's claim was cut", () -> !proxy.cuts().isEmpty());
+        awaitCutTransactionEnded();
 
-        // then the stream goes on (it retries at its poll interval) and delivers the rows the lost
-        // claim did not take; those it took stay claimed, unseen, until the lease reaper re-arms them
+        // then the stream signals nothing and claims again at its poll interval: it finds the rows
+        // (nothing had committed), or none, as the lost claim took them all; those stay claimed,
+        // unseen, until the lease reaper re-arms them, and the stream claims them then
         if (cut == Cut.AFTER_COMMIT) {
-            awaitTrue(
-                    "every row is delivered and done, or claimed by the lost claim",
-                    () -> count(OutboxStatus.DONE) == delivered.size()
-                            && count(OutboxStatus.DONE) + count(OutboxStatus.CLAIMED) == rows.size());
-            long stranded = count(OutboxStatus.CLAIMED);
-            assertThat(stranded).as("rows claimed by the lost claim").isPositive();
+            assertThat(count(OutboxStatus.CLAIMED))
+                    .as("rows claimed by the lost claim")
+                    .isEqualTo(3);
+            assertThat(delivered).isEmpty();
             assertThat(store.rearmStaleClaimed(LATER, Instant.now(), 10).block(BOUND))
-                    .hasSize((int) stranded);
+                    .hasSize(3);
         }
 
         // and each row is delivered and completed once
@@ -322,24 +345,18 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W6_a_fenced_settle_whose_commit_answer_is_lost_is_refused_as_stale_once_it_committed(Cut cut) {
+    void X12_a_fenced_settle_whose_commit_answer_is_lost_is_refused_as_stale_once_it_committed(Cut cut) {
         // given a claimed row
         WorkflowId w = WorkflowId.random();
-        store.appendOutboxBatch(rows(w, 1, 1)).block(BOUND);
-        OutboxRow claimed = claimAll(1).get(0);
+        OutboxRow claimed = stageAndClaim(rows(w, 1, 1)).get(0);
         Settlement retry = Settlement.retryAfter(1, Duration.ofHours(1)).withReason(FailureReason.of("boom"));
 
-        // when a fenced retry of it loses its commit, and is settled again
+        // when a fenced retry of it loses its commit
         loseCommit(cut, store.settle(claimed, retry));
-        StepVerifier.FirstStep<Void> again = StepVerifier.create(store.settle(claimed, retry));
 
         // then the settle again succeeds (nothing had committed) or is refused by the fence (the
         // claim was settled: by the first try); either way the row is retried once, one failure
-        if (cut == Cut.AFTER_COMMIT) {
-            again.expectError(StaleClaimException.class).verify(BOUND);
-        } else {
-            again.verifyComplete();
-        }
+        retryFenced(cut, store.settle(claimed, retry));
         OutboxRow stored = row(claimed.dispatchKey());
         assertThat(stored.status()).isEqualTo(OutboxStatus.PENDING);
         assertThat(stored.attempt()).isEqualTo(1);
@@ -348,32 +365,25 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W6_a_complete_whose_commit_answer_is_lost_leaves_the_row_done_once(Cut cut) {
+    void X12_a_complete_whose_commit_answer_is_lost_leaves_the_row_done_once(Cut cut) {
         // given a claimed row
         WorkflowId w = WorkflowId.random();
-        store.appendOutboxBatch(rows(w, 1, 1)).block(BOUND);
-        OutboxRow claimed = claimAll(1).get(0);
+        OutboxRow claimed = stageAndClaim(rows(w, 1, 1)).get(0);
 
-        // when completing it loses its commit, and it is completed again
+        // when completing it loses its commit
         loseCommit(cut, store.complete(claimed));
-        StepVerifier.FirstStep<Void> again = StepVerifier.create(store.complete(claimed));
 
-        // then the row is done: the second complete succeeds, or is refused by the fence
-        if (cut == Cut.AFTER_COMMIT) {
-            again.expectError(StaleClaimException.class).verify(BOUND);
-        } else {
-            again.verifyComplete();
-        }
+        // then the second complete succeeds, or is refused by the fence; the row is done
+        retryFenced(cut, store.complete(claimed));
         assertThat(state(claimed.dispatchKey()).status()).isEqualTo(OutboxStatus.DONE);
     }
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W13_a_heartbeat_whose_commit_answer_is_lost_is_sent_again_and_keeps_the_claim(Cut cut) {
+    void X12_a_heartbeat_whose_commit_answer_is_lost_is_sent_again_and_keeps_the_claim(Cut cut) {
         // given a claimed row
         WorkflowId w = WorkflowId.random();
-        store.appendOutboxBatch(rows(w, 1, 1)).block(BOUND);
-        OutboxRow claimed = claimAll(1).get(0);
+        OutboxRow claimed = stageAndClaim(rows(w, 1, 1)).get(0);
 
         // when its heartbeat loses its commit, then it beats again
         loseCommit(cut, store.heartbeat(List.of(claimed)));
@@ -389,26 +399,20 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_E3_a_lost_answer_fails_every_append_of_its_group_and_each_retry_on_its_head_stores_it_once(Cut cut) {
+    void X12_a_lost_answer_fails_every_append_of_its_group_and_each_retry_on_its_head_stores_it_once(Cut cut) {
         // given four new workflows
         List<WorkflowId> workflows =
                 IntStream.range(0, 4).mapToObj(i -> WorkflowId.random()).toList();
 
         // when their appends, made in one event-loop task so that they share one grouped statement,
         // lose that statement's commit
-        proxy.arm(cut, CommitCutProxy.WRITES);
-        List<Signal<Void>> outcomes = store.readHead(workflows.get(0))
-                .flatMapMany(head -> Flux.fromIterable(workflows)
-                        .flatMap(w -> store.append(w, List.of(WriteLoad.event(w, 1)), 0)
-                                .materialize()))
-                .collectList()
-                .block(BOUND);
-
         // then every caller of the group sees the lost connection
-        assertThat(proxy.cuts()).hasSize(1);
-        assertThat(outcomes)
-                .hasSize(4)
-                .allSatisfy(s -> assertThat(s.getThrowable()).isInstanceOf(TransientBackendException.class));
+        loseGroupCommit(
+                cut,
+                workflows.get(0),
+                workflows.stream()
+                        .map(w -> store.append(w, List.of(WriteLoad.event(w, 1)), 0))
+                        .toList());
 
         // and each append retried on its head is stored once
         for (WorkflowId w : workflows) {
@@ -419,36 +423,20 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_W6_a_lost_answer_fails_every_settle_of_its_group_and_each_row_is_settled_once(Cut cut) {
+    void X12_a_lost_answer_fails_every_settle_of_its_group_and_each_row_is_settled_once(Cut cut) {
         // given four claimed rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 4);
-        store.appendOutboxBatch(rows).block(BOUND);
-        List<OutboxRow> claimed = claimAll(4);
+        List<OutboxRow> claimed = stageAndClaim(rows);
 
         // when their completes, made in one event-loop task so that they share one grouped
         // statement, lose that statement's commit
-        proxy.arm(cut, CommitCutProxy.WRITES);
-        List<Signal<Void>> outcomes = store.readHead(w)
-                .flatMapMany(head -> Flux.fromIterable(claimed)
-                        .flatMap(r -> store.complete(r).materialize()))
-                .collectList()
-                .block(BOUND);
-
         // then every caller of the group sees the lost connection
-        assertThat(proxy.cuts()).hasSize(1);
-        assertThat(outcomes)
-                .hasSize(4)
-                .allSatisfy(s -> assertThat(s.getThrowable()).isInstanceOf(TransientBackendException.class));
+        loseGroupCommit(cut, w, claimed.stream().map(store::complete).toList());
 
         // and each complete again succeeds or is refused by the fence; each row is done once
         for (OutboxRow r : claimed) {
-            StepVerifier.FirstStep<Void> again = StepVerifier.create(store.complete(r));
-            if (cut == Cut.AFTER_COMMIT) {
-                again.expectError(StaleClaimException.class).verify(BOUND);
-            } else {
-                again.verifyComplete();
-            }
+            retryFenced(cut, store.complete(r));
         }
         assertRows(w, OutboxStatus.DONE, rows);
     }
@@ -457,12 +445,11 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O29_settling_keys_whose_commit_answer_is_lost_is_settled_again_as_a_no_op(Cut cut) {
+    void X12_settling_keys_whose_commit_answer_is_lost_is_settled_again_as_a_no_op(Cut cut) {
         // given two claimed rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 2);
-        store.appendOutboxBatch(rows).block(BOUND);
-        claimAll(2);
+        stageAndClaim(rows);
 
         // when completing them by key loses its commit, and they are completed again by key
         loseCommit(cut, store.settleKeys(keys(rows), Settlement.complete()));
@@ -474,11 +461,10 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O58_a_retry_by_key_whose_commit_answer_is_lost_is_read_back_before_it_is_sent_again(Cut cut) {
+    void X12_a_retry_by_key_whose_commit_answer_is_lost_is_read_back_before_it_is_sent_again(Cut cut) {
         // given a claimed row
         WorkflowId w = WorkflowId.random();
-        store.appendOutboxBatch(rows(w, 1, 1)).block(BOUND);
-        String key = claimAll(1).get(0).dispatchKey();
+        String key = stageAndClaim(rows(w, 1, 1)).get(0).dispatchKey();
         Settlement retry = Settlement.retryAfter(1, Duration.ofHours(1)).withReason(FailureReason.of("boom"));
 
         // when a retry by key loses its commit
@@ -503,7 +489,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O35_cancelling_a_workflows_rows_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
+    void X12_cancelling_a_workflows_rows_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
         // given a workflow with two pending rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 2);
@@ -520,11 +506,10 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O31_a_redrive_whose_commit_answer_is_lost_answers_false_once_it_committed(Cut cut) {
+    void X12_a_redrive_whose_commit_answer_is_lost_answers_false_once_it_committed(Cut cut) {
         // given a dead-lettered row
         WorkflowId w = WorkflowId.random();
-        store.appendOutboxBatch(rows(w, 1, 1)).block(BOUND);
-        OutboxRow claimed = claimAll(1).get(0);
+        OutboxRow claimed = stageAndClaim(rows(w, 1, 1)).get(0);
         store.settle(claimed, Settlement.fail()).block(BOUND);
 
         // when its redrive loses its commit, and it is redriven again
@@ -541,7 +526,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O31_redriving_a_workflow_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
+    void X12_redriving_a_workflow_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
         // given a workflow with two dead-lettered rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 2);
@@ -559,12 +544,11 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O12_rearming_rows_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
+    void X12_rearming_rows_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
         // given two claimed rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 2);
-        store.appendOutboxBatch(rows).block(BOUND);
-        claimAll(2);
+        stageAndClaim(rows);
 
         // when re-arming them loses its commit, and they are re-armed again
         loseCommit(cut, store.rearmPending(rows));
@@ -576,12 +560,11 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O41_rearming_stale_claims_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
+    void X12_rearming_stale_claims_whose_commit_answer_is_lost_is_sent_again(Cut cut) {
         // given two claimed rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 2);
-        store.appendOutboxBatch(rows).block(BOUND);
-        claimAll(2);
+        stageAndClaim(rows);
 
         // when re-arming them as stale loses its commit, and it is sent again
         loseCommit(cut, store.rearmStaleClaimed(LATER, Instant.now(), 10));
@@ -595,7 +578,7 @@ class PostgresLostCommitTest {
 
     @ParameterizedTest
     @EnumSource(Cut.class)
-    void X12_O4_pruning_whose_commit_answer_is_lost_is_sent_again_and_deletes_the_rest(Cut cut) {
+    void X12_pruning_whose_commit_answer_is_lost_is_sent_again_and_deletes_the_rest(Cut cut) {
         // given three settled rows
         WorkflowId w = WorkflowId.random();
         List<OutboxRow> rows = rows(w, 1, 3);
@@ -630,6 +613,39 @@ class PostgresLostCommitTest {
                 .singleElement()
                 .asString()
                 .startsWith(cut == Cut.AFTER_COMMIT ? "after the commit" : "before the commit");
+        awaitCutTransactionEnded();
+    }
+
+    /**
+     * Waits until no session of the store has a transaction that wrote: a transaction whose commit
+     * was cut before it reached the server holds its row locks until the server notices the closed
+     * connection and rolls it back, and a retry meanwhile would wait for them (or, with
+     * {@code SKIP LOCKED}, pass the rows over).
+     */
+    private static void awaitCutTransactionEnded() {
+        awaitTrue(
+                "the server ended the cut transaction",
+                () -> serverCount("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + APPLICATION
+                                + "' AND backend_xid IS NOT NULL")
+                        == 0);
+    }
+
+    /**
+     * Arms the relay and subscribes the writes in one task of the driver's event loop (in the answer
+     * to a read of {@code any}'s head), so that the store groups them into one statement, whose
+     * commit the relay cuts; checks that every caller sees a {@link TransientBackendException}.
+     */
+    private void loseGroupCommit(Cut cut, WorkflowId any, List<Mono<Void>> writes) {
+        proxy.arm(cut, CommitCutProxy.WRITES);
+        List<Signal<Void>> outcomes = store.readHead(any)
+                .flatMapMany(head -> Flux.fromIterable(writes).flatMap(Mono::materialize))
+                .collectList()
+                .block(BOUND);
+        assertThat(proxy.cuts()).as("the relay's cuts").hasSize(1);
+        awaitCutTransactionEnded();
+        assertThat(outcomes)
+                .hasSize(writes.size())
+                .allSatisfy(s -> assertThat(s.getThrowable()).isInstanceOf(TransientBackendException.class));
     }
 
     /**
@@ -662,6 +678,25 @@ class PostgresLostCommitTest {
                 .block(BOUND);
         assertThat(stored).extracting(OutboxRow::dispatchKey).containsExactlyElementsOf(keys(expected));
         assertThat(stored).extracting(OutboxRow::status).containsOnly(status);
+    }
+
+    /**
+     * Sends a fenced write again (a settle, or a step that settles without events): it succeeds when
+     * the first try did not commit, or fails with {@link StaleClaimException} when it did.
+     */
+    private static void retryFenced(Cut cut, Mono<Void> retry) {
+        StepVerifier.FirstStep<Void> again = StepVerifier.create(retry);
+        if (cut == Cut.AFTER_COMMIT) {
+            again.expectError(StaleClaimException.class).verify(BOUND);
+        } else {
+            again.verifyComplete();
+        }
+    }
+
+    /** Stages the rows and claims every one of them. */
+    private List<OutboxRow> stageAndClaim(List<OutboxRow> rows) {
+        store.appendOutboxBatch(rows).block(BOUND);
+        return claimAll(rows.size());
     }
 
     private List<OutboxRow> claimAll(int n) {
@@ -704,6 +739,16 @@ class PostgresLostCommitTest {
                         BOUND,
                         Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
                 .block();
+    }
+
+    /** @return the count a {@code SELECT count(*)} answers, on a plain connection to the server */
+    private static long serverCount(String query) {
+        return Flux.usingWhen(
+                        Mono.from(admin.create()),
+                        c -> Flux.from(c.createStatement(query).execute())
+                                .flatMap(r -> r.map((row, meta) -> row.get(0, Long.class))),
+                        Connection::close)
+                .blockLast(BOUND);
     }
 
     /** Runs one statement on a fresh plain connection to the server (not through the relay). */
