@@ -167,7 +167,11 @@ public interface OperatorStore {
      *     naming {@code dispatchKeys} (or the element, e.g. {@code dispatchKeys[3]}) when the
      *     collection or an element is {@code null} or an element is empty, {@code settlement} when
      *     it is {@code null}, or {@code settlement.visibleAfter} / {@code settlement.delay} for a
-     *     visibility the store cannot keep (S15)
+     *     visibility the store cannot keep (S15). After a {@link TransientBackendException} the
+     *     settle may have committed (X12): a complete, fail or cancel is retried as it is (settled
+     *     rows are left alone); a retry is not idempotent (it applies to a live row again,
+     *     recording its failure twice), so read {@link #rowState} first: an attempt at
+     *     {@code nextAttempt} means it committed
      */
     Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement);
 
@@ -175,7 +179,8 @@ public interface OperatorStore {
      * Cancels every live row of a workflow in one transaction (O35–O37).
      *
      * @param workflowId the workflow
-     * @return the keys it changed, in ascending order
+     * @return the keys it changed, in ascending order; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the keys it changes then (X12)
      */
     Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId);
 
@@ -184,7 +189,9 @@ public interface OperatorStore {
      *
      * @param dispatchKey the row
      * @param resetAttempt true to set the attempt back to 0
-     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed)
+     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed);
+     *     after a {@link TransientBackendException}, retry the same call: false then may mean that
+     *     the first try redrove it, as {@link #rowState} tells (X12)
      */
     Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt);
 
@@ -193,7 +200,8 @@ public interface OperatorStore {
      *
      * @param workflowId the workflow
      * @param resetAttempt true to set the attempts back to 0
-     * @return the keys redriven, in ascending order
+     * @return the keys redriven, in ascending order; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the rows it redrives then (X12)
      */
     Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt);
 
@@ -204,7 +212,8 @@ public interface OperatorStore {
      * resurrect terminal rows: redelivery is at-least-once.
      *
      * @param rows the rows
-     * @return completes when durable
+     * @return completes when durable; after a {@link TransientBackendException}, retry the same
+     *     call: it leaves the rows as one call does (X12)
      */
     Mono<Void> rearmPending(List<OutboxRow> rows);
 
@@ -215,7 +224,8 @@ public interface OperatorStore {
      * @param olderThan the staleness bound, exclusive
      * @param visibleAfter the new earliest claim instant
      * @param limit the most rows to re-arm
-     * @return the re-armed rows with their new values
+     * @return the re-armed rows with their new values; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the rows still stale (X12)
      */
     Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit);
 
@@ -226,7 +236,8 @@ public interface OperatorStore {
      *
      * @param settledBefore the cutoff, exclusive
      * @param batchSize the most rows deleted per transaction (at least 1)
-     * @return the number of rows deleted
+     * @return the number of rows deleted; after a {@link TransientBackendException}, retry the same
+     *     call: it deletes what is left and counts only that (X12)
      */
     Mono<Long> pruneSettled(Instant settledBefore, int batchSize);
 }
