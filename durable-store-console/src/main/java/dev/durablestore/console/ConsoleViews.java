@@ -12,12 +12,6 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.core.codec.EventCodec;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +43,7 @@ final class ConsoleViews {
     private final ConsoleOptions options;
     private final Clock clock;
     private final CountCache counts;
-    private final EventCodec codec = EventCodec.create();
+    private final PayloadPreview payloads;
     private final RateStream rateStream;
 
     /**
@@ -62,6 +56,7 @@ final class ConsoleViews {
         this.store = store;
         this.options = options;
         this.clock = clock;
+        this.payloads = new PayloadPreview(options);
         this.counts = new CountCache(store, clock, options.lease(), options.countTtl(), options.countCap());
         this.rateStream = meter == null ? null : new RateStream(meter, clock, Duration.ofSeconds(1));
     }
@@ -148,7 +143,7 @@ final class ConsoleViews {
     }
 
     /** The query parameters, each given once (the names are checked by the caller). */
-    private static Map<String, String> params(ServerRequest request) {
+    static Map<String, String> params(ServerRequest request) {
         Map<String, String> params = new LinkedHashMap<>();
         request.queryParams().forEach((k, v) -> {
             if (v.size() != 1) {
@@ -161,7 +156,7 @@ final class ConsoleViews {
     }
 
     /** The query parameters, each given once and each one of {@code known}. */
-    private static Map<String, String> params(ServerRequest request, Set<String> known) {
+    static Map<String, String> params(ServerRequest request, Set<String> known) {
         Map<String, String> params = params(request);
         for (String name : params.keySet()) {
             if (!known.contains(name)) {
@@ -269,7 +264,7 @@ final class ConsoleViews {
         Payload input = r.input();
         m.put("contentType", input.contentType().toString());
         m.put("inputBytes", input.size());
-        preview(m, "input", input.bytes());
+        payloads.payload(m, "input", input);
         m.put("failures", failures(r));
         return m;
     }
@@ -294,34 +289,13 @@ final class ConsoleViews {
         return out;
     }
 
-    private void preview(Map<String, Object> m, String name, byte[] bytes) {
-        if (!options.previews()) {
-            return;
-        }
-        int n = Math.min(bytes.length, options.previewBytes());
-        m.put(name, utf8Prefix(bytes, n));
-        m.put(name + "Truncated", bytes.length > n);
-    }
-
-    /** The longest valid UTF-8 text in the first {@code n} bytes (a cut character is dropped, bad bytes replaced). */
-    private static String utf8Prefix(byte[] bytes, int n) {
-        CharsetDecoder d = StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE)
-                .onUnmappableCharacter(CodingErrorAction.REPLACE);
-        CharBuffer out = CharBuffer.allocate(n + 1);
-        d.decode(ByteBuffer.wrap(bytes, 0, n), out, n == bytes.length);
-        out.flip();
-        return out.toString();
-    }
-
     // ---------------------------------------------------------------- workflow view
 
     /** {@code GET workflows/{id}}: a workflow's summary, run chain, head and outbox rows. */
     Mono<ServerResponse> workflow(ServerRequest request) {
         return Mono.defer(() -> {
             WorkflowId id = Filters.workflowId(request.pathVariable("id"));
-            Mono<Map<String, Object>> summary = store.readSummary(id).map(this::summary);
+            Mono<Map<String, Object>> summary = store.readSummary(id).map(ConsoleViews::summary);
             Mono<List<RunSummary>> runs = store.readRunChain(id).onErrorResume(e -> Mono.just(List.of()));
             Mono<Long> head = store.readHead(id);
             Mono<List<OutboxRow>> rows = store.listOutbox(
@@ -373,7 +347,8 @@ final class ConsoleViews {
         });
     }
 
-    private Map<String, Object> summary(WorkflowSummary s) {
+    /** @return a workflow's summary as the workflow page and the workflow list show it */
+    static Map<String, Object> summary(WorkflowSummary s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("workflowType", s.workflowType());
         m.put("status", s.status().name());
@@ -408,9 +383,7 @@ final class ConsoleViews {
                                 m.put("kind", e.kind().typeName());
                                 m.put("group", e.kind().group().name());
                                 m.put("recordedAt", e.recordedAt().toString());
-                                byte[] json = codec.encode(e);
-                                m.put("bytes", json.length);
-                                preview(m, "preview", json);
+                                m.put("bytes", payloads.event(m, "preview", e));
                                 out.add(m);
                             }
                             Map<String, Object> body = new LinkedHashMap<>();
@@ -423,7 +396,7 @@ final class ConsoleViews {
         });
     }
 
-    private static long number(Map<String, String> params, String name, long min, long max, long dflt) {
+    static long number(Map<String, String> params, String name, long min, long max, long dflt) {
         String v = params.get(name);
         return v == null || v.isBlank() ? dflt : Filters.wholeNumber(name, v, min, max);
     }
