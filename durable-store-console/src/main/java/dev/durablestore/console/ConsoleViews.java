@@ -3,6 +3,7 @@ package dev.durablestore.console;
 import dev.durablestore.api.AttemptFailure;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRouteCounts;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -14,6 +15,7 @@ import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,6 +89,7 @@ final class ConsoleViews {
                 m.put("done", r.done());
                 m.put("failed", r.failed());
                 m.put("cancelled", r.cancelled());
+                activity(m, s.activity().get(r.route()), s.countedAt());
                 routes.add(m);
                 long[] v = {r.pending(), r.due(), r.claimed(), r.staleClaimed(), r.done(), r.failed(), r.cancelled()};
                 for (int i = 0; i < 7; i++) {
@@ -115,6 +118,27 @@ final class ConsoleViews {
             body.put("lease", options.lease().toString());
             return ConsoleHandlers.ok(body);
         });
+    }
+
+    /**
+     * A route's activity (O68) as ages at the count's time: of its oldest due row, of its latest claim
+     * and of its latest done or failed settle (null when not found), and whether a claimer was seen
+     * within the lease: a claim or such a settle in it. What the database holds, whichever process
+     * claimed.
+     */
+    private void activity(Map<String, Object> m, OutboxRouteActivity a, Instant at) {
+        Long due = a == null || a.oldestDue() == null ? null : millis(a.oldestDue(), at);
+        Long claimed = a == null || a.lastClaimed() == null ? null : millis(a.lastClaimed(), at);
+        Long settled = a == null || a.lastSettled() == null ? null : millis(a.lastSettled(), at);
+        long lease = options.lease().toMillis();
+        m.put("oldestDueAgeMillis", due);
+        m.put("lastClaimAgeMillis", claimed);
+        m.put("lastSettleAgeMillis", settled);
+        m.put("claimerSeen", (claimed != null && claimed <= lease) || (settled != null && settled <= lease));
+    }
+
+    private static long millis(Instant from, Instant to) {
+        return Math.max(0, Duration.between(from, to).toMillis());
     }
 
     /** {@code GET rates}: the live rates, a server-sent-events stream; one "not available" event without a meter. */

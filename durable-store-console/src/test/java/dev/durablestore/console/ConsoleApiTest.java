@@ -207,6 +207,42 @@ class ConsoleApiTest {
     }
 
     @Test
+    void the_overview_shows_each_routes_oldest_due_row_and_whether_a_claimer_was_seen_within_the_lease() {
+        WebTestClient c = readOnly();
+        // given shipping/labels claimed a moment ago, billing/payments settled 10 min ago (past the 5-min lease)
+        Map<String, Map<String, Object>> routes = routes(c);
+        assertThat(routes.get("shipping/labels")).containsEntry("claimerSeen", true);
+        assertThat(((Number) routes.get("shipping/labels").get("lastClaimAgeMillis")).longValue())
+                .isLessThan(Duration.ofMinutes(1).toMillis());
+        assertThat(routes.get("billing/payments"))
+                .containsEntry("claimerSeen", false)
+                .containsEntry("lastClaimAgeMillis", null)
+                .containsEntry("oldestDueAgeMillis", null);
+        assertThat(((Number) routes.get("billing/payments").get("lastSettleAgeMillis")).longValue())
+                .isGreaterThanOrEqualTo(Duration.ofMinutes(10).toMillis());
+        // when an hour passes: orders/checkout's row due at t0 + 1 h has waited 10 min, and no route has
+        // seen a claimer within the lease
+        fixture.clock.advance(Duration.ofHours(1));
+        routes = routes(c);
+        assertThat(((Number) routes.get("orders/checkout").get("oldestDueAgeMillis")).longValue())
+                .isBetween(
+                        Duration.ofMinutes(10).toMillis(),
+                        Duration.ofMinutes(11).toMillis());
+        assertThat(routes.values()).allSatisfy(r -> assertThat(r).containsEntry("claimerSeen", false));
+    }
+
+    /** @return the overview's routes by namespace/task queue, counted now */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> routes(WebTestClient c) {
+        Map<String, Map<String, Object>> byRoute = new LinkedHashMap<>();
+        for (Map<String, Object> r : (List<Map<String, Object>>)
+                json(c.get().uri(BASE + "/api/overview?fresh=true").exchange()).get("routes")) {
+            byRoute.put(r.get("namespace") + "/" + r.get("taskQueue"), r);
+        }
+        return byRoute;
+    }
+
+    @Test
     void the_overview_reports_a_capped_status() {
         WebTestClient c = client(ConsoleOptions.defaults().withCountCap(5), null, null);
         Map<String, Object> o = json(

@@ -207,6 +207,13 @@ class ConsoleBrowserTest {
                     .isEqualTo(db("namespace = ? AND status = ?", check[2], check[3]));
         }
         assertThat(number(cell("shipping/labels/", "staleClaimed"))).isEqualTo(ConsoleFixture.STUCK);
+        // a claimer was seen on shipping/labels within the lease (its fresh claim), none on billing/payments
+        assertThat(read(d -> d.findElement(By.cssSelector("tr[data-route='shipping/labels/'] td.c-claimerSeen"))
+                        .getAttribute("data-seen")))
+                .isEqualTo("true");
+        assertThat(read(d -> d.findElement(By.cssSelector("tr[data-route='billing/payments/'] td.c-claimerSeen"))
+                        .getText()))
+                .startsWith("not within lease");
         // the rates come from the server-sent events of the live traffic
         waiting().until(d -> {
             String staged = d.findElement(By.id("rate-staged")).getText();

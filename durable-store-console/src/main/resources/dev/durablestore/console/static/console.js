@@ -173,14 +173,26 @@
         const capped = new Set(o.capped);
         const isCapped = (k) => capped.has(k === 'due' ? 'pending' : k === 'staleClaimed' ? 'claimed' : k);
         const cell = (k, v) => el('td', { class: 'num c-' + k }, (isCapped(k) ? '≥ ' : '') + fmt(v));
+        // the route's activity, from the database (any process): its oldest due row, and a claim or a
+        // done or failed settle within the lease
+        const seen = (r) => {
+          const last = [r.lastClaimAgeMillis, r.lastSettleAgeMillis].filter((v) => v !== null && v !== undefined);
+          const text = last.length ? age(Math.min(...last)) + ' ago' : 'never';
+          return el('td', { class: 'c-claimerSeen ' + (r.claimerSeen ? 'ok' : (r.due > 0 ? 'bad' : 'muted')),
+            'data-seen': String(r.claimerSeen), title: 'the latest claim or done/failed settle on this route',
+            text: r.claimerSeen ? text : 'not within lease (' + text + ')' });
+        };
         const table = el('table', { id: 'routes' },
           el('thead', {}, el('tr', {}, el('th', { text: 'Namespace' }), el('th', { text: 'Task queue' }), el('th', { text: 'Node' }),
-            ...cols.map(([, l]) => el('th', { class: 'num', text: l })))),
+            ...cols.map(([, l]) => el('th', { class: 'num', text: l })),
+            el('th', { class: 'num', text: 'Oldest due' }), el('th', { text: 'Claimer seen' }))),
           el('tbody', {}, ...o.routes.map((r) => el('tr', { 'data-route': r.namespace + '/' + r.taskQueue + '/' + (r.node || '') },
             el('td', { text: r.namespace }), el('td', { text: r.taskQueue }), el('td', { class: r.node ? '' : 'muted', text: r.node || 'any' }),
-            ...cols.map(([k]) => cell(k, r[k])))),
+            ...cols.map(([k]) => cell(k, r[k])),
+            el('td', { class: 'num c-oldestDue', text: r.oldestDueAgeMillis === null ? '—' : age(r.oldestDueAgeMillis) }),
+            seen(r))),
           el('tr', { class: 'total', id: 'totals' }, el('td', { text: 'All routes' }), el('td'), el('td'),
-            ...cols.map(([k]) => cell(k, o.totals[k])))));
+            ...cols.map(([k]) => cell(k, o.totals[k])), el('td'), el('td'))));
         document.getElementById('overview-table')?.replaceChildren(table);
         const at = document.getElementById('counted-at');
         if (at) {
