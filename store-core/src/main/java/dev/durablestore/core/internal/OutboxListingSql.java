@@ -29,6 +29,12 @@ public final class OutboxListingSql {
     private static final String STATUS_TIME =
             "(CASE status WHEN 'claimed' THEN claimed_at " + "WHEN 'pending' THEN visible_after ELSE settled_at END)";
 
+    /** Routes as O48 orders them: namespace, task queue, then node with unpinned first, in code-point order. */
+    private static final Comparator<ClaimScope> ROUTE_ORDER = Comparator.comparing(
+                    ClaimScope::namespace, Claims.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::taskQueue, Claims.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::node, Comparator.nullsFirst(Claims.CODE_POINT_ORDER));
+
     private OutboxListingSql() {}
 
     /**
@@ -205,18 +211,13 @@ public final class OutboxListingSql {
     public static List<OutboxRouteActivity> foldActivity(List<ActivityRow> found) {
         Map<ClaimScope, Instant[]> byRoute = new LinkedHashMap<>();
         for (ActivityRow r : found) {
-            ClaimScope route = new ClaimScope(
-                    Objects.requireNonNullElse(r.namespace(), "default"),
-                    Objects.requireNonNullElse(r.taskQueue(), "default"),
-                    r.node());
+            ClaimScope route = route(r.namespace(), r.taskQueue(), r.node());
             byRoute.computeIfAbsent(route, k -> new Instant[3])[r.activity().ordinal()] =
                     EpochNanos.toInstant(r.nanos());
         }
         List<OutboxRouteActivity> out = new ArrayList<>();
         byRoute.forEach((route, at) -> out.add(new OutboxRouteActivity(route, at[0], at[1], at[2])));
-        out.sort(Comparator.comparing((OutboxRouteActivity a) -> a.route().namespace(), Claims.CODE_POINT_ORDER)
-                .thenComparing(a -> a.route().taskQueue(), Claims.CODE_POINT_ORDER)
-                .thenComparing(a -> a.route().node(), Comparator.nullsFirst(Claims.CODE_POINT_ORDER)));
+        out.sort(Comparator.comparing(OutboxRouteActivity::route, ROUTE_ORDER));
         return out;
     }
 
@@ -268,10 +269,7 @@ public final class OutboxListingSql {
         Map<ClaimScope, long[]> byRoute = new LinkedHashMap<>();
         Map<OutboxStatus, Long> totals = new LinkedHashMap<>();
         for (CountRow r : found) {
-            ClaimScope route = new ClaimScope(
-                    Objects.requireNonNullElse(r.namespace(), "default"),
-                    Objects.requireNonNullElse(r.taskQueue(), "default"),
-                    r.node());
+            ClaimScope route = route(r.namespace(), r.taskQueue(), r.node());
             long[] c = byRoute.computeIfAbsent(route, k -> new long[7]);
             switch (r.status()) {
                 case PENDING -> {
@@ -298,9 +296,15 @@ public final class OutboxListingSql {
         List<OutboxRouteCounts> routes = new ArrayList<>();
         byRoute.forEach(
                 (route, c) -> routes.add(new OutboxRouteCounts(route, c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
-        routes.sort(Comparator.comparing((OutboxRouteCounts r) -> r.route().namespace(), Claims.CODE_POINT_ORDER)
-                .thenComparing(r -> r.route().taskQueue(), Claims.CODE_POINT_ORDER)
-                .thenComparing(r -> r.route().node(), Comparator.nullsFirst(Claims.CODE_POINT_ORDER)));
+        routes.sort(Comparator.comparing(OutboxRouteCounts::route, ROUTE_ORDER));
         return new OutboxCounts(routes, capped, cap);
+    }
+
+    /** A stored route; rows that predate namespaces or task queues have none stored (O1). */
+    private static ClaimScope route(String namespace, String taskQueue, String node) {
+        return new ClaimScope(
+                Objects.requireNonNullElse(namespace, "default"),
+                Objects.requireNonNullElse(taskQueue, "default"),
+                node);
     }
 }
