@@ -1,22 +1,31 @@
 package dev.durablestore.console;
 
+import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.ReactiveStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 
 /**
- * The overview counts, counted at most once per TTL however many pages ask (one count in flight at a
- * time, shared), each count capped per status by {@code countByRoute}. Past the TTL the last counts
+ * The overview counts and each route's activity, read at most once per TTL however many pages ask
+ * (one read in flight at a time, shared), each count capped per status by {@code countByRoute} and
+ * each activity read by {@code routeActivity} with the same cap. Past the TTL the last counts
  * are answered at once while a new count runs, so only the very first page waits for a count.
  */
 final class CountCache {
 
-    /** Counts and when they were taken. */
-    record Snapshot(OutboxCounts counts, Instant countedAt, Instant dueBy, long tookMillis) {}
+    /** Counts, each route's activity (O68), and when they were taken. */
+    record Snapshot(
+            OutboxCounts counts,
+            Map<ClaimScope, OutboxRouteActivity> activity,
+            Instant countedAt,
+            Instant dueBy,
+            long tookMillis) {}
 
     private final ReactiveStore store;
     private final Clock clock;
@@ -60,8 +69,12 @@ final class CountCache {
             Mono<Snapshot> created = Mono.defer(() -> {
                         Instant now = clock.instant();
                         long start = System.nanoTime();
+                        Mono<Map<ClaimScope, OutboxRouteActivity>> activity =
+                                store.routeActivity(now, cap).collectMap(OutboxRouteActivity::route);
                         return store.countByRoute(now, now.minus(lease), cap)
-                                .map(c -> new Snapshot(c, now, now, (System.nanoTime() - start) / 1_000_000));
+                                .zipWith(activity)
+                                .map(t -> new Snapshot(
+                                        t.getT1(), t.getT2(), now, now, (System.nanoTime() - start) / 1_000_000));
                     })
                     .doOnNext(last::set)
                     .doFinally(sig -> inflight.set(null))

@@ -108,6 +108,26 @@ public interface OperatorStore {
     Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap);
 
     /**
+     * Per route, the oldest due row, the latest claim and the latest done or failed settle (O68), for
+     * an operator's "is anyone working this route?": three bounded reads, each of at most {@code cap}
+     * rows of the whole outbox taken from its edge (the oldest due rows, the newest claims, the newest
+     * settles, cancellations among them), so the cost is bounded however large the outbox grows. A
+     * route with no row among the {@code cap} read has that instant null. Read-only.
+     *
+     * <p>The default signals {@link UnsupportedOperationException}: an implementation outside this
+     * library fails loudly only when the operation is called.
+     *
+     * @param dueBy pending rows visible at or before it count as due
+     * @param cap the most rows each of the three reads takes, 1 to {@value OutboxQuery#MAX_COUNT_CAP}
+     * @return the routes with any of the three, in namespace, task queue, then node order (unpinned
+     *     first); fails with {@link InvalidArgumentException} naming {@code dueBy} or {@code cap}
+     */
+    default Flux<OutboxRouteActivity> routeActivity(Instant dueBy, int cap) {
+        return Flux.error(new UnsupportedOperationException(
+                "routeActivity is not implemented by " + getClass().getName()));
+    }
+
+    /**
      * @param namespace the namespace
      * @return the number of pending or claimed rows in it (O44); 0 for a namespace that cannot be
      *     stored (O46)
