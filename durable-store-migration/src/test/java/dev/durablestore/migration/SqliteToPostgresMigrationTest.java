@@ -317,6 +317,7 @@ class SqliteToPostgresMigrationTest {
     /** The rows copied so far, once the cancelled run's batch in flight has been rolled back or committed. */
     private static long awaitStable(PgSchema pg) {
         return Flux.interval(java.time.Duration.ofMillis(50))
+                .onBackpressureDrop()
                 .concatMap(tick -> pg.readLong("SELECT count(*) FROM events"))
                 .buffer(3, 1)
                 .filter(last -> last.size() == 3 && last.stream().distinct().count() == 1)
