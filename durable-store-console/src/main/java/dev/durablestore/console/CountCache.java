@@ -78,8 +78,9 @@ final class CountCache {
             Mono<Snapshot> created = Mono.defer(() -> {
                         Instant now = clock.instant();
                         long start = System.nanoTime();
-                        Mono<Map<ClaimScope, OutboxRouteActivity>> activity =
-                                store.routeActivity(now, Math.min(cap, ACTIVITY_CAP)).collectMap(OutboxRouteActivity::route);
+                        Mono<Map<ClaimScope, OutboxRouteActivity>> activity = store.routeActivity(
+                                        now, Math.min(cap, ACTIVITY_CAP))
+                                .collectMap(OutboxRouteActivity::route);
                         return store.countByRoute(now, now.minus(lease), cap)
                                 .zipWith(activity)
                                 .map(t -> new Snapshot(
