@@ -57,11 +57,15 @@ final class CountCache {
         return Mono.defer(() -> {
             Snapshot s = last.get();
             Instant now = clock.instant();
-            if (!fresh && s != null && Duration.between(s.countedAt(), now).compareTo(ttl) < 0) {
+            if (fresh) {
+                // a count already running may have begun before this call: then count again
+                return refresh().flatMap(r -> r.countedAt().isBefore(now) ? count().doOnNext(last::set) : Mono.just(r));
+            }
+            if (s != null && Duration.between(s.countedAt(), now).compareTo(ttl) < 0) {
                 return Mono.just(s);
             }
             Mono<Snapshot> count = refresh();
-            if (!fresh && s != null) {
+            if (s != null) {
                 count.subscribe(x -> {}, e -> {}); // refresh behind the page; the stale counts answer now
                 return Mono.just(s);
             }
@@ -75,23 +79,25 @@ final class CountCache {
             if (running != null) {
                 return running;
             }
-            Mono<Snapshot> created = Mono.defer(() -> {
-                        Instant now = clock.instant();
-                        long start = System.nanoTime();
-                        Mono<Map<ClaimScope, OutboxRouteActivity>> activity = store.routeActivity(
-                                        now, Math.min(cap, ACTIVITY_CAP))
-                                .collectMap(OutboxRouteActivity::route);
-                        return store.countByRoute(now, now.minus(lease), cap)
-                                .zipWith(activity)
-                                .map(t -> new Snapshot(
-                                        t.getT1(), t.getT2(), now, now, (System.nanoTime() - start) / 1_000_000));
-                    })
-                    .doOnNext(last::set)
+            Mono<Snapshot> created = count().doOnNext(last::set)
                     .doFinally(sig -> inflight.set(null))
                     .cache();
             if (inflight.compareAndSet(null, created)) {
                 return created;
             }
         }
+    }
+
+    /** @return one count and activity read, taken when subscribed */
+    private Mono<Snapshot> count() {
+        return Mono.defer(() -> {
+            Instant now = clock.instant();
+            long start = System.nanoTime();
+            Mono<Map<ClaimScope, OutboxRouteActivity>> activity =
+                    store.routeActivity(now, Math.min(cap, ACTIVITY_CAP)).collectMap(OutboxRouteActivity::route);
+            return store.countByRoute(now, now.minus(lease), cap)
+                    .zipWith(activity)
+                    .map(t -> new Snapshot(t.getT1(), t.getT2(), now, now, (System.nanoTime() - start) / 1_000_000));
+        });
     }
 }
