@@ -2,12 +2,16 @@ package dev.durablestore.r2dbc.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.Settlement;
+import dev.durablestore.api.TransientBackendException;
 import dev.durablestore.api.WorkflowId;
+import dev.durablestore.api.WorkflowStep;
 import dev.durablestore.r2dbc.R2dbcReactiveStore;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
 import io.r2dbc.pool.ConnectionPool;
@@ -32,6 +36,8 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+import reactor.util.retry.Retry;
 
 /**
  * The PostgreSQL backend when its primary dies and a synchronous streaming standby is promoted
@@ -90,7 +96,7 @@ class PostgresFailoverTest {
             int committedButFailed) {}
 
     @Test
-    void the_primary_killed_under_load_on_two_instances_loses_no_acknowledged_write_and_both_serve_again() {
+    void X12_the_primary_killed_under_load_on_two_instances_loses_no_acknowledged_write_and_both_serve_again() {
         List<Trial> trials = new ArrayList<>();
         for (int t = 1; t <= TRIALS; t++) {
             Trial trial = trial();
@@ -122,6 +128,87 @@ class PostgresFailoverTest {
                 seconds(max(trials, Trial::wakeUpsAgainMillis)),
                 trials.stream().mapToInt(Trial::lost).sum(),
                 trials.stream().mapToInt(Trial::checked).sum());
+    }
+
+    @Test
+    void X12_a_store_that_reaches_a_read_only_standby_gets_a_transient_error_and_serves_again_once_it_is_promoted() {
+        // given a primary with its standby, and a store that reaches the primary through a relay (as
+        // through a name or a virtual address the operator moves), with an idle claim stream
+        StandbyPair pair = StandbyPair.start();
+        closeAfter.add(pair);
+        TcpProxy relay = new TcpProxy(pair.primaryPort());
+        closeAfter.add(relay);
+        String node = "failover-relayed";
+        ReactiveStore s = openStore(pool(RestartableServer.options(relay.port(), node)));
+        WorkflowId w = WorkflowId.random();
+        s.appendWithOutbox(w, List.of(WriteLoad.event(w, 1)), 0, WriteLoad.rows(w, 1))
+                .block(BOUND);
+        Map<String, Long> delivered = new ConcurrentHashMap<>();
+        closeAfter.add(s.claimStream(ClaimStreamOptions.defaults()
+                        .withScope(ClaimScope.of("probe", node))
+                        .withPollInterval(FailoverLoad.POLL))
+                .subscribe(r -> delivered.put(r.dispatchKey(), System.nanoTime()))::dispose);
+
+        // when the relay is moved to the standby
+        relay.moveTo(pair.standbyPort());
+
+        // then every write fails with a transient error saying the server is read-only, a standby
+        OutboxRow staged = WriteLoad.rows(w, 2).get(0);
+        List<Mono<?>> writes = List.of(
+                s.append(w, List.of(WriteLoad.event(w, 2)), 1),
+                s.appendOutboxBatch(List.of(staged)),
+                s.claim(ClaimRequest.of(10)),
+                s.settleKeys(List.of(OutboxRow.dispatchKey(w, 2)), Settlement.complete()),
+                s.commitStep(
+                        WorkflowStep.builder(w, 1).append(WriteLoad.event(w, 2)).build()));
+        for (Mono<?> write : writes) {
+            StepVerifier.create(write)
+                    .expectErrorSatisfies(PostgresFailoverTest::assertReadOnly)
+                    .verify(BOUND);
+        }
+        // while reads are served
+        StepVerifier.create(s.readHead(w)).expectNextCount(1).verifyComplete();
+        // and a store opened on the standby fails to open with the same error, writing nothing
+        StepVerifier.create(R2dbcStoreConfig.of(pool(RestartableServer.options(pair.standbyPort(), "failover-open")))
+                        .open())
+                .expectErrorSatisfies(PostgresFailoverTest::assertReadOnly)
+                .verify(BOUND);
+
+        // when the primary dies and the standby is promoted
+        pair.killPrimary();
+        pair.promote();
+        long promoted = System.nanoTime();
+
+        // then the same store writes again, without being reopened
+        List<Throwable> failures = new ArrayList<>();
+        StepVerifier.create(s.append(w, List.of(WriteLoad.event(w, 2)), 1)
+                        .doOnError(failures::add)
+                        .retryWhen(Retry.fixedDelay(100, Duration.ofMillis(50))
+                                .filter(TransientBackendException.class::isInstance)))
+                .verifyComplete();
+        long writesAgain = System.nanoTime();
+        StepVerifier.create(s.readHistory(w).count()).expectNext(2L).verifyComplete();
+        // and its idle stream is woken by a row another store stages, long before its poll interval
+        ReactiveStore other = openStore(pool(pair.failoverOptions("failover-other")));
+        OutboxRow probe = OutboxRow.pending(WorkflowId.random(), 0, "probe", Payload.json("{}"), Instant.now())
+                .withRoute("probe", node, null);
+        other.appendOutboxBatch(List.of(probe)).block(BOUND);
+        awaitTrue("the idle stream delivered the row", () -> delivered.containsKey(probe.dispatchKey()));
+        long wokenAfter = delivered.get(probe.dispatchKey()) - promoted;
+        assertThat(Duration.ofNanos(wokenAfter))
+                .as("from the promotion to the wake-up")
+                .isLessThan(WAKE_BOUND);
+        report(
+                "read_only_standby writes_again_ms=%d (after %d transient failures) wakeup_ms=%d (from the promotion)",
+                millis(writesAgain - promoted), failures.size(), millis(wokenAfter));
+    }
+
+    private static void assertReadOnly(Throwable e) {
+        assertThat(e)
+                .isInstanceOf(TransientBackendException.class)
+                .hasMessageContaining("read-only")
+                .hasMessageContaining("standby")
+                .hasMessageContaining("25006");
     }
 
     private Trial trial() {
@@ -221,7 +308,7 @@ class PostgresFailoverTest {
             keys.add(probe.dispatchKey());
             stores.get(i)
                     .appendOutboxBatch(List.of(probe))
-                    .retryWhen(reactor.util.retry.Retry.fixedDelay(Long.MAX_VALUE, Duration.ofMillis(50)))
+                    .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, Duration.ofMillis(50)))
                     .block(BOUND);
         }
         awaitTrue(
