@@ -89,6 +89,7 @@ class PostgresFailoverTest {
     record Trial(
             long promotedMillis,
             long writesAgainMillis,
+            long writesAfterPromotionMillis,
             long wakeUpsAgainMillis,
             int lost,
             int checked,
@@ -102,11 +103,12 @@ class PostgresFailoverTest {
             Trial trial = trial();
             trials.add(trial);
             report(
-                    "trial=%d promoted_ms=%d writes_again_ms=%d wakeups_again_ms=%d acknowledged_checked=%d "
-                            + "acknowledged_lost=%d failed_attempts=%d committed_but_failed=%d",
+                    "trial=%d promoted_ms=%d writes_again_ms=%d (%d after the promotion) wakeups_again_ms=%d "
+                            + "acknowledged_checked=%d acknowledged_lost=%d failed_attempts=%d committed_but_failed=%d",
                     t,
                     trial.promotedMillis(),
                     trial.writesAgainMillis(),
+                    trial.writesAfterPromotionMillis(),
                     trial.wakeUpsAgainMillis(),
                     trial.checked(),
                     trial.lost(),
@@ -119,9 +121,11 @@ class PostgresFailoverTest {
             }
         }
         report(
-                "summary trials=%d writes_again_s median=%.2f max=%.2f wakeups_again_s median=%.2f max=%.2f "
-                        + "acknowledged_lost=%d acknowledged_checked=%d",
+                "summary trials=%d promoted_s median=%.2f max=%.2f writes_again_s median=%.2f max=%.2f "
+                        + "wakeups_again_s median=%.2f max=%.2f acknowledged_lost=%d acknowledged_checked=%d",
                 trials.size(),
+                seconds(median(trials, Trial::promotedMillis)),
+                seconds(max(trials, Trial::promotedMillis)),
                 seconds(median(trials, Trial::writesAgainMillis)),
                 seconds(max(trials, Trial::writesAgainMillis)),
                 seconds(median(trials, Trial::wakeUpsAgainMillis)),
@@ -286,6 +290,7 @@ class PostgresFailoverTest {
         return new Trial(
                 millis(promoted - killStart),
                 millis(writesAgain - killStart),
+                millis(writesAgain - promoted),
                 millis(wakeUpsAgain - killStart),
                 ledger[1],
                 ledger[0],
