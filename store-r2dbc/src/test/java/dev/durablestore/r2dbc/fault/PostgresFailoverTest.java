@@ -386,21 +386,11 @@ class PostgresFailoverTest {
         }
         // the figures first, then the assertions that name what is wrong
         for (WorkflowId w : load.workflows()) {
-            Set<Long> events = seqs.getOrDefault(w.toString(), Set.of());
-            assertThat(events).as("acknowledged writes of %s", w).containsAll(appended.get(w));
-            List<Long> contiguous = new ArrayList<>();
-            for (long k = 1; k <= events.size(); k++) {
-                contiguous.add(k);
-            }
-            assertThat(events).as("history of %s", w).containsExactlyElementsOf(contiguous);
-            Set<Long> expectedRows = new HashSet<>();
-            events.forEach(k -> {
-                expectedRows.add(2 * k);
-                expectedRows.add(2 * k + 1);
-            });
-            assertThat(ordinals.getOrDefault(w.toString(), Set.of()))
-                    .as("outbox rows of %s: both rows of every stored event, none of a missing one", w)
-                    .containsExactlyInAnyOrderElementsOf(expectedRows);
+            Ledger.assertWorkflowHolds(
+                    w,
+                    seqs.getOrDefault(w.toString(), Set.of()),
+                    ordinals.getOrDefault(w.toString(), Set.of()),
+                    appended.get(w));
         }
         settles.forEach((key, n) -> {
             assertThat(n).as("acknowledged settles of %s", key).isEqualTo(1);
