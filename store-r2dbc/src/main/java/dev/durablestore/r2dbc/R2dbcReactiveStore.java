@@ -72,7 +72,7 @@ public final class R2dbcReactiveStore extends AbstractReactiveStore {
      *     schema version than this library's (S29; nothing is written to it), and with
      *     {@link BackendException} when the schema cannot be applied (S20): a
      *     {@link dev.durablestore.api.TransientBackendException} when that may pass (the server away,
-     *     or read-only, a standby: X12), so opening again later may succeed
+     *     or read-only, a standby: X13), so opening again later may succeed
      */
     public static Mono<R2dbcReactiveStore> open(R2dbcStoreConfig config) {
         return Mono.defer(() -> {

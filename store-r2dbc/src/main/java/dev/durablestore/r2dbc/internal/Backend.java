@@ -83,7 +83,7 @@ public final class Backend {
      * @return the open backend; fails with {@link dev.durablestore.api.SchemaVersionException} when the
      *     database records a newer schema version, and with {@link BackendException} when the schema
      *     cannot be applied ({@link dev.durablestore.api.TransientBackendException} when the failure may
-     *     pass: the server away, or read-only, X12)
+     *     pass: the server away, or read-only, X13)
      */
     public static Mono<Backend> open(
             ConnectionFactory factory,

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * is a {@link TransientBackendException}: a serialization failure or deadlock (SQLSTATE 40001,
  * 40P01), a lost or refused connection (class 08, an I/O failure, or a connection that closed or
  * failed the pool's validation: a resource failure without SQLSTATE), the server shutting down or starting (57P01, 57P02, 57P03), too many connections (53300),
- * a write refused by a read-only server (25006: a hot standby before its promotion, X12), or anything the
+ * a write refused by a read-only server (25006: a hot standby before its promotion, X13), or anything the
  * driver itself calls transient. Every other failure is a {@link BackendException}.
  */
 final class Failures {
@@ -29,7 +29,7 @@ final class Failures {
      */
     private static final String READ_ONLY = "25006";
 
-    /** What a {@link #READ_ONLY} failure says before the driver's message (X12). */
+    /** What a {@link #READ_ONLY} failure says before the driver's message (X13). */
     static final String READ_ONLY_MESSAGE = "the server is read-only (a standby, not the primary; writes succeed"
             + " again once the store's connections reach a primary: a promoted standby, or the primary named by a"
             + " failover URL with targetServerType=primary)";

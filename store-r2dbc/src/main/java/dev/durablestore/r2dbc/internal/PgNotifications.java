@@ -23,7 +23,7 @@ import reactor.core.scheduler.Schedulers;
  * is lost, the listener reconnects with a growing delay (1 s to 30 s), or sooner when a write of the
  * store commits meanwhile ({@link #primaryAnswered}: at once, or a second after the latest attempt):
  * after a failover it listens on the new primary as soon as the store writes there, not at its next
- * retry (X12). Once listening again it wakes the streams, which meanwhile fall back to polling. Only
+ * retry (X13). Once listening again it wakes the streams, which meanwhile fall back to polling. Only
  * loaded when r2dbc-postgresql is on the class path.
  */
 final class PgNotifications implements Disposable {

@@ -97,7 +97,7 @@ class PostgresFailoverTest {
             int committedButFailed) {}
 
     @Test
-    void X12_the_primary_killed_under_load_on_two_instances_loses_no_acknowledged_write_and_both_serve_again() {
+    void X13_the_primary_killed_under_load_on_two_instances_loses_no_acknowledged_write_and_both_serve_again() {
         List<Trial> trials = new ArrayList<>();
         for (int t = 1; t <= TRIALS; t++) {
             Trial trial = trial();
@@ -135,7 +135,7 @@ class PostgresFailoverTest {
     }
 
     @Test
-    void X12_a_store_that_reaches_a_read_only_standby_gets_a_transient_error_and_serves_again_once_it_is_promoted() {
+    void X13_a_store_that_reaches_a_read_only_standby_gets_a_transient_error_and_serves_again_once_it_is_promoted() {
         // given a primary with its standby, and a store that reaches the primary through a relay (as
         // through a name or a virtual address the operator moves), with an idle claim stream
         StandbyPair pair = StandbyPair.start();
@@ -166,7 +166,9 @@ class PostgresFailoverTest {
                 s.commitStep(
                         WorkflowStep.builder(w, 1).append(WriteLoad.event(w, 2)).build()));
         for (Mono<?> write : writes) {
-            StepVerifier.create(write)
+            // (a pooled connection the move closed may fail one attempt first, as connection lost)
+            StepVerifier.create(write.retryWhen(Retry.fixedDelay(POOL_SIZE, Duration.ofMillis(50))
+                            .filter(e -> !String.valueOf(e.getMessage()).contains("[25006]"))))
                     .expectErrorSatisfies(PostgresFailoverTest::assertReadOnly)
                     .verify(BOUND);
         }

@@ -44,7 +44,7 @@ class FailuresTest {
     }
 
     @Test
-    void X12_a_write_refused_by_a_read_only_server_is_transient_and_says_the_server_is_a_standby() {
+    void X13_a_write_refused_by_a_read_only_server_is_transient_and_says_the_server_is_a_standby() {
         // given what PostgreSQL answers a write on a hot standby
         R2dbcNonTransientResourceException failure =
                 new R2dbcNonTransientResourceException("cannot execute INSERT in a read-only transaction", "25006");
