@@ -29,13 +29,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.util.retry.Retry;
 
@@ -199,7 +197,7 @@ class PostgresFailoverTest {
         OutboxRow probe = OutboxRow.pending(WorkflowId.random(), 0, "probe", Payload.json("{}"), Instant.now())
                 .withRoute("probe", node, null);
         other.appendOutboxBatch(List.of(probe)).block(BOUND);
-        awaitTrue("the idle stream delivered the row", () -> delivered.containsKey(probe.dispatchKey()));
+        Await.until("the idle stream delivered the row", () -> delivered.containsKey(probe.dispatchKey()));
         long wokenAfter = delivered.get(probe.dispatchKey()) - promoted;
         assertThat(Duration.ofNanos(wokenAfter))
                 .as("from the promotion to the wake-up")
@@ -242,7 +240,7 @@ class PostgresFailoverTest {
         closeAfter.add(load);
         load.start();
         int workflows = load.workflows().size();
-        awaitTrue(
+        Await.until(
                 "the load runs: 5 writes per workflow, 20 settles and 2 steps that settle acknowledged",
                 () -> load.writesAcknowledged() >= 5 * workflows
                         && load.settlesAcknowledged() >= 20
@@ -260,7 +258,7 @@ class PostgresFailoverTest {
         long promoted = System.nanoTime();
 
         // then the same instances write again
-        awaitTrue("an acknowledged write after the kill", () -> load.lastAcknowledgedNanos.get() > killed);
+        Await.until("an acknowledged write after the kill", () -> load.lastAcknowledgedNanos.get() > killed);
         long writesAgain = load.lastAcknowledgedNanos.get();
         // and the idle stream of each is woken by a row staged on the other, long before its poll
         long wakeUpsAgain = awaitProbes(stores, probesDelivered, killStart);
@@ -271,7 +269,7 @@ class PostgresFailoverTest {
         int settledBefore = load.settlesAcknowledged();
         int claimedBefore = load.claimedRows.get();
         int stepsBefore = load.steps.get();
-        awaitTrue(
+        Await.until(
                 "every writer and both claim streams make progress again",
                 () -> load.writesAcknowledged() >= ackedAtKill + 3 * workflows
                         && load.settlesAcknowledged() >= settledBefore + 20
@@ -318,7 +316,7 @@ class PostgresFailoverTest {
                     .retryWhen(Retry.fixedDelay(Long.MAX_VALUE, Duration.ofMillis(50)))
                     .block(BOUND);
         }
-        awaitTrue(
+        Await.until(
                 "every idle stream delivered the row staged on the other instance",
                 () -> delivered.keySet().containsAll(keys));
         long last = since;
@@ -437,16 +435,5 @@ class PostgresFailoverTest {
     /** The figures of a run, on the test's standard output (the surefire report keeps them). */
     private static void report(String format, Object... args) {
         System.out.printf("RESULT failover " + format + "%n", args);
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        Mono.fromCallable(condition::getAsBoolean)
-                .subscribeOn(Schedulers.boundedElastic())
-                .filter(Boolean::booleanValue)
-                .repeatWhenEmpty(r -> r.delayElements(Duration.ofMillis(20)))
-                .timeout(
-                        BOUND,
-                        Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
-                .block();
     }
 }
