@@ -36,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +48,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Signal;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 /**
@@ -318,7 +316,7 @@ class PostgresLostCommitTest {
                 .flatMap(r -> store.complete(r).thenReturn(r), 16)
                 .subscribe(r -> delivered.merge(r.dispatchKey(), 1, Integer::sum));
         closeAfter.add(stream::dispose);
-        awaitTrue("the stream's claim was cut", () -> !proxy.cuts().isEmpty());
+        Await.until("the stream's claim was cut", () -> !proxy.cuts().isEmpty());
         awaitCutTransactionEnded();
 
         // then the stream signals nothing and claims again at its poll interval: it finds the rows
@@ -334,7 +332,7 @@ class PostgresLostCommitTest {
         }
 
         // and each row is delivered and completed once
-        awaitTrue("every row is done", () -> count(OutboxStatus.DONE) == rows.size());
+        Await.until("every row is done", () -> count(OutboxStatus.DONE) == rows.size());
         assertThat(delivered)
                 .containsOnlyKeys(keys(rows))
                 .allSatisfy(
@@ -623,7 +621,7 @@ class PostgresLostCommitTest {
      * {@code SKIP LOCKED}, pass the rows over).
      */
     private static void awaitCutTransactionEnded() {
-        awaitTrue(
+        Await.until(
                 "the server ended the cut transaction",
                 () -> serverCount("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + APPLICATION
                                 + "' AND backend_xid IS NOT NULL")
@@ -728,17 +726,6 @@ class PostgresLostCommitTest {
 
     private static List<String> keys(List<OutboxRow> rows) {
         return rows.stream().map(OutboxRow::dispatchKey).sorted().toList();
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        Mono.fromCallable(condition::getAsBoolean)
-                .subscribeOn(Schedulers.boundedElastic()) // conditions block on the store
-                .filter(Boolean::booleanValue)
-                .repeatWhenEmpty(r -> r.delayElements(Duration.ofMillis(20)))
-                .timeout(
-                        BOUND,
-                        Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
-                .block();
     }
 
     /** @return the count a {@code SELECT count(*)} answers, on a plain connection to the server */
