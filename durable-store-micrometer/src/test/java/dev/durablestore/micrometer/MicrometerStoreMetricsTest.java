@@ -2,12 +2,16 @@ package dev.durablestore.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.RetentionBacklog;
+import dev.durablestore.api.RetentionSweep;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +37,55 @@ class MicrometerStoreMetricsTest {
             assertThat(depth.value()).isNotNaN().isGreaterThanOrEqualTo(0);
             assertThat(store).isNotNull();
         }
+    }
+
+    @Test
+    @DisplayName("given retention steps and a backlog reported, then the retention meters read them (D12)")
+    void D12_retention_meters_count_deleted_rows_and_show_the_last_backlog() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerStoreMetrics metrics = new MicrometerStoreMetrics(registry, "orders");
+        Instant now = Instant.parse("2026-06-03T00:00:00Z");
+
+        metrics.retentionSwept(new RetentionSweep(2, 10, 1, 3, 4, 0, null));
+        metrics.retentionSwept(new RetentionSweep(1, 5, 0, 0, 0, 1, null));
+        metrics.retentionBacklog(new RetentionBacklog(now, 7, 2, now.minusSeconds(90)));
+
+        assertThat(registry.get("durable.store.retention.deleted.workflows")
+                        .counter()
+                        .count())
+                .isEqualTo(3);
+        assertThat(registry.get("durable.store.retention.deleted")
+                        .tag("kind", "events")
+                        .counter()
+                        .count())
+                .isEqualTo(15);
+        assertThat(registry.get("durable.store.retention.deleted")
+                        .tag("kind", "timers")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("durable.store.retention.deleted")
+                        .tag("kind", "outbox")
+                        .counter()
+                        .count())
+                .isEqualTo(3);
+        assertThat(registry.get("durable.store.retention.deleted")
+                        .tag("kind", "settled")
+                        .counter()
+                        .count())
+                .isEqualTo(4);
+        assertThat(registry.get("durable.store.retention.late.appends")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get("durable.store.retention.backlog").gauge().value())
+                .isEqualTo(7);
+        assertThat(registry.get("durable.store.retention.backlog.held").gauge().value())
+                .isEqualTo(2);
+        assertThat(registry.get("durable.store.retention.oldest.overdue")
+                        .timeGauge()
+                        .value(TimeUnit.SECONDS))
+                .isEqualTo(90);
     }
 
     /** Runs the collector until an object only weakly held is gone (what a weak gauge would lose). */

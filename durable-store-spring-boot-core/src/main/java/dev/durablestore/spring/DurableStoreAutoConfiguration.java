@@ -2,6 +2,7 @@ package dev.durablestore.spring;
 
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionSweeper;
 import dev.durablestore.api.StoreMetrics;
 import dev.durablestore.console.ConsoleAuthorizer;
 import dev.durablestore.console.ConsoleOptions;
@@ -41,6 +42,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.Disposables;
 
 /**
  * Auto-configuration of durable-store, shared by the Spring Boot 3.5 and 4 starters: the
@@ -313,11 +315,50 @@ public class DurableStoreAutoConfiguration {
     SmartLifecycle durableStoreLeaseReaper(
             ReactiveStore store, DurableStoreProperties properties, ObjectProvider<Clock> clock) {
         DurableStoreProperties.Reaper reaper = properties.getReaper();
-        return new LeaseReaperLifecycle(reaper.reaper(store, null)
+        return new SweeperLifecycle(reaper.reaper(store, null)
                 .withClock(clock(clock))
                 .withOnReaped(rows -> log.warn(
                         "re-armed {} outbox rows whose claim outlived the {} lease", rows.size(), reaper.getLease()))
-                .withOnError(e -> log.warn("a lease reaper sweep failed", e)));
+                .withOnError(e -> log.warn("a lease reaper sweep failed", e))::start);
+    }
+
+    /**
+     * Logs at start-up, in one line, whether retention is on and its values; when
+     * {@code durablestore.retention.closed-for} is set, runs a {@link RetentionSweeper} while the
+     * context runs (disposed on shutdown, before the store closes). Off by default: closed
+     * workflows are kept (docs/operations.md, "Why off by default").
+     *
+     * @param store the store to sweep
+     * @param properties the retention settings
+     * @param clock the application's clock, if any
+     * @param metrics where the sweeps and the backlog are reported
+     * @return the sweeper, as a lifecycle bean (one that only logs when retention is off)
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "durableStoreRetentionSweeper")
+    SmartLifecycle durableStoreRetentionSweeper(
+            ReactiveStore store,
+            DurableStoreProperties properties,
+            ObjectProvider<Clock> clock,
+            ObjectProvider<StoreMetrics> metrics) {
+        DurableStoreProperties.Retention retention = properties.getRetention();
+        RetentionSweeper sweeper = retention.sweeper(store, null);
+        if (sweeper == null) {
+            return new SweeperLifecycle(() -> {
+                log.info("durable-store retention is off: closed workflows are kept"
+                        + " (set durablestore.retention.closed-for to delete them)");
+                return Disposables.disposed();
+            });
+        }
+        RetentionSweeper configured = sweeper.withClock(clock(clock)).withMetrics(metrics(metrics));
+        return new SweeperLifecycle(() -> {
+            log.info(
+                    "durable-store retention is on: {}, every {}, {} closed workflows per step",
+                    retention.describe(),
+                    retention.getInterval(),
+                    retention.getBatchSize());
+            return configured.start();
+        });
     }
 
     /**

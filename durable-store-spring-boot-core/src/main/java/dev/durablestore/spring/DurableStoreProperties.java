@@ -5,6 +5,8 @@ import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OperatorStore;
 import dev.durablestore.api.OutboxLeaseReaper;
+import dev.durablestore.api.RetentionPolicy;
+import dev.durablestore.api.RetentionSweeper;
 import dev.durablestore.console.ConsoleOptions;
 import dev.durablestore.console.DurableConsole;
 import dev.durablestore.r2dbc.R2dbcStoreConfig;
@@ -14,6 +16,8 @@ import io.r2dbc.spi.ConnectionFactory;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -76,6 +80,7 @@ public class DurableStoreProperties implements Validator {
     private final Sqlite sqlite = new Sqlite();
     private final R2dbc r2dbc = new R2dbc();
     private final Reaper reaper = new Reaper();
+    private final Retention retention = new Retention();
     private final Dispatcher dispatcher = new Dispatcher();
     private final Metrics metrics = new Metrics();
     private final Observations observations = new Observations();
@@ -104,6 +109,11 @@ public class DurableStoreProperties implements Validator {
     /** @return the lease reaper's settings */
     public Reaper getReaper() {
         return reaper;
+    }
+
+    /** @return the retention settings */
+    public Retention getRetention() {
+        return retention;
     }
 
     /** @return the dispatcher's settings */
@@ -142,6 +152,7 @@ public class DurableStoreProperties implements Validator {
         p.sqlite.config(errors);
         p.r2dbc.config(unused(ConnectionFactory.class), errors);
         p.reaper.reaper(unused(OperatorStore.class), errors);
+        p.retention.sweeper(unused(OperatorStore.class), errors);
         p.dispatcher.claimStreamOptions(errors);
         p.dispatcher.check(errors);
         p.metrics.check(errors);
@@ -375,6 +386,126 @@ public class DurableStoreProperties implements Validator {
         }
 
         /** @param batchSize the most rows re-armed per statement; see {@link OutboxLeaseReaper#withBatchSize} */
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+
+    /**
+     * Retention of finished workflows ({@code durablestore.retention.*}): off unless
+     * {@code closed-for} is set; then a {@link RetentionSweeper} deletes closed workflows once they
+     * have been closed longer than their retention (docs/operations.md).
+     */
+    public static class Retention {
+
+        /** How long a closed workflow is kept; unset (the default) keeps every workflow. */
+        private Duration closedFor;
+        /** Per-namespace retentions, for workflows with outbox rows in those namespaces; the longest wins. */
+        private Map<String, Duration> namespaces;
+        /** How long settled outbox rows are kept; unset keeps them until their workflow is deleted. */
+        private Duration settledRows;
+        /** The time between passes. */
+        private Duration interval = RetentionSweeper.DEFAULT_INTERVAL;
+        /** The most closed workflows read per step. */
+        private int batchSize = RetentionSweeper.DEFAULT_BATCH_SIZE;
+
+        /**
+         * @param store the store the sweeper deletes from
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the sweeper of these settings, without its clock and metrics; {@code null} when
+         *     retention is off ({@code closed-for} unset)
+         */
+        RetentionSweeper sweeper(OperatorStore store, Errors errors) {
+            // every setting is checked also while retention is off, so a bad one never waits unseen;
+            // the placeholder default only carries the other settings' checks when closed-for is unset
+            PropertyGroup<RetentionPolicy> policy =
+                    PropertyGroup.of("retention", RetentionPolicy.closedFor(Duration.ofDays(1)), errors);
+            if (closedFor != null) {
+                policy.set(p -> RetentionPolicy.closedFor(closedFor));
+            } else if (namespaces != null || settledRows != null) {
+                policy.check(() -> {
+                    throw new InvalidArgumentException(
+                            "closedFor",
+                            "must be set when namespaces or settled-rows are: retention is off without it");
+                });
+            }
+            Map<String, Duration> own = namespaces == null ? Map.of() : namespaces;
+            own.forEach((namespace, retention) -> policy.set(p -> {
+                try {
+                    return p.withNamespace(namespace, retention);
+                } catch (InvalidArgumentException e) {
+                    throw new InvalidArgumentException("namespaces", "of '" + namespace + "' " + e.problem());
+                }
+            }));
+            if (settledRows != null) {
+                policy.set(p -> p.withSettledRows(settledRows));
+            }
+            RetentionSweeper sweeper = PropertyGroup.of("retention", RetentionSweeper.of(store, policy.get()), errors)
+                    .set(s -> s.withInterval(interval))
+                    .set(s -> s.withBatchSize(batchSize))
+                    .get();
+            return closedFor == null ? null : sweeper;
+        }
+
+        /** @return the retentions as the start-up line gives them */
+        String describe() {
+            return "closed workflows kept " + closedFor
+                    + (namespaces == null ? "" : ", per namespace " + namespaces)
+                    + (settledRows == null ? "" : ", settled rows kept " + settledRows);
+        }
+
+        /** @return how long a closed workflow is kept, or {@code null} when retention is off */
+        public Duration getClosedFor() {
+            return closedFor;
+        }
+
+        /**
+         * @param closedFor how long a closed workflow is kept after it closed; unset by default,
+         *     which keeps every workflow; see {@link RetentionPolicy#closedFor}
+         */
+        public void setClosedFor(Duration closedFor) {
+            this.closedFor = closedFor;
+        }
+
+        /** @return the per-namespace retentions, or {@code null} when none is set */
+        public Map<String, Duration> getNamespaces() {
+            return namespaces;
+        }
+
+        /**
+         * @param namespaces per-namespace retentions ({@code durablestore.retention.namespaces.billing=400d});
+         *     see {@link RetentionPolicy#withNamespace}
+         */
+        public void setNamespaces(Map<String, Duration> namespaces) {
+            this.namespaces = new LinkedHashMap<>(namespaces);
+        }
+
+        /** @return how long settled rows are kept, or {@code null} */
+        public Duration getSettledRows() {
+            return settledRows;
+        }
+
+        /** @param settledRows how long settled outbox rows are kept; see {@link RetentionPolicy#withSettledRows} */
+        public void setSettledRows(Duration settledRows) {
+            this.settledRows = settledRows;
+        }
+
+        /** @return the time between passes */
+        public Duration getInterval() {
+            return interval;
+        }
+
+        /** @param interval the time between passes; see {@link RetentionSweeper#withInterval} */
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        /** @return the most closed workflows read per step */
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        /** @param batchSize the most closed workflows read per step; see {@link RetentionSweeper#withBatchSize} */
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }

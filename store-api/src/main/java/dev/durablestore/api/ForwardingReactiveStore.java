@@ -228,4 +228,19 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     public Mono<Long> pruneSettled(Instant settledBefore, int batchSize) {
         return delegate.pruneSettled(settledBefore, batchSize);
     }
+
+    @Override
+    public Mono<RetentionSweep> sweepRetention(RetentionPolicy policy, Instant now, int batchSize, WorkflowId after) {
+        return delegate.sweepRetention(policy, now, batchSize, after);
+    }
+
+    @Override
+    public Mono<PurgeResult> purgeWorkflow(WorkflowId workflowId) {
+        return delegate.purgeWorkflow(workflowId);
+    }
+
+    @Override
+    public Mono<RetentionBacklog> retentionBacklog(RetentionPolicy policy, Instant now) {
+        return delegate.retentionBacklog(policy, now);
+    }
 }

@@ -260,4 +260,63 @@ public interface OperatorStore {
      *     call: it deletes what is left and counts only that (X12)
      */
     Mono<Long> pruneSettled(Instant settledBefore, int batchSize);
+
+    // ------------------------------------------------------------------ retention and deletion (issue 42)
+
+    /**
+     * One bounded step of a retention pass (D1–D7, D10, D11): walks the closed workflows in id
+     * order after {@code after}, reading at most {@code batchSize} of them, and deletes each whose
+     * retention under {@code policy} ran out before {@code now} (closed strictly before
+     * {@code now - policy.retentionFor(namespaces)}) and that has no pending or claimed outbox row:
+     * its events, timers and outbox rows, each workflow in one transaction or not at all. The
+     * deleting transaction checks again that the workflow's head and rows are those the walk saw,
+     * so a workflow appended to, reopened or given a live row since is kept. Open workflows
+     * (running, paused) are never touched.
+     *
+     * <p>A pass starts with {@code after = null} and goes on with each step's
+     * {@link RetentionSweep#resumeAfter()} until it is {@code null}. The first step of a pass also
+     * prunes settled rows when the policy asks for it ({@link RetentionPolicy#withSettledRows}).
+     * Idempotent: a step after a crash, or a second pass, deletes only what is still due.
+     *
+     * @param policy the retention of closed workflows
+     * @param now the instant the retentions are measured back from (the store's clock, usually)
+     * @param batchSize the most closed workflows read, so the most deleted, by this step; at least 1
+     * @param after the last workflow of the previous step ({@link RetentionSweep#resumeAfter()}),
+     *     or {@code null} to start a pass
+     * @return what the step deleted and where the next one goes on; fails, deleting nothing, with
+     *     {@link InvalidArgumentException} naming {@code policy}, {@code now} (null or outside the
+     *     storable range, S15) or {@code batchSize}
+     */
+    default Mono<RetentionSweep> sweepRetention(RetentionPolicy policy, Instant now, int batchSize, WorkflowId after) {
+        return Mono.error(new UnsupportedOperationException("sweepRetention is not supported by " + getClass()));
+    }
+
+    /**
+     * Deletes one workflow's events, timers and outbox rows in one transaction, whatever its status
+     * and whatever its rows' status (D8): for an operator's or a data-protection request. A
+     * dispatcher still holding one of its rows finds it gone: its fenced settle fails with
+     * {@link StaleClaimException} (W6), its settle by key and its heartbeat do nothing (O33, W13).
+     * An append afterwards at expected sequence 0 starts the workflow again.
+     *
+     * @param workflowId the workflow
+     * @return what was deleted (all counts 0 for a workflow nothing is stored of); fails with
+     *     {@link InvalidArgumentException} naming {@code workflowId} when null
+     */
+    default Mono<PurgeResult> purgeWorkflow(WorkflowId workflowId) {
+        return Mono.error(new UnsupportedOperationException("purgeWorkflow is not supported by " + getClass()));
+    }
+
+    /**
+     * Counts the closed workflows {@link #sweepRetention} would delete at {@code now}, or keeps only
+     * because a row of theirs is live, and finds the oldest close among them (D9). Read-only; reads
+     * every closed workflow, so it is for metrics and consoles polled now and then, not per request.
+     *
+     * @param policy the retention of closed workflows
+     * @param now the instant the retentions are measured back from
+     * @return the backlog; fails with {@link InvalidArgumentException} naming {@code policy} or
+     *     {@code now}
+     */
+    default Mono<RetentionBacklog> retentionBacklog(RetentionPolicy policy, Instant now) {
+        return Mono.error(new UnsupportedOperationException("retentionBacklog is not supported by " + getClass()));
+    }
 }

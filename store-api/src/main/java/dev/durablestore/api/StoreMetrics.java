@@ -43,4 +43,19 @@ public interface StoreMetrics {
      * @param depth reports the number of write commands waiting for the writer
      */
     default void registerQueueDepth(IntSupplier depth) {}
+
+    /**
+     * One step of a retention pass deleted rows ({@link OperatorStore#sweepRetention}); called by
+     * {@link RetentionSweeper} for each step that deleted or pruned anything.
+     *
+     * @param step what the step deleted
+     */
+    default void retentionSwept(RetentionSweep step) {}
+
+    /**
+     * The retention backlog as a {@link RetentionSweeper} found it after its last pass.
+     *
+     * @param backlog the closed workflows overdue for deletion and the oldest close among them
+     */
+    default void retentionBacklog(RetentionBacklog backlog) {}
 }

@@ -11,7 +11,11 @@ import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
+import dev.durablestore.api.PurgeResult;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionBacklog;
+import dev.durablestore.api.RetentionPolicy;
+import dev.durablestore.api.RetentionSweep;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.StoreClosedException;
@@ -34,6 +38,7 @@ import dev.durablestore.core.internal.EventEncoder;
 import dev.durablestore.core.internal.KeyArguments;
 import dev.durablestore.core.internal.OutboxListingSql;
 import dev.durablestore.core.internal.OutboxRowEncoder;
+import dev.durablestore.core.internal.Retention;
 import dev.durablestore.core.internal.SettleArguments;
 import dev.durablestore.core.internal.StepEncoder;
 import dev.durablestore.core.internal.StoredRows;
@@ -83,6 +88,7 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
     private final OutboxWriteStorage writes;
     private final OutboxReadStorage reads;
     private final ClaimStorage claims;
+    private final Retention retention;
     private final Wakeups wakeups;
     private final Clock clock;
     private final EventEncoder eventEncoder;
@@ -105,6 +111,7 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         this.writes = storage.outboxWrites();
         this.reads = storage.outboxReads();
         this.claims = storage.claims();
+        this.retention = new Retention(storage.retention(), storage.outboxWrites());
         this.wakeups = InvalidArgumentException.requireNonNull(wakeups, "wakeups");
         this.clock = InvalidArgumentException.requireNonNull(clock, "clock");
         EventCodec codec = EventCodec.create();
@@ -484,6 +491,27 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
             }
             return writes.pruneSettled(cutoff, batchSize);
         });
+    }
+
+    // ------------------------------------------------------------------ retention and purge
+
+    /** D1–D7, D10, D11: checked at subscription; the backend walks and deletes. */
+    @Override
+    public final Mono<RetentionSweep> sweepRetention(
+            RetentionPolicy policy, Instant now, int batchSize, WorkflowId after) {
+        return retention.sweep(policy, now, batchSize, after);
+    }
+
+    /** D8: a purge may free a workflow held by serial dispatch, or a slot of a capped route. */
+    @Override
+    public final Mono<PurgeResult> purgeWorkflow(WorkflowId workflowId) {
+        return freeing(retention.purge(workflowId));
+    }
+
+    /** D9. */
+    @Override
+    public final Mono<RetentionBacklog> retentionBacklog(RetentionPolicy policy, Instant now) {
+        return retention.backlog(policy, now);
     }
 
     // ------------------------------------------------------------------ outbox reads

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class ContractIdsDefinedTest {
 
     /** The group letters of the contract; {@code O} also starts {@code OQ}. */
-    private static final String GROUPS = "EMORSTVWXC";
+    private static final String GROUPS = "DEMORSTVWXC";
 
     /** A definition in docs/contract.md: a list item that starts with the bold id. */
     private static final Pattern DEFINED = Pattern.compile("(?m)^- \\*\\*(OQ-[1-9][0-9]*|[A-Z][1-9][0-9]*)\\*\\*");

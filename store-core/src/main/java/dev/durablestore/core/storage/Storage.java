@@ -11,13 +11,15 @@ import dev.durablestore.api.InvalidArgumentException;
  * @param outboxWrites the outbox writes
  * @param outboxReads the outbox reads
  * @param claims the claims
+ * @param retention the walk of closed workflows and the deletes of retention and purge
  */
 public record Storage(
         HistoryStorage history,
         TimerStorage timers,
         OutboxWriteStorage outboxWrites,
         OutboxReadStorage outboxReads,
-        ClaimStorage claims) {
+        ClaimStorage claims,
+        RetentionStorage retention) {
 
     /**
      * Checks that every part is there.
@@ -27,6 +29,7 @@ public record Storage(
      * @param outboxWrites see the record component
      * @param outboxReads see the record component
      * @param claims see the record component
+     * @param retention see the record component
      */
     public Storage {
         InvalidArgumentException.requireNonNull(history, "history");
@@ -34,5 +37,6 @@ public record Storage(
         InvalidArgumentException.requireNonNull(outboxWrites, "outboxWrites");
         InvalidArgumentException.requireNonNull(outboxReads, "outboxReads");
         InvalidArgumentException.requireNonNull(claims, "claims");
+        InvalidArgumentException.requireNonNull(retention, "retention");
     }
 }

@@ -196,7 +196,7 @@ public final class Backend {
 
     /** @return the parts the store's behaviour runs on */
     public Storage storage() {
-        return new Storage(history, timers, writes, reads, claims);
+        return new Storage(history, timers, writes, reads, claims, new R2dbcRetention(db));
     }
 
     /** @return the wake-ups this storage signals after commits that may make rows claimable */

@@ -99,12 +99,14 @@ public final class Backend {
             writer.addListener(identity);
         }
         OutboxWrites writes = new OutboxWrites(writer, outboxRows, config.clock());
+        SqliteHistory history = new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock());
         Storage storage = new Storage(
-                new SqliteHistory(writer, readers, new EventRows(codec), outboxRows, config.clock()),
+                history,
                 new SqliteTimers(writer, readers),
                 writes,
                 new OutboxReads(readers, outboxRows, config.clock()),
-                new Claims(writer, outboxRows, config.clock(), config.metrics()));
+                new Claims(writer, outboxRows, config.clock(), config.metrics()),
+                new SqliteRetention(writer, readers, history.heads()));
         Backups backups = new Backups(connections, config.journalMode(), emit, config.metrics(), name);
         return new Backend(name, emit, writer, readers, backups, storage, wakeups, config.clock());
     }

@@ -78,6 +78,11 @@ final class SqliteHistory implements HistoryStorage {
         writer.addListener(heads);
     }
 
+    /** @return the cache of committed heads, which a delete of events must update (D5, D8) */
+    HeadCache heads() {
+        return heads;
+    }
+
     /**
      * E3–E22: one command of the writer.
      *

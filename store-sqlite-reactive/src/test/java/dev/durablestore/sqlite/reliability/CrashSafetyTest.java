@@ -3,6 +3,7 @@ package dev.durablestore.sqlite.reliability;
 import static dev.durablestore.sqlite.reliability.Reliability.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.Event;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -43,7 +45,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       re-arms) and no row was claimed twice;
  *   <li>every acknowledged completion is {@code done};
  *   <li>W12: every stored step is whole (its events, its rows, the completion of the row it names
- *       and its timer), every acknowledged step is stored, and no timer exists without its step.
+ *       and its timer), every acknowledged step is stored, and no timer exists without its step;
+ *   <li>D5, D7: a retention sweeper ran all along, deleting the workflows the child closed long ago:
+ *       each of them is either whole (both events and its row) or gone whole, and the sweeper
+ *       deleted nothing else (every check above still holds).
  * </ul>
  *
  * It runs with {@code synchronous=FULL} and {@code NORMAL}: a process crash (as opposed to a power
@@ -181,11 +186,23 @@ class CrashSafetyTest {
                 .allSatisfy((k, n) -> assertThat(n).isOne());
 
         Set<String> expectedRows = new HashSet<>();
+        Set<WorkflowId> closedKept = new HashSet<>();
         int events = 0;
         int workflows;
         try (SqliteReactiveStore store = SqliteReactiveStore.open(SqliteStoreConfig.of(db))) {
             assertThat(store.validateStoredEvents().then().block(TIMEOUT)).isNull(); // S25: every event decodes
-            List<WorkflowId> ids = store.listWorkflowIds().collectList().block(TIMEOUT);
+            List<WorkflowId> all = store.listWorkflowIds().collectList().block(TIMEOUT);
+            List<WorkflowId> ids = new ArrayList<>();
+            for (WorkflowId w : all) {
+                if (w.toString().startsWith(Reliability.CLOSED_PREFIX)) {
+                    closedKept.add(w);
+                    assertThat(store.readHistory(w).collectList().block(TIMEOUT))
+                            .as("%s: D5 closed workflow %s is whole or gone, never half-deleted", trial, w)
+                            .hasSize(2);
+                } else {
+                    ids.add(w);
+                }
+            }
             workflows = ids.size();
             assertThat(ids)
                     .as("%s: workflows with an acknowledged append", trial)
@@ -239,6 +256,17 @@ class CrashSafetyTest {
                 status.put(rs.getString(1), rs.getString(2));
             }
         }
+        // D5: a closed workflow's row is there exactly when its events are
+        Set<String> closedRows = new HashSet<>();
+        status.keySet().removeIf(key -> key.startsWith(Reliability.CLOSED_PREFIX) && closedRows.add(key));
+        Set<String> keptRows = new HashSet<>();
+        for (WorkflowId w : closedKept) {
+            keptRows.add(OutboxRow.dispatchKey(w, 0));
+        }
+        assertThat(closedRows)
+                .as("%s: D5 rows of the closed workflows = rows of those still stored", trial)
+                .isEqualTo(keptRows);
+        int closedAcknowledged = Reliability.records(lines, "CLOSED").size();
         // E17: a batch's rows are there exactly when its events are
         assertThat(status.keySet())
                 .as("%s: outbox rows = rows of the stored batches", trial)
@@ -277,6 +305,9 @@ class CrashSafetyTest {
         assertThat(timers)
                 .as("%s: W12 timers = the timers of the stored steps", trial)
                 .isEqualTo(stepTimers);
+        System.out.printf(
+                "%s: %d closed workflows acknowledged, %d still stored, the rest deleted by retention%n",
+                trial, closedAcknowledged, closedKept.size());
         return new Trial(
                 ackAppends,
                 workflows,

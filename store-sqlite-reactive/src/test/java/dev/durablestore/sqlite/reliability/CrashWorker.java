@@ -3,11 +3,21 @@ package dev.durablestore.sqlite.reliability;
 import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimStreamOptions;
 import dev.durablestore.api.OutboxRow;
+import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.PackageVersion;
+import dev.durablestore.api.Payload;
+import dev.durablestore.api.RetentionPolicy;
+import dev.durablestore.api.RetentionSweeper;
+import dev.durablestore.api.RunId;
 import dev.durablestore.api.SequenceConflictException;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowStep;
+import dev.durablestore.api.event.Event;
+import dev.durablestore.api.event.EventEnvelope;
+import dev.durablestore.api.event.WorkflowCompleted;
+import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
 import dev.durablestore.sqlite.SqliteSynchronous;
@@ -22,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -37,6 +48,9 @@ import reactor.core.publisher.Mono;
  *   <li>{@code STEP <workflow> <newHead> <key> #} — a {@code commitStep} committed: 1–2 events
  *       naming the row it completes ({@link Reliability#stepSignal}), 0–2 rows, the fenced complete
  *       of the claimed row and a timer ({@link Reliability#stepTimer});
+ *   <li>{@code CLOSED <workflow> #} — a workflow closed long ago ({@link Reliability#CLOSED_PREFIX}:
+ *       started and completed in 2000, with one settled row) was appended; a {@link RetentionSweeper}
+ *       running all along deletes such workflows (D5), so it may be gone;
  *   <li>{@code ERROR <message> #} — something failed that should not have (the test fails).
  * </ul>
  *
@@ -93,6 +107,19 @@ public final class CrashWorker {
                 .repeat()
                 .subscribe(v -> {}, e -> print("ERROR claim " + e.toString().replace('\n', ' ')));
 
+        // closed workflows, and a retention sweeper deleting them in small steps all along (D5, D7)
+        AtomicLong closed = new AtomicLong();
+        Mono.defer(() -> appendClosed(store, closed.incrementAndGet()))
+                .then(Mono.delay(Duration.ofMillis(1)))
+                .repeat()
+                .subscribe(v -> {}, e -> print("ERROR closed " + e.toString().replace('\n', ' ')));
+        RetentionSweeper sweeper = RetentionSweeper.of(store, RetentionPolicy.closedFor(Duration.ofDays(1)))
+                .withBatchSize(4);
+        sweeper.sweepOnce()
+                .then(Mono.delay(Duration.ofMillis(5)))
+                .repeat()
+                .subscribe(v -> {}, e -> print("ERROR sweep " + e.toString().replace('\n', ' ')));
+
         new CountDownLatch(1).await(); // until killed
     }
 
@@ -115,6 +142,25 @@ public final class CrashWorker {
                     heads[index] = e.found();
                     return Mono.empty();
                 });
+    }
+
+    /** A workflow started and completed in 2000, with one settled row: due for retention at once. */
+    private static Mono<Void> appendClosed(SqliteReactiveStore store, long n) {
+        WorkflowId w = Reliability.closedWorkflow(n);
+        Instant closedAt = Instant.parse("2000-01-01T00:00:00Z");
+        RunId run = RunId.random();
+        List<Event> events = List.of(
+                new WorkflowStarted(
+                        new EventEnvelope(1, closedAt, w),
+                        "closed",
+                        Payload.json("{}"),
+                        run,
+                        null,
+                        new PackageVersion("v1")),
+                new WorkflowCompleted(new EventEnvelope(2, closedAt, w), Payload.json("{}")));
+        OutboxRow settled =
+                OutboxRow.pending(w, 0, "closed", Payload.json("{}"), closedAt).withStatus(OutboxStatus.DONE, null);
+        return store.appendWithOutbox(w, events, 0, List.of(settled)).doOnSuccess(v -> print("CLOSED " + w));
     }
 
     /** W1, W12: the row's outcome as one step of its workflow, at the head read just before. */

@@ -37,6 +37,17 @@ final class Reliability {
     /** Bound on every single store call in these tests: a hang fails, it never blocks the suite. */
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    /** The id text of every workflow the crash worker closes for its retention sweeper to delete. */
+    static final String CLOSED_PREFIX = "cccccccc-cccc-4ccc-8ccc-";
+
+    /**
+     * @param n a positive number
+     * @return the n-th closed workflow of the crash worker
+     */
+    static WorkflowId closedWorkflow(long n) {
+        return WorkflowId.parse(CLOSED_PREFIX + String.format("%012d", n));
+    }
+
     private static final Pattern BATCH = Pattern.compile("\\{\"first\":(\\d+),\"events\":(\\d+),\"rows\":(\\d+)}");
 
     private Reliability() {}

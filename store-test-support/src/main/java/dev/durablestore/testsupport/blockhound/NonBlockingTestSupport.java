@@ -10,6 +10,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.PackageVersion;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionPolicy;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.TimerId;
@@ -147,6 +148,15 @@ public abstract class NonBlockingTestSupport {
                 .then(store.rearmPending(rows))
                 .then(store.settleKeys(List.of(rows.get(0).dispatchKey()), Settlement.cancel()))
                 .then(store.redrive(rows.get(0).dispatchKey(), false))
-                .then(store.pruneSettled(now.plusSeconds(3600), 10));
+                .then(store.pruneSettled(now.plusSeconds(3600), 10))
+                // retention (D5–D9): the closed workflow, its rows settled, is walked, counted and deleted
+                .then(store.cancelWorkflowRows(w))
+                .then(store.retentionBacklog(RetentionPolicy.closedFor(Duration.ofSeconds(1)), now.plusSeconds(3600)))
+                .then(store.sweepRetention(
+                        RetentionPolicy.closedFor(Duration.ofSeconds(1)).withSettledRows(Duration.ofSeconds(1)),
+                        now.plusSeconds(3600),
+                        10,
+                        null))
+                .then(store.purgeWorkflow(w));
     }
 }

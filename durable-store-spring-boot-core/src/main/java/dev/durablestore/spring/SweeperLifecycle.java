@@ -1,29 +1,31 @@
 package dev.durablestore.spring;
 
-import dev.durablestore.api.OutboxLeaseReaper;
+import java.util.function.Supplier;
 import org.springframework.context.SmartLifecycle;
 import reactor.core.Disposable;
 
 /**
- * Runs the {@link OutboxLeaseReaper} while the context runs. It stops in phase {@link #PHASE},
- * after the dispatcher has released its claims and before the store closes.
+ * Runs a background sweeper of the store (the {@link dev.durablestore.api.OutboxLeaseReaper}, the
+ * {@link dev.durablestore.api.RetentionSweeper}) while the context runs. It stops in phase
+ * {@link #PHASE}, after the dispatcher has released its claims and before the store closes.
  */
-final class LeaseReaperLifecycle implements SmartLifecycle {
+final class SweeperLifecycle implements SmartLifecycle {
 
     /** Stops after {@link DispatcherLifecycle#PHASE}. */
     static final int PHASE = DispatcherLifecycle.PHASE - 1024;
 
-    private final OutboxLeaseReaper reaper;
+    private final Supplier<Disposable> sweeper;
     private volatile Disposable running;
 
-    LeaseReaperLifecycle(OutboxLeaseReaper reaper) {
-        this.reaper = reaper;
+    /** @param sweeper starts the sweeper ({@code reaper::start}) and returns what stops it */
+    SweeperLifecycle(Supplier<Disposable> sweeper) {
+        this.sweeper = sweeper;
     }
 
     @Override
     public synchronized void start() {
         if (running == null) {
-            running = reaper.start();
+            running = sweeper.get();
         }
     }
 
