@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * The console's routes at one path (see {@link DurableConsole}) and what every response shares: the
  * security headers, and the answer to a failed request ({@link ConsoleException#refusal} decides
  * which failures are the request's fault). The handlers are {@link ConsoleSession}'s (the session
- * and CSRF), {@link ConsoleViews}' (what is read) and {@link ConsoleActions}' (what is changed).
+ * and CSRF), {@link ConsoleViews}' and {@link SearchViews}' (what is read) and {@link ConsoleActions}' (what is changed).
  */
 final class ConsoleHandlers {
 
@@ -36,6 +36,7 @@ final class ConsoleHandlers {
     private final String base;
     private final ConsoleSession session;
     private final ConsoleViews views;
+    private final SearchViews search;
     private final ConsoleActions actions;
 
     ConsoleHandlers(
@@ -48,6 +49,7 @@ final class ConsoleHandlers {
         this.base = base;
         this.session = new ConsoleSession(options, meter != null, base);
         this.views = new ConsoleViews(store, options, meter, clock);
+        this.search = new SearchViews(store, clock, ConsoleViews::summary);
         this.actions = new ConsoleActions(store, options, authorizer, clock, session, views);
     }
 
@@ -69,6 +71,8 @@ final class ConsoleHandlers {
                 .andRoute(GET(api + "/rates"), views::rates)
                 .andRoute(GET(api + "/rows"), views::rows)
                 .andRoute(GET(api + "/rows/count"), views::countRows)
+                .andRoute(GET(api + "/workflows"), search::workflows)
+                .andRoute(GET(api + "/timers"), search::timers)
                 .andRoute(GET(api + "/workflows/{id}"), views::workflow)
                 .andRoute(GET(api + "/workflows/{id}/history"), views::history)
                 .andRoute(POST(api + "/actions/{action}"), actions::action)

@@ -3,6 +3,7 @@ package dev.durablestore.console;
 import dev.durablestore.api.AttemptFailure;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRouteCounts;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -12,14 +13,9 @@ import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
 import dev.durablestore.api.event.Event;
-import dev.durablestore.core.codec.EventCodec;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +45,7 @@ final class ConsoleViews {
     private final ConsoleOptions options;
     private final Clock clock;
     private final CountCache counts;
-    private final EventCodec codec = EventCodec.create();
+    private final PayloadPreview payloads;
     private final RateStream rateStream;
 
     /**
@@ -62,6 +58,7 @@ final class ConsoleViews {
         this.store = store;
         this.options = options;
         this.clock = clock;
+        this.payloads = new PayloadPreview(options);
         this.counts = new CountCache(store, clock, options.lease(), options.countTtl(), options.countCap());
         this.rateStream = meter == null ? null : new RateStream(meter, clock, Duration.ofSeconds(1));
     }
@@ -92,6 +89,7 @@ final class ConsoleViews {
                 m.put("done", r.done());
                 m.put("failed", r.failed());
                 m.put("cancelled", r.cancelled());
+                activity(m, s.activity().get(r.route()), s.countedAt());
                 routes.add(m);
                 long[] v = {r.pending(), r.due(), r.claimed(), r.staleClaimed(), r.done(), r.failed(), r.cancelled()};
                 for (int i = 0; i < 7; i++) {
@@ -122,6 +120,27 @@ final class ConsoleViews {
         });
     }
 
+    /**
+     * A route's activity (O68) as ages at the count's time: of its oldest due row, of its latest claim
+     * and of its latest done or failed settle (null when not found), and whether a claimer was seen
+     * within the lease: a claim or such a settle in it. What the database holds, whichever process
+     * claimed.
+     */
+    private void activity(Map<String, Object> m, OutboxRouteActivity a, Instant at) {
+        Long due = a == null || a.oldestDue() == null ? null : millis(a.oldestDue(), at);
+        Long claimed = a == null || a.lastClaimed() == null ? null : millis(a.lastClaimed(), at);
+        Long settled = a == null || a.lastSettled() == null ? null : millis(a.lastSettled(), at);
+        long lease = options.lease().toMillis();
+        m.put("oldestDueAgeMillis", due);
+        m.put("lastClaimAgeMillis", claimed);
+        m.put("lastSettleAgeMillis", settled);
+        m.put("claimerSeen", (claimed != null && claimed <= lease) || (settled != null && settled <= lease));
+    }
+
+    private static long millis(Instant from, Instant to) {
+        return Math.max(0, Duration.between(from, to).toMillis());
+    }
+
     /** {@code GET rates}: the live rates, a server-sent-events stream; one "not available" event without a meter. */
     Mono<ServerResponse> rates(ServerRequest request) {
         if (rateStream == null) {
@@ -148,7 +167,7 @@ final class ConsoleViews {
     }
 
     /** The query parameters, each given once (the names are checked by the caller). */
-    private static Map<String, String> params(ServerRequest request) {
+    static Map<String, String> params(ServerRequest request) {
         Map<String, String> params = new LinkedHashMap<>();
         request.queryParams().forEach((k, v) -> {
             if (v.size() != 1) {
@@ -161,7 +180,7 @@ final class ConsoleViews {
     }
 
     /** The query parameters, each given once and each one of {@code known}. */
-    private static Map<String, String> params(ServerRequest request, Set<String> known) {
+    static Map<String, String> params(ServerRequest request, Set<String> known) {
         Map<String, String> params = params(request);
         for (String name : params.keySet()) {
             if (!known.contains(name)) {
@@ -269,7 +288,7 @@ final class ConsoleViews {
         Payload input = r.input();
         m.put("contentType", input.contentType().toString());
         m.put("inputBytes", input.size());
-        preview(m, "input", input.bytes());
+        payloads.payload(m, "input", input);
         m.put("failures", failures(r));
         return m;
     }
@@ -294,34 +313,13 @@ final class ConsoleViews {
         return out;
     }
 
-    private void preview(Map<String, Object> m, String name, byte[] bytes) {
-        if (!options.previews()) {
-            return;
-        }
-        int n = Math.min(bytes.length, options.previewBytes());
-        m.put(name, utf8Prefix(bytes, n));
-        m.put(name + "Truncated", bytes.length > n);
-    }
-
-    /** The longest valid UTF-8 text in the first {@code n} bytes (a cut character is dropped, bad bytes replaced). */
-    private static String utf8Prefix(byte[] bytes, int n) {
-        CharsetDecoder d = StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE)
-                .onUnmappableCharacter(CodingErrorAction.REPLACE);
-        CharBuffer out = CharBuffer.allocate(n + 1);
-        d.decode(ByteBuffer.wrap(bytes, 0, n), out, n == bytes.length);
-        out.flip();
-        return out.toString();
-    }
-
     // ---------------------------------------------------------------- workflow view
 
     /** {@code GET workflows/{id}}: a workflow's summary, run chain, head and outbox rows. */
     Mono<ServerResponse> workflow(ServerRequest request) {
         return Mono.defer(() -> {
             WorkflowId id = Filters.workflowId(request.pathVariable("id"));
-            Mono<Map<String, Object>> summary = store.readSummary(id).map(this::summary);
+            Mono<Map<String, Object>> summary = store.readSummary(id).map(ConsoleViews::summary);
             Mono<List<RunSummary>> runs = store.readRunChain(id).onErrorResume(e -> Mono.just(List.of()));
             Mono<Long> head = store.readHead(id);
             Mono<List<OutboxRow>> rows = store.listOutbox(
@@ -373,7 +371,8 @@ final class ConsoleViews {
         });
     }
 
-    private Map<String, Object> summary(WorkflowSummary s) {
+    /** @return a workflow's summary as the workflow page and the workflow list show it */
+    static Map<String, Object> summary(WorkflowSummary s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("workflowType", s.workflowType());
         m.put("status", s.status().name());
@@ -408,9 +407,7 @@ final class ConsoleViews {
                                 m.put("kind", e.kind().typeName());
                                 m.put("group", e.kind().group().name());
                                 m.put("recordedAt", e.recordedAt().toString());
-                                byte[] json = codec.encode(e);
-                                m.put("bytes", json.length);
-                                preview(m, "preview", json);
+                                m.put("bytes", payloads.event(m, "preview", e));
                                 out.add(m);
                             }
                             Map<String, Object> body = new LinkedHashMap<>();
@@ -423,7 +420,7 @@ final class ConsoleViews {
         });
     }
 
-    private static long number(Map<String, String> params, String name, long min, long max, long dflt) {
+    static long number(Map<String, String> params, String name, long min, long max, long dflt) {
         String v = params.get(name);
         return v == null || v.isBlank() ? dflt : Filters.wholeNumber(name, v, min, max);
     }

@@ -1,6 +1,5 @@
 package dev.durablestore.console;
 
-import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxQuery;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.WorkflowId;
@@ -101,46 +100,103 @@ final class Filters {
     }
 
     static WorkflowId workflowId(String text) {
+        return workflowId("workflowId", text);
+    }
+
+    /**
+     * @param name the parameter, for the message
+     * @param text a workflow id
+     * @return the id
+     * @throws ConsoleException naming the parameter when the text is no UUID
+     */
+    static WorkflowId workflowId(String name, String text) {
         try {
             return WorkflowId.parse(text.trim());
         } catch (RuntimeException e) {
-            throw ConsoleException.badRequest("workflowId must be a UUID, was '" + abbreviate(text) + "'");
+            throw ConsoleException.badRequest(name + " must be a UUID, was '" + abbreviate(text) + "'");
         }
     }
 
     private static Instant olderThan(String age, Instant now, Duration lease) {
+        if (age.equals("lease")) {
+            return now.minus(lease);
+        }
+        return instant("olderThan", age, now, ", lease");
+    }
+
+    /**
+     * @param name the parameter, for the message
+     * @param text an age counted back from {@code now} ({@code 30s}, {@code 10m}, {@code 2h},
+     *     {@code 1d}, {@code PT5M}) or an instant ({@code 2026-01-02T03:04:05Z})
+     * @param now the current instant
+     * @return the instant
+     * @throws ConsoleException naming the parameter when the text is neither, or the age reaches past
+     *     the instants Java can count back to
+     */
+    static Instant instant(String name, String text, Instant now) {
+        return instant(name, text, now, "");
+    }
+
+    private static Instant instant(String name, String text, Instant now, String more) {
         try {
-            if (age.equals("lease")) {
-                return now.minus(lease);
-            }
-            Matcher m = AGE.matcher(age);
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                Duration d = switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-                return now.minus(d);
-            }
-            if (age.startsWith("P") || age.startsWith("p")) {
-                Duration d = Duration.parse(age);
-                if (d.isNegative()) {
-                    throw new DateTimeParseException("negative", age, 0);
-                }
-                return now.minus(d);
-            }
-            return Instant.parse(age);
-        } catch (DateTimeException | ArithmeticException | InvalidArgumentException e) {
+            Duration d = duration(text);
+            return d == null ? Instant.parse(text) : now.minus(d);
+        } catch (DateTimeException | ArithmeticException e) {
             // DateTimeException: an age past the instants Java can count back to (P99999999999999D)
-            throw ConsoleException.badRequest("olderThan must be an age (30s, 10m, 2h, 1d, PT5M, lease) or an instant"
-                    + " (2026-01-02T03:04:05Z), was '" + abbreviate(age) + "'");
+            throw ConsoleException.badRequest(name + " must be an age (30s, 10m, 2h, 1d, PT5M" + more
+                    + ") or an instant (2026-01-02T03:04:05Z), was '" + abbreviate(text) + "'");
         }
     }
 
-    private static String text(Map<String, String> params, String name) {
+    /**
+     * @param name the parameter, for the message
+     * @param text a duration ({@code 0s}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d}, {@code PT5M})
+     * @param now the instant it counts forward from
+     * @param latest the latest instant accepted
+     * @return {@code now} plus the duration
+     * @throws ConsoleException naming the parameter when the text is no such duration or it reaches
+     *     past {@code latest}
+     */
+    static Instant ahead(String name, String text, Instant now, Instant latest) {
+        try {
+            Duration d = duration(text);
+            if (d != null) {
+                Instant at = now.plus(d);
+                if (!at.isAfter(latest)) {
+                    return at;
+                }
+            }
+        } catch (DateTimeException | ArithmeticException e) {
+            // reported below
+        }
+        throw ConsoleException.badRequest(name + " must be a duration (0s, 30s, 10m, 2h, 1d, PT5M) reaching no"
+                + " later than " + latest + ", was '" + abbreviate(text) + "'");
+    }
+
+    /** @return the duration the text names (30s, 10m, PT5M), or null when it names none; never negative */
+    private static Duration duration(String text) {
+        Matcher m = AGE.matcher(text);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        if (text.startsWith("P") || text.startsWith("p")) {
+            Duration d = Duration.parse(text);
+            if (d.isNegative()) {
+                throw new DateTimeParseException("negative", text, 0);
+            }
+            return d;
+        }
+        return null;
+    }
+
+    static String text(Map<String, String> params, String name) {
         String v = blankToNull(params.get(name));
         if (v != null && v.length() > MAX_TEXT) {
             throw ConsoleException.badRequest(name + " is longer than " + MAX_TEXT + " characters");
@@ -148,7 +204,7 @@ final class Filters {
         return v;
     }
 
-    private static String blankToNull(String v) {
+    static String blankToNull(String v) {
         return v == null || v.isBlank() ? null : v;
     }
 

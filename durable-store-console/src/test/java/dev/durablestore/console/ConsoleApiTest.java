@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -206,6 +207,42 @@ class ConsoleApiTest {
     }
 
     @Test
+    void the_overview_shows_each_routes_oldest_due_row_and_whether_a_claimer_was_seen_within_the_lease() {
+        WebTestClient c = readOnly();
+        // given shipping/labels claimed a moment ago, billing/payments settled 10 min ago (past the 5-min lease)
+        Map<String, Map<String, Object>> routes = routes(c);
+        assertThat(routes.get("shipping/labels")).containsEntry("claimerSeen", true);
+        assertThat(((Number) routes.get("shipping/labels").get("lastClaimAgeMillis")).longValue())
+                .isLessThan(Duration.ofMinutes(1).toMillis());
+        assertThat(routes.get("billing/payments"))
+                .containsEntry("claimerSeen", false)
+                .containsEntry("lastClaimAgeMillis", null)
+                .containsEntry("oldestDueAgeMillis", null);
+        assertThat(((Number) routes.get("billing/payments").get("lastSettleAgeMillis")).longValue())
+                .isGreaterThanOrEqualTo(Duration.ofMinutes(10).toMillis());
+        // when an hour passes: orders/checkout's row due at t0 + 1 h has waited 10 min, and no route has
+        // seen a claimer within the lease
+        fixture.clock.advance(Duration.ofHours(1));
+        routes = routes(c);
+        assertThat(((Number) routes.get("orders/checkout").get("oldestDueAgeMillis")).longValue())
+                .isBetween(
+                        Duration.ofMinutes(10).toMillis(),
+                        Duration.ofMinutes(11).toMillis());
+        assertThat(routes.values()).allSatisfy(r -> assertThat(r).containsEntry("claimerSeen", false));
+    }
+
+    /** @return the overview's routes by namespace/task queue, counted now */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> routes(WebTestClient c) {
+        Map<String, Map<String, Object>> byRoute = new LinkedHashMap<>();
+        for (Map<String, Object> r : (List<Map<String, Object>>)
+                json(c.get().uri(BASE + "/api/overview?fresh=true").exchange()).get("routes")) {
+            byRoute.put(r.get("namespace") + "/" + r.get("taskQueue"), r);
+        }
+        return byRoute;
+    }
+
+    @Test
     void the_overview_reports_a_capped_status() {
         WebTestClient c = client(ConsoleOptions.defaults().withCountCap(5), null, null);
         Map<String, Object> o = json(
@@ -388,7 +425,8 @@ class ConsoleApiTest {
         Map<String, Object> page =
                 json(c.get().uri(BASE + "/api/rows?workflowId=" + WF).exchange());
         assertThat((List<Map<String, Object>>) page.get("rows"))
-                .allSatisfy(r -> assertThat(r).doesNotContainKey("input").containsKey("inputBytes"));
+                .allSatisfy(r ->
+                        assertThat(r).doesNotContainKeys("input", "inputFormat").containsKey("inputBytes"));
         // an exception's message and trace may quote data: without previews a failure keeps its
         // attempt, time and type only
         List<Map<String, Object>> failures = ((List<Map<String, Object>>) page.get("rows"))
@@ -493,6 +531,201 @@ class ConsoleApiTest {
                 .exchange()
                 .expectStatus()
                 .isBadRequest();
+    }
+
+    // ---------------------------------------------------------------- workflow search, timers, payloads
+
+    /** @return the fixture's start moved by {@code d}, as the API writes an instant */
+    private String at(Duration d) {
+        return fixture.t0.plus(d).toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Map<String, Object> body, String name) {
+        return (List<Map<String, Object>>) body.get(name);
+    }
+
+    @Test
+    void workflows_are_searched_by_type_status_and_start_time_newest_first_and_paged() {
+        WebTestClient c = readOnly();
+        String wf = "/api/workflows";
+        // given WF (checkout, running, t0), EXPIRED (checkout, failed, t0 - 1h), REFUND (refund, completed, t0 - 2h)
+        // when every started workflow is listed; then newest start first, with the workflow page's summary
+        Map<String, Object> all =
+                json(c.get().uri(BASE + wf).exchange().expectStatus().isOk());
+        assertThat(list(all, "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(WF.toString(), ConsoleFixture.EXPIRED.toString(), ConsoleFixture.REFUND.toString());
+        assertThat(list(all, "workflows").get(1))
+                .containsEntry("workflowType", "checkout")
+                .containsEntry("status", "FAILED")
+                .containsEntry("startedAt", at(Duration.ofHours(-1)))
+                .containsEntry("endedAt", at(Duration.ofMinutes(-30)))
+                .containsEntry("failureReason", "card expired");
+        assertThat(all.get("next")).isNull();
+        // by type, by status (any case), by start time: an instant or an age back from now, both bounds inclusive
+        assertThat(list(json(c.get().uri(BASE + wf + "?type=checkout").exchange()), "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(WF.toString(), ConsoleFixture.EXPIRED.toString());
+        assertThat(list(json(c.get().uri(BASE + wf + "?status=completed").exchange()), "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(ConsoleFixture.REFUND.toString());
+        assertThat(list(
+                        json(c.get()
+                                .uri(
+                                        BASE + wf + "?startedAfter={a}&startedBefore={b}",
+                                        at(Duration.ofHours(-2)),
+                                        at(Duration.ofHours(-1)))
+                                .exchange()),
+                        "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(ConsoleFixture.EXPIRED.toString(), ConsoleFixture.REFUND.toString());
+        assertThat(list(json(c.get().uri(BASE + wf + "?startedAfter=90m").exchange()), "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(WF.toString(), ConsoleFixture.EXPIRED.toString());
+        assertThat(list(
+                        json(c.get()
+                                .uri(BASE + wf + "?type=checkout&status=RUNNING&startedBefore=1h")
+                                .exchange()),
+                        "workflows"))
+                .isEmpty();
+        // paged: a page of 1, then the next pages after its cursor, each workflow once, and no more
+        Map<String, Object> first = json(c.get().uri(BASE + wf + "?limit=1").exchange());
+        assertThat(first.get("next")).isEqualTo(at(Duration.ZERO) + "," + WF);
+        Map<String, Object> second = json(
+                c.get().uri(BASE + wf + "?limit=1&after={a}", first.get("next")).exchange());
+        assertThat(list(second, "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(ConsoleFixture.EXPIRED.toString());
+        Map<String, Object> third = json(c.get()
+                .uri(BASE + wf + "?limit=5&after={a}", second.get("next"))
+                .exchange());
+        assertThat(list(third, "workflows"))
+                .extracting(w -> w.get("workflowId"))
+                .containsExactly(ConsoleFixture.REFUND.toString());
+        assertThat(third.get("next")).isNull();
+    }
+
+    @Test
+    void malformed_workflow_search_parameters_are_400_naming_the_parameter() {
+        WebTestClient c = readOnly();
+        Map<String, String> named = new LinkedHashMap<>();
+        named.put("status=BROKEN", "status must be one of RUNNING, PAUSED");
+        named.put("startedAfter=yesterday", "startedAfter must be an age");
+        named.put("startedBefore=P99999999999999D", "startedBefore must be an age");
+        named.put("parent=nope", "parent must be a UUID");
+        named.put("after=nope", "after must be the next cursor");
+        named.put("after=2026-03-01T10:00:00Z,nope", "after must be the next cursor");
+        named.put("limit=0", "limit must be a whole number from 1 to 500");
+        named.put("limit=501", "limit");
+        named.put("type=a&type=b", "parameter 'type' is given 2 times");
+        named.put("colour=red", "unknown parameter 'colour'");
+        named.put("type=" + "t".repeat(1025), "type is longer than 1024 characters");
+        named.forEach((query, message) ->
+                refused(c.get().uri(BASE + "/api/workflows?" + query).exchange(), BAD_REQUEST, "bad-request", message));
+    }
+
+    @Test
+    void timers_are_listed_due_now_or_within_a_duration_in_fire_order_and_paged() {
+        WebTestClient c = readOnly();
+        // given two due timers (t0 - 1 min, t0) and one due an hour after t0; now is t0 + 10 min
+        Map<String, Object> due =
+                json(c.get().uri(BASE + "/api/timers").exchange().expectStatus().isOk());
+        assertThat(list(due, "timers"))
+                .extracting(t -> t.get("workflowId") + " " + t.get("timerId") + " " + t.get("fireAt"))
+                .containsExactly(
+                        ConsoleFixture.REFUND + " timer:named:a,b " + at(Duration.ofMinutes(-1)),
+                        WF + " timer:anonymous:7 " + at(Duration.ZERO));
+        assertThat(list(due, "timers"))
+                .allSatisfy(t -> assertThat(((Number) t.get("dueInMillis")).longValue())
+                        .as("overdue")
+                        .isNegative());
+        // within an hour: the upcoming one too, due in under 50 minutes
+        List<Map<String, Object>> hour =
+                list(json(c.get().uri(BASE + "/api/timers?dueWithin=1h").exchange()), "timers");
+        assertThat(hour).hasSize(ConsoleFixture.TIMERS);
+        assertThat(hour.get(2)).containsEntry("timerId", "timer:named:reminder");
+        assertThat(((Number) hour.get(2).get("dueInMillis")).longValue())
+                .isPositive()
+                .isLessThanOrEqualTo(Duration.ofMinutes(50).toMillis());
+        // of one workflow, whenever due
+        assertThat(list(
+                        json(c.get()
+                                .uri(BASE + "/api/timers?dueWithin=any&workflowId=" + WF)
+                                .exchange()),
+                        "timers"))
+                .extracting(t -> t.get("timerId"))
+                .containsExactly("timer:anonymous:7", "timer:named:reminder");
+        // paged by fire time, workflow and timer: the cursor holds a timer id with a comma
+        Map<String, Object> first =
+                json(c.get().uri(BASE + "/api/timers?dueWithin=any&limit=1").exchange());
+        assertThat(first.get("next"))
+                .isEqualTo(at(Duration.ofMinutes(-1)) + "," + ConsoleFixture.REFUND + ",timer:named:a,b");
+        Map<String, Object> rest = json(c.get()
+                .uri(BASE + "/api/timers?dueWithin=any&limit=2&after={a}", first.get("next"))
+                .exchange());
+        assertThat(list(rest, "timers"))
+                .extracting(t -> t.get("timerId"))
+                .containsExactly("timer:anonymous:7", "timer:named:reminder");
+        assertThat(rest.get("next")).isNull();
+    }
+
+    @Test
+    void malformed_timer_parameters_are_400_naming_the_parameter() {
+        WebTestClient c = readOnly();
+        Map<String, String> named = new LinkedHashMap<>();
+        named.put("dueWithin=soon", "dueWithin must be a duration");
+        named.put("dueWithin=-1h", "dueWithin must be a duration");
+        named.put("dueWithin=2026-03-01T10:00:00Z", "dueWithin must be a duration");
+        named.put(
+                "dueWithin=999999999d",
+                "dueWithin must be a duration (0s, 30s, 10m, 2h, 1d, PT5M) reaching no"
+                        + " later than 2262-04-11T23:47:16.854775807Z");
+        named.put("workflowId=nope", "workflowId must be a UUID");
+        named.put("after=nope", "after must be the next cursor");
+        named.put("after=2026-03-01T10:00:00Z," + WF + ",timer:other:1", "after must be the next cursor");
+        named.put("limit=0", "limit");
+        named.put("dueWithin=1h&dueWithin=2h", "parameter 'dueWithin' is given 2 times");
+        named.put("status=due", "unknown parameter 'status'");
+        named.forEach((query, message) ->
+                refused(c.get().uri(BASE + "/api/timers?" + query).exchange(), BAD_REQUEST, "bad-request", message));
+    }
+
+    @Test
+    void payloads_are_shown_as_json_or_as_base64_with_a_note() {
+        WebTestClient c = readOnly();
+        // given a row whose input is JSON and one whose input bytes are not UTF-8
+        Map<String, Map<String, Object>> rows = new LinkedHashMap<>();
+        list(json(c.get().uri(BASE + "/api/rows?workflowId=" + WF).exchange()), "rows")
+                .forEach(r -> rows.put((String) r.get("dispatchKey"), r));
+        assertThat(rows.get(OutboxRow.dispatchKey(WF, 0)))
+                .containsEntry("input", "{\"n\":0,\"activity\":\"charge-card\"}")
+                .containsEntry("inputFormat", "json")
+                .containsEntry("inputTruncated", false);
+        assertThat(rows.get(OutboxRow.dispatchKey(WF, 1)))
+                .containsEntry("input", Base64.getEncoder().encodeToString(ConsoleFixture.NOT_UTF8))
+                .containsEntry("inputFormat", "base64");
+        // when a history is shown; then each payload in an event is its JSON, not the base64 of it
+        Map<String, Object> start = list(
+                        json(c.get()
+                                .uri(BASE + "/api/workflows/" + WF + "/history")
+                                .exchange()),
+                        "events")
+                .get(0);
+        assertThat(start).containsEntry("previewFormat", "json");
+        assertThat((String) start.get("preview"))
+                .contains("\"input\":{\"content_type\":\"Json\",\"json\":{\"order\":42}}")
+                .doesNotContain("\"bytes\"");
+        // and bytes that are not UTF-8 JSON stay base64, with a note saying so
+        List<Map<String, Object>> refund = list(
+                json(c.get()
+                        .uri(BASE + "/api/workflows/" + ConsoleFixture.REFUND + "/history")
+                        .exchange()),
+                "events");
+        assertThat((String) refund.get(0).get("preview"))
+                .contains("\"bytes\":\"" + Base64.getEncoder().encodeToString(ConsoleFixture.NOT_UTF8) + "\"")
+                .contains("\"note\":\"" + PayloadPreview.NOT_JSON + "\"");
+        assertThat((String) refund.get(1).get("preview")).contains("\"json\":{\"refunded\":true}");
     }
 
     // ---------------------------------------------------------------- actions refused

@@ -37,6 +37,7 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -206,6 +207,13 @@ class ConsoleBrowserTest {
                     .isEqualTo(db("namespace = ? AND status = ?", check[2], check[3]));
         }
         assertThat(number(cell("shipping/labels/", "staleClaimed"))).isEqualTo(ConsoleFixture.STUCK);
+        // a claimer was seen on shipping/labels within the lease (its fresh claim), none on billing/payments
+        assertThat(read(d -> d.findElement(By.cssSelector("tr[data-route='shipping/labels/'] td.c-claimerSeen"))
+                        .getAttribute("data-seen")))
+                .isEqualTo("true");
+        assertThat(read(d -> d.findElement(By.cssSelector("tr[data-route='billing/payments/'] td.c-claimerSeen"))
+                        .getText()))
+                .startsWith("not within lease");
         // the rates come from the server-sent events of the live traffic
         waiting().until(d -> {
             String staged = d.findElement(By.id("rate-staged")).getText();
@@ -418,5 +426,71 @@ class ConsoleBrowserTest {
                         .status()
                         .token())
                 .isEqualTo("pending");
+    }
+
+    @Test
+    @Order(7)
+    void workflows_are_searched_timers_listed_and_payloads_shown_as_json() throws Exception {
+        // given WF (checkout, running), EXPIRED (checkout, failed) and REFUND (refund, completed);
+        // when the failed checkouts are searched
+        open("/ops/console/#/workflows");
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#workflows")));
+        assertThat(browser.findElements(By.cssSelector("table#workflows tbody tr")))
+                .extracting(tr -> tr.getAttribute("data-workflow"))
+                .containsExactly(WF.toString(), ConsoleFixture.EXPIRED.toString(), ConsoleFixture.REFUND.toString());
+        browser.findElement(By.id("f-type")).sendKeys("checkout");
+        new Select(browser.findElement(By.id("f-status"))).selectByValue("FAILED");
+        browser.findElement(By.id("f-startedAfter")).sendKeys("1d");
+        browser.findElement(By.id("workflows-apply")).click();
+        // then only the failed one is listed, with its failure, linked to its page
+        waiting()
+                .until(d -> d.findElements(By.cssSelector("table#workflows tbody tr"))
+                                .size()
+                        == 1);
+        WebElement expired = browser.findElement(By.cssSelector("table#workflows tbody tr"));
+        assertThat(expired.getAttribute("data-workflow")).isEqualTo(ConsoleFixture.EXPIRED.toString());
+        assertThat(expired.getText()).contains("FAILED").contains("card expired");
+        screenshot("workflows");
+        expired.findElement(By.cssSelector("a")).click();
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#wf-history li[data-seq='1']")));
+        // and a payload in the history is its JSON, indented, not the base64 of it
+        assertThat(browser.findElement(By.cssSelector("#wf-history li[data-seq='1'] pre.preview"))
+                        .getText())
+                .contains("\"json\": {\n")
+                .contains("\"order\": 7")
+                .doesNotContain("\"bytes\"");
+
+        // when WF's page is shown: a row input that is no UTF-8 JSON is base64 with a note
+        open("/ops/console/#/workflow/" + WF);
+        WebElement email = waiting()
+                .until(ExpectedConditions.presenceOfElementLocated(
+                        By.cssSelector("#wf-outbox tr[data-key='" + OutboxRow.dispatchKey(WF, 1) + "']")));
+        assertThat(email.findElement(By.cssSelector("pre.preview")).getAttribute("data-format"))
+                .isEqualTo("base64");
+        assertThat(email.getText()).contains("not UTF-8 JSON: shown as base64");
+
+        // and its timers link lists every timer of it, whenever due
+        browser.findElement(By.id("wf-timers")).click();
+        waiting().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table#timers")));
+        assertThat(browser.findElements(By.cssSelector("table#timers tbody tr")))
+                .extracting(tr -> tr.getAttribute("data-timer"))
+                .containsExactly(WF + "/timer:anonymous:7", WF + "/timer:named:reminder");
+
+        // when the timers page is opened: the due ones, overdue; within an hour also the upcoming one
+        open("/ops/console/#/timers");
+        waiting()
+                .until(d ->
+                        d.findElements(By.cssSelector("table#timers tbody tr")).size() == 2);
+        assertThat(browser.findElements(By.cssSelector("table#timers tbody tr")))
+                .allSatisfy(tr -> assertThat(tr.getText()).contains("overdue"));
+        browser.findElement(By.id("f-dueWithin")).sendKeys("1h");
+        browser.findElement(By.id("timers-apply")).click();
+        waiting()
+                .until(d ->
+                        d.findElements(By.cssSelector("table#timers tbody tr")).size() == ConsoleFixture.TIMERS);
+        assertThat(browser.findElement(By.cssSelector("tr[data-timer='" + WF + "/timer:named:reminder']"))
+                        .getText())
+                .contains("in ");
+        screenshot("timers");
     }
 }

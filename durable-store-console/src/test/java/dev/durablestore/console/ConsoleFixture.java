@@ -2,6 +2,7 @@ package dev.durablestore.console;
 
 import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
+import dev.durablestore.api.ContentType;
 import dev.durablestore.api.FailureReason;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -10,9 +11,13 @@ import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
 import dev.durablestore.api.RunId;
 import dev.durablestore.api.Settlement;
+import dev.durablestore.api.TimerId;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.event.EventEnvelope;
 import dev.durablestore.api.event.SignalReceived;
+import dev.durablestore.api.event.WorkflowCompleted;
+import dev.durablestore.api.event.WorkflowError;
+import dev.durablestore.api.event.WorkflowFailed;
 import dev.durablestore.api.event.WorkflowStarted;
 import dev.durablestore.sqlite.SqliteReactiveStore;
 import dev.durablestore.sqlite.SqliteStoreConfig;
@@ -30,7 +35,9 @@ import java.util.List;
  * two attempts that each recorded a reason ({@link #RETRIED}, {@link #HOSTILE}), pending, done);
  * {@link #FAILED_BULK} dead letters on billing/payments, each failed on attempt 1 for {@link #DECLINED};
  * {@link #STUCK} claims older than the 5-minute lease on shipping/labels, each on attempt 2 after a
- * {@link #TIMED_OUT} first attempt; one fresh claim there.
+ * {@link #TIMED_OUT} first attempt; one fresh claim there. Two more started workflows, older than
+ * {@link #WF}: {@link #REFUND} (completed, its input bytes not UTF-8 JSON) and {@link #EXPIRED}
+ * (failed); and {@link #TIMERS} timers, two of them due.
  */
 final class ConsoleFixture implements AutoCloseable {
 
@@ -38,6 +45,21 @@ final class ConsoleFixture implements AutoCloseable {
     static final WorkflowId WF = WorkflowId.parse("11111111-1111-4111-8111-111111111111");
     static final int FAILED_BULK = 12;
     static final int STUCK = 3;
+
+    /** A "refund" workflow started 2 h before {@link #WF}, completed 1 h before; its input is no UTF-8 JSON. */
+    static final WorkflowId REFUND = WorkflowId.parse("55555555-5555-4555-8555-000000000001");
+
+    /** A "checkout" workflow started 1 h before {@link #WF}, failed 30 min before. */
+    static final WorkflowId EXPIRED = WorkflowId.parse("55555555-5555-4555-8555-000000000002");
+
+    /** Bytes that are not UTF-8 (and so no JSON), stored as a JSON payload: the store does not check. */
+    static final byte[] NOT_UTF8 = {(byte) 0xff, (byte) 0xfe, '{', '}'};
+
+    /**
+     * The timers: {@link #WF}'s anonymous 7 at the seed's start (due), {@link #REFUND}'s "a,b" a minute
+     * before it (due, a comma in its id), {@link #WF}'s "reminder" an hour after it (due in 50 min).
+     */
+    static final int TIMERS = 3;
 
     /** The reason of attempt 1 of {@link #WF}'s failed row, retried. */
     static final FailureReason RETRIED = FailureReason.of("ledger unavailable")
@@ -85,6 +107,9 @@ final class ConsoleFixture implements AutoCloseable {
     }
 
     final MovableClock clock;
+    /** When the seed began, on {@link #clock}: what the fixture's times count from. */
+    Instant t0;
+
     final ReactiveStore store;
     final List<String> failedKeys = new ArrayList<>();
     final List<String> stuckKeys = new ArrayList<>();
@@ -99,7 +124,7 @@ final class ConsoleFixture implements AutoCloseable {
     }
 
     private void seed() {
-        Instant t0 = clock.instant();
+        t0 = clock.instant();
         // the workflow: started, a signal with a large payload, three rows
         String big = "{\"note\":\"" + "x".repeat(5000) + "\"}";
         store.appendWithOutbox(
@@ -117,7 +142,13 @@ final class ConsoleFixture implements AutoCloseable {
                         0,
                         List.of(
                                 row(WF, 0, "orders", "checkout", "charge-card", t0),
-                                row(WF, 1, "orders", "checkout", "send-email", t0.plus(Duration.ofHours(1))),
+                                OutboxRow.pending(
+                                                WF,
+                                                1,
+                                                "send-email",
+                                                Payload.of(ContentType.JSON, NOT_UTF8),
+                                                t0.plus(Duration.ofHours(1)))
+                                        .withRoute("orders", "checkout", null),
                                 row(WF, 2, "orders", "checkout", "reserve-stock", t0)))
                 .block(TIMEOUT);
         store.settleKeys(
@@ -128,6 +159,42 @@ final class ConsoleFixture implements AutoCloseable {
                         List.of(OutboxRow.dispatchKey(WF, 0)), Settlement.fail().withReason(HOSTILE))
                 .block(TIMEOUT);
         store.settleKeys(List.of(OutboxRow.dispatchKey(WF, 2)), Settlement.complete())
+                .block(TIMEOUT);
+        // older workflows, for the search, and timers
+        store.append(
+                        REFUND,
+                        List.of(
+                                new WorkflowStarted(
+                                        new EventEnvelope(1, t0.minus(Duration.ofHours(2)), REFUND),
+                                        "refund",
+                                        Payload.of(ContentType.JSON, NOT_UTF8),
+                                        RunId.parse("00000000-0000-4000-8000-0000000000bb"),
+                                        null,
+                                        new PackageVersion("v1")),
+                                new WorkflowCompleted(
+                                        new EventEnvelope(2, t0.minus(Duration.ofHours(1)), REFUND),
+                                        Payload.json("{\"refunded\":true}"))),
+                        0)
+                .block(TIMEOUT);
+        store.append(
+                        EXPIRED,
+                        List.of(
+                                new WorkflowStarted(
+                                        new EventEnvelope(1, t0.minus(Duration.ofHours(1)), EXPIRED),
+                                        "checkout",
+                                        Payload.json("{\"order\":7}"),
+                                        RunId.parse("00000000-0000-4000-8000-0000000000cc"),
+                                        null,
+                                        new PackageVersion("v1")),
+                                new WorkflowFailed(
+                                        new EventEnvelope(2, t0.minus(Duration.ofMinutes(30)), EXPIRED),
+                                        new WorkflowError("card expired", Payload.json("{}")))),
+                        0)
+                .block(TIMEOUT);
+        store.scheduleTimer(WF, TimerId.anonymous(7), t0).block(TIMEOUT);
+        store.scheduleTimer(REFUND, TimerId.named("a,b"), t0.minus(Duration.ofMinutes(1)))
+                .block(TIMEOUT);
+        store.scheduleTimer(WF, TimerId.named("reminder"), t0.plus(Duration.ofHours(1)))
                 .block(TIMEOUT);
         // dead letters
         List<OutboxRow> bulk = new ArrayList<>();

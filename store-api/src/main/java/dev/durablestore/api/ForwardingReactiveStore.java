@@ -160,6 +160,11 @@ public abstract class ForwardingReactiveStore implements ReactiveStore {
     }
 
     @Override
+    public Flux<OutboxRouteActivity> routeActivity(Instant dueBy, int cap) {
+        return delegate.routeActivity(dueBy, cap);
+    }
+
+    @Override
     public Mono<Long> countInflight(String namespace) {
         return delegate.countInflight(namespace);
     }

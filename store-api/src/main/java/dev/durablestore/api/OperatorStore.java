@@ -108,6 +108,26 @@ public interface OperatorStore {
     Mono<OutboxCounts> countByRoute(Instant dueBy, Instant claimedBefore, int cap);
 
     /**
+     * Per route, the oldest due row, the latest claim and the latest done or failed settle (O68), for
+     * an operator's "is anyone working this route?": three bounded reads, each of at most {@code cap}
+     * rows of the whole outbox taken from its edge (the oldest due rows, the newest claims, the newest
+     * settles, cancellations among them), so the cost is bounded however large the outbox grows. A
+     * route with no row among the {@code cap} read has that instant null. Read-only.
+     *
+     * <p>The default signals {@link UnsupportedOperationException}: an implementation outside this
+     * library fails loudly only when the operation is called.
+     *
+     * @param dueBy pending rows visible at or before it count as due
+     * @param cap the most rows each of the three reads takes, 1 to {@value OutboxQuery#MAX_COUNT_CAP}
+     * @return the routes with any of the three, in namespace, task queue, then node order (unpinned
+     *     first); fails with {@link InvalidArgumentException} naming {@code dueBy} or {@code cap}
+     */
+    default Flux<OutboxRouteActivity> routeActivity(Instant dueBy, int cap) {
+        return Flux.error(new UnsupportedOperationException(
+                "routeActivity is not implemented by " + getClass().getName()));
+    }
+
+    /**
      * @param namespace the namespace
      * @return the number of pending or claimed rows in it (O44); 0 for a namespace that cannot be
      *     stored (O46)
@@ -167,7 +187,11 @@ public interface OperatorStore {
      *     naming {@code dispatchKeys} (or the element, e.g. {@code dispatchKeys[3]}) when the
      *     collection or an element is {@code null} or an element is empty, {@code settlement} when
      *     it is {@code null}, or {@code settlement.visibleAfter} / {@code settlement.delay} for a
-     *     visibility the store cannot keep (S15)
+     *     visibility the store cannot keep (S15). After a {@link TransientBackendException} the
+     *     settle may have committed (X12): a complete, fail or cancel is retried as it is (settled
+     *     rows are left alone); a retry is not idempotent (it applies to a live row again,
+     *     recording its failure twice), so read {@link #rowState} first: an attempt at
+     *     {@code nextAttempt} means it committed
      */
     Mono<Void> settleKeys(Collection<String> dispatchKeys, Settlement settlement);
 
@@ -175,7 +199,8 @@ public interface OperatorStore {
      * Cancels every live row of a workflow in one transaction (O35–O37).
      *
      * @param workflowId the workflow
-     * @return the keys it changed, in ascending order
+     * @return the keys it changed, in ascending order; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the keys it changes then (X12)
      */
     Mono<List<String>> cancelWorkflowRows(WorkflowId workflowId);
 
@@ -184,7 +209,9 @@ public interface OperatorStore {
      *
      * @param dispatchKey the row
      * @param resetAttempt true to set the attempt back to 0
-     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed)
+     * @return true when a {@code FAILED} row was redriven, false otherwise (unknown or not failed);
+     *     after a {@link TransientBackendException}, retry the same call: false then may mean that
+     *     the first try redrove it, as {@link #rowState} tells (X12)
      */
     Mono<Boolean> redrive(String dispatchKey, boolean resetAttempt);
 
@@ -193,7 +220,8 @@ public interface OperatorStore {
      *
      * @param workflowId the workflow
      * @param resetAttempt true to set the attempts back to 0
-     * @return the keys redriven, in ascending order
+     * @return the keys redriven, in ascending order; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the rows it redrives then (X12)
      */
     Mono<List<String>> redriveWorkflow(WorkflowId workflowId, boolean resetAttempt);
 
@@ -204,7 +232,8 @@ public interface OperatorStore {
      * resurrect terminal rows: redelivery is at-least-once.
      *
      * @param rows the rows
-     * @return completes when durable
+     * @return completes when durable; after a {@link TransientBackendException}, retry the same
+     *     call: it leaves the rows as one call does (X12)
      */
     Mono<Void> rearmPending(List<OutboxRow> rows);
 
@@ -215,7 +244,8 @@ public interface OperatorStore {
      * @param olderThan the staleness bound, exclusive
      * @param visibleAfter the new earliest claim instant
      * @param limit the most rows to re-arm
-     * @return the re-armed rows with their new values
+     * @return the re-armed rows with their new values; after a {@link TransientBackendException},
+     *     retry the same call, which answers only the rows still stale (X12)
      */
     Mono<List<OutboxRow>> rearmStaleClaimed(Instant olderThan, Instant visibleAfter, int limit);
 
@@ -226,7 +256,8 @@ public interface OperatorStore {
      *
      * @param settledBefore the cutoff, exclusive
      * @param batchSize the most rows deleted per transaction (at least 1)
-     * @return the number of rows deleted
+     * @return the number of rows deleted; after a {@link TransientBackendException}, retry the same
+     *     call: it deletes what is left and counts only that (X12)
      */
     Mono<Long> pruneSettled(Instant settledBefore, int batchSize);
 

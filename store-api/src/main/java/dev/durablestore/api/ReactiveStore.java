@@ -42,6 +42,11 @@ import reactor.core.publisher.Mono;
  * disposed pipeline) and needs the outcome reads it back, e.g. with {@link #readHead} or
  * {@link OperatorStore#rowState}; retrying an append with the same expected head is safe either way
  * (it fails with {@link SequenceConflictException} if the first one committed).
+ *
+ * <p><b>A lost commit answer.</b> On PostgreSQL, a write whose connection drops while it commits
+ * fails with {@link TransientBackendException} and may have committed, whole (X12); so does every
+ * caller whose write shared its grouped statement. Each write's description says how to retry it
+ * so that nothing is written twice; {@code docs/reliability.md} has the table.
  */
 public interface ReactiveStore extends OperatorStore, AutoCloseable {
 
@@ -64,7 +69,10 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @return completes when the events are durable; fails with {@link SequenceConflictException}
      *     when the head differs, {@link BackendException} for a non-contiguous batch,
      *     {@link SerializationException} when an event cannot be encoded, and
-     *     {@link InvalidArgumentException} for bad arguments
+     *     {@link InvalidArgumentException} for bad arguments. After a {@link TransientBackendException}
+     *     the append may have committed (X12): retry the same call; a {@link SequenceConflictException}
+     *     whose {@code found()} is {@code expectedSeq + events.size()} then means the first try
+     *     committed (read the history to check that those events are these)
      */
     Mono<Void> append(WorkflowId workflowId, List<Event> events, long expectedSeq);
 
@@ -77,7 +85,8 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @param events the events, in order (may be empty: the guard is still checked, E19)
      * @param expectedSeq the head the caller last saw
      * @param rows the rows to stage; each must satisfy O6
-     * @return completes when events and rows are durable; fails as {@link #append}
+     * @return completes when events and rows are durable; fails as {@link #append}, and is retried
+     *     as it is after a {@link TransientBackendException}: its rows are staged once either way (X12)
      */
     Mono<Void> appendWithOutbox(WorkflowId workflowId, List<Event> events, long expectedSeq, List<OutboxRow> rows);
 
@@ -89,7 +98,8 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @param rows the rows
      * @return completes when the batch is durable (one transaction); fails with
      *     {@link InvalidArgumentException} naming a row's field ({@code rows[2].namespace}) that
-     *     breaks a rule, before anything is written
+     *     breaks a rule, before anything is written. After a {@link TransientBackendException} the
+     *     batch may have committed (X12): retry the same call, which skips the rows already stored
      */
     Mono<Void> appendOutboxBatch(List<OutboxRow> rows);
 
@@ -107,7 +117,11 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      *     {@code timers[0].timerId}, {@code settles[1].delay} for a retry delay that takes the row's
      *     visibility past the latest storable instant) that cannot be stored, {@link SerializationException} when an
      *     event cannot be encoded, and {@link BackendException} for a non-contiguous batch or a
-     *     storage failure
+     *     storage failure. After a {@link TransientBackendException} the step may have committed
+     *     (X12): retry the same step; if the first try committed, a step with events then fails
+     *     with {@code SequenceConflictException(expectedSeq, expectedSeq + events)}, one without
+     *     events that settles with {@link StaleClaimException}, and any other completes again to the
+     *     same state
      */
     Mono<Void> commitStep(WorkflowStep step);
 
@@ -121,7 +135,8 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @param workflowId the workflow
      * @param timerId the timer
      * @param fireAt when it becomes due
-     * @return completes when the timer is durable
+     * @return completes when the timer is durable; after a {@link TransientBackendException}, retry the
+     *     same call: it replaces the timer with the same one (X12)
      */
     Mono<Void> scheduleTimer(WorkflowId workflowId, TimerId timerId, Instant fireAt);
 
@@ -143,7 +158,10 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      *     claiming nothing, with {@link InvalidArgumentException} naming {@code request} when it is
      *     {@code null}, {@code policy.concurrencyCap} for a cap without a scope (O64),
      *     {@code policy.nodeConcurrencyCap} for a node cap without a scope with a node (O65), or
-     *     {@code scope.node} for a node cap whose scope's node cannot be stored
+     *     {@code scope.node} for a node cap whose scope's node cannot be stored. Not idempotent
+     *     (X12): after a {@link TransientBackendException} the claim may have committed; a retry is
+     *     safe but claims other rows, and the rows of the lost claim stay claimed until the lease
+     *     reaper re-arms them
      */
     Mono<List<OutboxRow>> claim(ClaimRequest request);
 
@@ -156,7 +174,9 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * claim completes after cancellation are returned to pending.
      *
      * @param options scope, held workflows, batch size and poll interval
-     * @return the stream of claimed rows
+     * @return the stream of claimed rows; a claim that fails (its answer lost, X12) is not signalled:
+     *     the stream claims again after the poll interval, and the rows that claim may have taken
+     *     come back when the lease reaper re-arms them
      */
     Flux<OutboxRow> claimStream(ClaimStreamOptions options);
 
@@ -179,7 +199,9 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      *     {@code claimed.claimToken} for a row that does not come from a claim, {@code settlement}
      *     when it is {@code null}, or
      *     {@code settlement.visibleAfter} / {@code settlement.delay} for a visibility the store
-     *     cannot keep (S15)
+     *     cannot keep (S15). After a {@link TransientBackendException} the settle may have committed
+     *     (X12): retry the same call; {@link StaleClaimException} then means that it did or that the
+     *     claim moved on, and either way the row is no longer the caller's
      */
     Mono<Void> settle(OutboxRow claimed, Settlement settlement);
 
@@ -187,7 +209,7 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * Marks a claimed row {@code DONE}, fenced by its claim: {@code settle(claimed, Settlement.complete())}.
      *
      * @param claimed the row as its claim returned it
-     * @return completes when durable; fails as {@link #settle} does
+     * @return completes when durable; fails, and is retried, as {@link #settle} is
      */
     default Mono<Void> complete(OutboxRow claimed) {
         return settle(claimed, Settlement.complete());
@@ -204,7 +226,8 @@ public interface ReactiveStore extends OperatorStore, AutoCloseable {
      * @return the keys of the rows refreshed, in ascending code-point order, each once; fails,
      *     changing nothing, with {@link InvalidArgumentException} naming {@code claimed} when the
      *     collection is {@code null}, or {@code claimed[i]} / {@code claimed[i].claimToken} for a
-     *     {@code null} element or a row that does not come from a claim
+     *     {@code null} element or a row that does not come from a claim. After a
+     *     {@link TransientBackendException}, retry the same call: a refresh is idempotent (X12)
      */
     Mono<List<String>> heartbeat(Collection<OutboxRow> claimed);
 

@@ -10,12 +10,15 @@ package dev.durablestore.api;
  *
  * <p>Every operation of the store is safe to retry after this error, with one caveat: when the
  * failure came after the statement reached the database (a lost connection, a timeout), the write
- * may have committed. The store's writes are built for that: an append retried with the same
- * expected sequence fails with {@link SequenceConflictException} when the first attempt committed
- * (read the history to tell yours from another writer's), staging is insert-or-ignore by dispatch
- * key, and settles, retries with an explicit attempt, heartbeats and releases are idempotent. A
- * claim that may have committed leaves its rows claimed until their lease runs out and the lease
- * reaper re-arms them.
+ * may have committed, whole (X12). The store's writes are built for that: an append or a step
+ * retried with the same expected sequence fails with {@link SequenceConflictException} when the
+ * first attempt committed (read the history to tell yours from another writer's), staging is
+ * insert-or-ignore by dispatch key, a fenced settle fails with {@link StaleClaimException} once
+ * the row is settled, and heartbeats, re-arms and the settles by key that complete, fail or
+ * cancel leave the state one call leaves. A retry settled by key ({@link OperatorStore#settleKeys})
+ * is not idempotent: read the row's state first. A claim that may have committed leaves its rows claimed until their lease
+ * runs out and the lease reaper re-arms them. Each write's description says what its retry
+ * answers.
  */
 public final class TransientBackendException extends BackendException {
 

@@ -8,6 +8,7 @@ import dev.durablestore.api.DispatchPolicy;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.PurgeResult;
@@ -572,6 +573,13 @@ public abstract class AbstractReactiveStore implements ReactiveStore {
         return Mono.defer(() -> {
             long[] bounds = OutboxListingSql.countArguments(dueBy, claimedBefore, cap);
             return reads.countByRoute(bounds[0], bounds[1], cap);
+        });
+    }
+
+    @Override
+    public final Flux<OutboxRouteActivity> routeActivity(Instant dueBy, int cap) {
+        return Flux.defer(() -> {
+            return reads.routeActivity(OutboxListingSql.activityArguments(dueBy, cap), cap);
         });
     }
 

@@ -70,7 +70,9 @@ public final class R2dbcReactiveStore extends AbstractReactiveStore {
      *     {@code connectionFactory}, before anything is written), with
      *     {@link dev.durablestore.api.SchemaVersionException} when the database records a newer
      *     schema version than this library's (S29; nothing is written to it), and with
-     *     {@link BackendException} when the schema cannot be applied (S20)
+     *     {@link BackendException} when the schema cannot be applied (S20): a
+     *     {@link dev.durablestore.api.TransientBackendException} when that may pass (the server away,
+     *     or read-only, a standby: X13), so opening again later may succeed
      */
     public static Mono<R2dbcReactiveStore> open(R2dbcStoreConfig config) {
         return Mono.defer(() -> {

@@ -9,6 +9,7 @@ import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRouteCounts;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
@@ -20,7 +21,10 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Contract of the operator reads: the filtered, paged listing (O60) and the capped counts per route (O61). */
+/**
+ * Contract of the operator reads: the filtered, paged listing (O60), the capped counts per route (O61)
+ * and the activity per route (O68).
+ */
 public abstract class OutboxListingContract extends OutboxContractSupport {
 
     private List<OutboxRow> list(OutboxQuery query) {
@@ -165,5 +169,59 @@ public abstract class OutboxListingContract extends OutboxContractSupport {
                         .get(0)
                         .due())
                 .isEqualTo(5);
+    }
+
+    @Test
+    void O68_route_activity_reports_each_routes_oldest_due_row_latest_claim_and_latest_done_or_failed_settle() {
+        // given alpha with a due row done and another due; beta with a claim; gamma with a cancel only;
+        // delta with a row not yet due; epsilon with a due row newer than alpha's
+        Instant t0 = now();
+        WorkflowId a = workflow(1);
+        WorkflowId b = workflow(2);
+        WorkflowId c = workflow(3);
+        stage(routed(a, 0, t0, "alpha", "q", null), routed(a, 1, t0.plusSeconds(10), "alpha", "q", null));
+        clock.advance(Duration.ofSeconds(30));
+        Instant t1 = now();
+        stage(
+                routed(b, 0, t1, "beta", "q", null),
+                routed(b, 1, t1.plusSeconds(5), "epsilon", "q", null),
+                routed(c, 0, t1, "gamma", "q", null),
+                routed(c, 1, t1.plus(Duration.ofHours(1)), "delta", "q", null));
+        assertThat(store.claim(ClaimRequest.of(1).withScope(ClaimScope.of("beta", "q")))
+                        .block(TIMEOUT))
+                .hasSize(1);
+        clock.advance(Duration.ofSeconds(10));
+        Instant t2 = now();
+        store.settleKeys(List.of(OutboxRow.dispatchKey(a, 0)), Settlement.complete())
+                .block(TIMEOUT);
+        clock.advance(Duration.ofSeconds(1));
+        store.settleKeys(List.of(OutboxRow.dispatchKey(c, 0)), Settlement.cancel())
+                .block(TIMEOUT);
+
+        // when the activity is read with room for every row; then each route has what it shows, and
+        // a route with none of the three (gamma: a cancel; delta: nothing due) is not listed
+        assertThat(store.routeActivity(now(), 100).collectList().block(TIMEOUT))
+                .containsExactly(
+                        new OutboxRouteActivity(ClaimScope.of("alpha", "q"), t0.plusSeconds(10), null, t2),
+                        new OutboxRouteActivity(ClaimScope.of("beta", "q"), null, t1, null),
+                        new OutboxRouteActivity(ClaimScope.of("epsilon", "q"), t1.plusSeconds(5), null, null));
+        // and each read takes only the cap rows at the outbox's edge: the oldest due row, the newest claim
+        // and the newest settle (here gamma's cancel, which does not count); a route with no row among
+        // them has that instant null
+        assertThat(store.routeActivity(now(), 1).collectList().block(TIMEOUT))
+                .containsExactly(
+                        new OutboxRouteActivity(ClaimScope.of("alpha", "q"), t0.plusSeconds(10), null, null),
+                        new OutboxRouteActivity(ClaimScope.of("beta", "q"), null, t1, null));
+        // and a due bound before every row finds no due row
+        assertThat(store.routeActivity(t0.minusSeconds(1), 100).collectList().block(TIMEOUT))
+                .extracting(OutboxRouteActivity::oldestDue)
+                .containsOnlyNulls();
+    }
+
+    @Test
+    void O68_route_activity_refuses_a_null_due_bound_and_a_cap_out_of_range() {
+        assertRejected(() -> store.routeActivity(null, 10), "dueBy");
+        assertRejected(() -> store.routeActivity(now(), 0), "cap");
+        assertRejected(() -> store.routeActivity(now(), OutboxQuery.MAX_COUNT_CAP + 1), "cap");
     }
 }

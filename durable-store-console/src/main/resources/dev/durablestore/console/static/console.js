@@ -82,9 +82,16 @@
     return v;
   }
   function statusBadge(s) { return el('span', { class: 'status ' + s, text: s }); }
-  function preview(text, truncated) {
+  // A payload preview: JSON (indented when whole), or base64 with a note when its bytes are not UTF-8 JSON.
+  function preview(text, truncated, format) {
     if (text === undefined) return el('span', { class: 'muted', text: session.previews ? '' : 'hidden' });
-    return el('pre', { class: 'preview', text: text + (truncated ? ' …' : '') });
+    let shown = text;
+    if (format === 'json' && !truncated) {
+      try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { shown = text; }
+    }
+    const pre = el('pre', { class: 'preview', 'data-format': format || null, text: shown + (truncated ? ' …' : '') });
+    if (format !== 'base64') return pre;
+    return el('div', {}, el('div', { class: 'muted note', text: 'not UTF-8 JSON: shown as base64' }), pre);
   }
   // Attempts are numbered from 1 everywhere: the row's attempt (the one it is on, was last on, or is
   // due for), its failures and the dispatcher's log ("failed on attempt 3 of 3").
@@ -166,14 +173,26 @@
         const capped = new Set(o.capped);
         const isCapped = (k) => capped.has(k === 'due' ? 'pending' : k === 'staleClaimed' ? 'claimed' : k);
         const cell = (k, v) => el('td', { class: 'num c-' + k }, (isCapped(k) ? '≥ ' : '') + fmt(v));
+        // the route's activity, from the database (any process): its oldest due row, and a claim or a
+        // done or failed settle within the lease
+        const seen = (r) => {
+          const last = [r.lastClaimAgeMillis, r.lastSettleAgeMillis].filter((v) => v !== null && v !== undefined);
+          const text = last.length ? age(Math.min(...last)) + ' ago' : 'never';
+          return el('td', { class: 'c-claimerSeen ' + (r.claimerSeen ? 'ok' : (r.due > 0 ? 'bad' : 'muted')),
+            'data-seen': String(r.claimerSeen), title: 'the latest claim or done/failed settle on this route',
+            text: r.claimerSeen ? text : 'not within lease (' + text + ')' });
+        };
         const table = el('table', { id: 'routes' },
           el('thead', {}, el('tr', {}, el('th', { text: 'Namespace' }), el('th', { text: 'Task queue' }), el('th', { text: 'Node' }),
-            ...cols.map(([, l]) => el('th', { class: 'num', text: l })))),
+            ...cols.map(([, l]) => el('th', { class: 'num', text: l })),
+            el('th', { class: 'num', text: 'Oldest due' }), el('th', { text: 'Claimer seen' }))),
           el('tbody', {}, ...o.routes.map((r) => el('tr', { 'data-route': r.namespace + '/' + r.taskQueue + '/' + (r.node || '') },
             el('td', { text: r.namespace }), el('td', { text: r.taskQueue }), el('td', { class: r.node ? '' : 'muted', text: r.node || 'any' }),
-            ...cols.map(([k]) => cell(k, r[k])))),
+            ...cols.map(([k]) => cell(k, r[k])),
+            el('td', { class: 'num c-oldestDue', text: r.oldestDueAgeMillis === null ? '—' : age(r.oldestDueAgeMillis) }),
+            seen(r))),
           el('tr', { class: 'total', id: 'totals' }, el('td', { text: 'All routes' }), el('td'), el('td'),
-            ...cols.map(([k]) => cell(k, o.totals[k])))));
+            ...cols.map(([k]) => cell(k, o.totals[k])), el('td'), el('td'))));
         document.getElementById('overview-table')?.replaceChildren(table);
         const at = document.getElementById('counted-at');
         if (at) {
@@ -285,7 +304,7 @@
             el('td', { text: r.activityType }), el('td', { class: 'num', text: r.attempt }),
             el('td', { text: dead ? r.visibleAfter : (r.claimedAt + ' (' + age(r.claimAgeMillis) + ' ago)') }),
             el('td', { class: 'failures-cell' }, failures(r)),
-            el('td', {}, preview(r.input, r.inputTruncated), el('div', { class: 'muted', text: fmt(r.inputBytes) + ' bytes' }))))));
+            el('td', {}, preview(r.input, r.inputTruncated, r.inputFormat), el('div', { class: 'muted', text: fmt(r.inputBytes) + ' bytes' }))))));
         table.replaceChildren(page.rows.length ? t : el('p', { class: 'muted', id: 'no-rows', text: 'No rows match.' }));
         pager.replaceChildren(
           el('button', { id: 'btn-prev', text: '‹ Previous', disabled: stack.length === 0, onclick: () => { load(stack.pop() || null); } }),
@@ -324,6 +343,7 @@
         add('Parent', s && s.parent ? el('a', { href: '#/workflow/' + s.parent, text: s.parent }) : '');
         if (s && s.failureReason) add('Failure', (s.failedStep ? s.failedStep + ': ' : '') + s.failureReason);
         add('History head', String(w.head));
+        add('Timers', el('a', { id: 'wf-timers', href: '#/timers/' + w.workflowId, text: 'timers of this workflow' }));
         add('Outbox', Object.entries(w.outboxStates).filter(([, n]) => n > 0).map(([k, n]) => k + ' ' + n).join(', ') || 'no rows');
         const actions = el('div', { class: 'toolbar', id: 'wf-actions' });
         const wfAct = async (action, verb) => {
@@ -346,7 +366,7 @@
           el('tbody', {}, ...w.outbox.map((r) => el('tr', { 'data-key': r.dispatchKey }, el('td', {}, el('code', { text: r.dispatchKey })),
             el('td', { text: r.activityType }), el('td', {}, statusBadge(r.status)), el('td', { class: 'num', text: r.attempt }),
             el('td', { text: r.namespace + '/' + r.taskQueue }), el('td', { class: 'failures-cell' }, failures(r)),
-            el('td', {}, preview(r.input, r.inputTruncated))))));
+            el('td', {}, preview(r.input, r.inputTruncated, r.inputFormat))))));
         const timeline = el('ol', { class: 'timeline', id: 'wf-history' });
         const more = el('div', { class: 'toolbar' });
         body.replaceChildren(kv, actions, el('h3', { text: 'Run chain' }), runs, el('h3', { text: 'Outbox rows' }),
@@ -355,7 +375,7 @@
           const h = await get('workflows/' + encodeURIComponent(id) + '/history?from=' + from);
           for (const e of h.events) {
             timeline.append(el('li', { 'data-seq': e.seq }, el('strong', { text: '#' + e.seq + ' ' + e.kind }), ' ',
-              el('span', { class: 'muted', text: e.recordedAt + ' · ' + fmt(e.bytes) + ' bytes' }), preview(e.preview, e.previewTruncated)));
+              el('span', { class: 'muted', text: e.recordedAt + ' · ' + fmt(e.bytes) + ' bytes' }), preview(e.preview, e.previewTruncated, e.previewFormat)));
           }
           more.replaceChildren(h.next ? el('button', { id: 'wf-more', text: 'More history', onclick: () => loadHistory(h.next) }) : '');
         };
@@ -364,6 +384,83 @@
         body.replaceChildren(el('p', { class: 'bad', id: 'wf-error', text: e.message }));
       }
     })();
+  }
+
+  // ------------------------------------------------------------------ paged lists (workflows, timers)
+  // A form of filters, a table and Previous / Next buttons over an API listing paged by a `next` cursor.
+  function pagedList(opts) {
+    const form = el('form', { class: 'filters', id: opts.id + '-form' }, ...opts.fields.map((f) => el('label', {}, f.label,
+      f.options ? el('select', { name: f.name, id: 'f-' + f.name }, ...f.options.map((o) => el('option', { value: o, text: o || 'any' })))
+        : el('input', { name: f.name, id: 'f-' + f.name, size: f.size || 14, placeholder: f.placeholder || '', value: f.value || '' }))),
+      el('button', { class: 'primary', type: 'submit', id: opts.id + '-apply', text: 'Apply' }));
+    const table = el('div', { id: opts.id + '-table' });
+    const pager = el('div', { class: 'toolbar' });
+    view(el('h2', { text: opts.title }), form, opts.note ? el('p', { class: 'muted', text: opts.note }) : null, table, pager);
+    let stack = [];
+    const filter = () => {
+      const f = {};
+      for (const { name } of opts.fields) {
+        const v = form.elements[name].value.trim();
+        if (v) f[name] = v;
+      }
+      return f;
+    };
+    async function load(after) {
+      try {
+        const page = await get(opts.path + '?' + new URLSearchParams(Object.assign(filter(), after ? { after } : {})).toString());
+        const items = page[opts.key];
+        table.replaceChildren(items.length ? el('table', { id: opts.id },
+          el('thead', {}, el('tr', {}, ...opts.columns.map((c) => el('th', { class: c.num ? 'num' : null, text: c.label })))),
+          el('tbody', {}, ...items.map((it) => el('tr', opts.rowAttrs(it), ...opts.columns.map((c) => {
+            const v = c.cell(it);
+            return el('td', { class: c.num ? 'num' : null }, v === null || v === undefined ? '' : v);
+          })))))
+          : el('p', { class: 'muted', id: opts.id + '-none', text: opts.none }));
+        pager.replaceChildren(
+          el('button', { id: opts.id + '-prev', text: '‹ Previous', disabled: stack.length === 0, onclick: () => { const prev = stack.pop(); load(prev === undefined ? null : prev); } }),
+          el('button', { id: opts.id + '-next', text: 'Next ›', disabled: !page.next, onclick: () => { stack.push(after); load(page.next); } }));
+        if (opts.loaded) opts.loaded(page);
+      } catch (e) {
+        table.replaceChildren(el('p', { class: 'bad', id: opts.id + '-error', text: e.message }));
+        pager.replaceChildren();
+      }
+    }
+    form.addEventListener('submit', (e) => { e.preventDefault(); stack = []; load(null); });
+    load(null);
+  }
+
+  const WORKFLOW_STATUSES = ['', 'RUNNING', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'CONTINUED_AS_NEW'];
+  function workflows() {
+    pagedList({ id: 'workflows', title: 'Workflows', path: 'workflows', key: 'workflows', none: 'No workflows match.',
+      note: 'Newest start first. Times are an instant (2026-01-02T03:04:05Z) or an age back from now (30m, 2h, 1d); both bounds are inclusive.',
+      fields: [{ name: 'type', label: 'Type' }, { name: 'status', label: 'Status', options: WORKFLOW_STATUSES },
+        { name: 'startedAfter', label: 'Started after', placeholder: '1d or an instant' },
+        { name: 'startedBefore', label: 'Started before', placeholder: '1h or an instant' },
+        { name: 'parent', label: 'Parent id', size: 36 }],
+      rowAttrs: (w) => ({ 'data-workflow': w.workflowId }),
+      columns: [
+        { label: 'Workflow', cell: (w) => el('a', { href: '#/workflow/' + w.workflowId }, el('code', { text: w.workflowId })) },
+        { label: 'Type', cell: (w) => w.workflowType },
+        { label: 'Status', cell: (w) => statusBadge(w.status) },
+        { label: 'Started', cell: (w) => w.startedAt },
+        { label: 'Ended', cell: (w) => w.endedAt },
+        { label: 'Failure', cell: (w) => w.failureReason ? (w.failedStep ? w.failedStep + ': ' : '') + w.failureReason : '' }] });
+  }
+
+  function timers(workflowId) {
+    pagedList({ id: 'timers', title: 'Timers', path: 'timers', key: 'timers', none: 'No timers match.',
+      note: 'Fire time first. "Due within" counts forward from now (0s: due now, 1h: due within the hour, any: every timer); overdue timers are always included.',
+      fields: [{ name: 'dueWithin', label: 'Due within', placeholder: '0s, 10m, 1h, any', value: workflowId ? 'any' : '' },
+        { name: 'workflowId', label: 'Workflow id', size: 36, value: workflowId || '' }],
+      rowAttrs: (t) => ({ 'data-timer': t.workflowId + '/' + t.timerId }),
+      loaded: (page) => { const n = document.getElementById('timers-as-of'); if (n) n.textContent = 'Due by ' + page.asOf + '.'; },
+      columns: [
+        { label: 'Fire at', cell: (t) => t.fireAt },
+        { label: 'Due', cell: (t) => t.dueInMillis <= 0 ? el('span', { class: 'bad', text: 'overdue ' + age(-t.dueInMillis) })
+          : 'in ' + age(t.dueInMillis) },
+        { label: 'Timer', cell: (t) => el('code', { text: t.timerId }) },
+        { label: 'Workflow', cell: (t) => el('a', { href: '#/workflow/' + t.workflowId, text: t.workflowId }) }] });
+    document.getElementById('view').append(el('p', { class: 'muted', id: 'timers-as-of' }));
   }
 
   // ------------------------------------------------------------------ routing
@@ -375,6 +472,8 @@
     document.getElementById('flash').hidden = true;
     if (page === 'dead' || page === 'stuck') rowList(page);
     else if (page === 'workflow') workflow(decodeURIComponent(arg || ''));
+    else if (page === 'workflows') workflows();
+    else if (page === 'timers') timers(decodeURIComponent(arg || ''));
     else overview();
   }
   async function start() {

@@ -4,6 +4,7 @@ import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRouteCounts;
 import dev.durablestore.api.OutboxStatus;
 import java.time.Instant;
@@ -18,7 +19,7 @@ import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
- * The SQL of {@code listOutbox} and {@code countByRoute} (O60, O61), shared by the backends: the
+ * The SQL of {@code listOutbox}, {@code countByRoute} and {@code routeActivity} (O60, O61, O68), shared by the backends: the
  * statements differ only in bind markers ({@code ?} or {@code $n}) and in how keys are ordered.
  * Timestamps are epoch nanoseconds, as every backend stores them.
  */
@@ -27,6 +28,12 @@ public final class OutboxListingSql {
     /** The status time {@link OutboxQuery#olderThan()} compares with. */
     private static final String STATUS_TIME =
             "(CASE status WHEN 'claimed' THEN claimed_at " + "WHEN 'pending' THEN visible_after ELSE settled_at END)";
+
+    /** Routes as O48 orders them: namespace, task queue, then node with unpinned first, in code-point order. */
+    private static final Comparator<ClaimScope> ROUTE_ORDER = Comparator.comparing(
+                    ClaimScope::namespace, Claims.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::taskQueue, Claims.CODE_POINT_ORDER)
+            .thenComparing(ClaimScope::node, Comparator.nullsFirst(Claims.CODE_POINT_ORDER));
 
     private OutboxListingSql() {}
 
@@ -109,11 +116,109 @@ public final class OutboxListingSql {
     public static long[] countArguments(Instant dueBy, Instant claimedBefore, int cap) {
         long due = EpochNanos.of(dueBy, "dueBy");
         long stale = EpochNanos.of(claimedBefore, "claimedBefore");
+        requireCap(cap);
+        return new long[] {due, stale};
+    }
+
+    /**
+     * Checks the arguments of {@code routeActivity}.
+     *
+     * @param dueBy the due bound
+     * @param cap the cap
+     * @return the due bound in epoch nanoseconds
+     */
+    public static long activityArguments(Instant dueBy, int cap) {
+        long due = EpochNanos.of(dueBy, "dueBy");
+        requireCap(cap);
+        return due;
+    }
+
+    private static void requireCap(int cap) {
         if (cap < 1 || cap > OutboxQuery.MAX_COUNT_CAP) {
             throw new InvalidArgumentException(
                     "cap", "must be between 1 and " + OutboxQuery.MAX_COUNT_CAP + ", was " + cap);
         }
-        return new long[] {due, stale};
+    }
+
+    /** The three reads of {@code routeActivity} (O68), each over at most {@code cap} rows from the outbox's edge. */
+    public enum Activity {
+        /** The oldest due rows; arguments: the due bound, the cap. */
+        OLDEST_DUE(
+                "MIN",
+                "visible_after",
+                "SELECT namespace, task_queue, node, visible_after FROM outbox "
+                        + "WHERE status = 'pending' AND visible_after <= {1} ORDER BY visible_after LIMIT {2}",
+                ""),
+        /** The newest claims; argument: the cap. */
+        LAST_CLAIMED(
+                "MAX",
+                "claimed_at",
+                "SELECT namespace, task_queue, node, claimed_at FROM outbox "
+                        + "WHERE status = 'claimed' AND claimed_at IS NOT NULL ORDER BY claimed_at DESC LIMIT {1}",
+                ""),
+        /**
+         * The newest settles, cancellations among them (the settled rows' index covers all three
+         * statuses), of which only done and failed count; argument: the cap.
+         */
+        LAST_SETTLED(
+                "MAX",
+                "settled_at",
+                "SELECT namespace, task_queue, node, status, settled_at FROM outbox "
+                        + "WHERE status IN ('done', 'failed', 'cancelled') AND settled_at IS NOT NULL "
+                        + "ORDER BY settled_at DESC LIMIT {1}",
+                " WHERE status <> 'cancelled'");
+
+        private final String aggregate;
+        private final String column;
+        private final String sample;
+        private final String where;
+
+        Activity(String aggregate, String column, String sample, String where) {
+            this.aggregate = aggregate;
+            this.column = column;
+            this.sample = sample;
+            this.where = where;
+        }
+
+        /**
+         * @param marker the bind markers
+         * @return the statement: route columns and the instant, in epoch nanoseconds, per route
+         */
+        public String sql(IntFunction<String> marker) {
+            String inner = sample.replace("{1}", marker.apply(1)).replace("{2}", marker.apply(2));
+            return "SELECT namespace, task_queue, node, " + aggregate + "(" + column + ") FROM (" + inner + ") sample"
+                    + where + " GROUP BY namespace, task_queue, node";
+        }
+    }
+
+    /**
+     * One grouped row of an {@link Activity} read.
+     *
+     * @param activity the read
+     * @param namespace the namespace
+     * @param taskQueue the task queue
+     * @param node the node, null when unpinned
+     * @param nanos the instant, epoch nanoseconds
+     */
+    public record ActivityRow(Activity activity, String namespace, String taskQueue, String node, long nanos) {}
+
+    /**
+     * Folds the grouped rows of the three reads into the answer.
+     *
+     * @param found the grouped rows
+     * @return the activity per route, routes in code-point order
+     */
+    public static List<OutboxRouteActivity> foldActivity(List<ActivityRow> found) {
+        Map<ClaimScope, Instant[]> byRoute = new LinkedHashMap<>();
+        for (ActivityRow r : found) {
+            ClaimScope route = route(r.namespace(), r.taskQueue(), r.node());
+            byRoute.computeIfAbsent(route, k -> new Instant[3])[r.activity().ordinal()] =
+                    EpochNanos.toInstant(r.nanos());
+        }
+        List<OutboxRouteActivity> out = new ArrayList<>();
+        byRoute.forEach((route, at) -> out.add(new OutboxRouteActivity(route, at[0], at[1], at[2])));
+        out.sort(Comparator.comparing(OutboxRouteActivity::route, ROUTE_ORDER));
+        return out;
     }
 
     /**
@@ -164,10 +269,7 @@ public final class OutboxListingSql {
         Map<ClaimScope, long[]> byRoute = new LinkedHashMap<>();
         Map<OutboxStatus, Long> totals = new LinkedHashMap<>();
         for (CountRow r : found) {
-            ClaimScope route = new ClaimScope(
-                    Objects.requireNonNullElse(r.namespace(), "default"),
-                    Objects.requireNonNullElse(r.taskQueue(), "default"),
-                    r.node());
+            ClaimScope route = route(r.namespace(), r.taskQueue(), r.node());
             long[] c = byRoute.computeIfAbsent(route, k -> new long[7]);
             switch (r.status()) {
                 case PENDING -> {
@@ -194,9 +296,15 @@ public final class OutboxListingSql {
         List<OutboxRouteCounts> routes = new ArrayList<>();
         byRoute.forEach(
                 (route, c) -> routes.add(new OutboxRouteCounts(route, c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
-        routes.sort(Comparator.comparing((OutboxRouteCounts r) -> r.route().namespace(), Claims.CODE_POINT_ORDER)
-                .thenComparing(r -> r.route().taskQueue(), Claims.CODE_POINT_ORDER)
-                .thenComparing(r -> r.route().node(), Comparator.nullsFirst(Claims.CODE_POINT_ORDER)));
+        routes.sort(Comparator.comparing(OutboxRouteCounts::route, ROUTE_ORDER));
         return new OutboxCounts(routes, capped, cap);
+    }
+
+    /** A stored route; rows that predate namespaces or task queues have none stored (O1). */
+    private static ClaimScope route(String namespace, String taskQueue, String node) {
+        return new ClaimScope(
+                Objects.requireNonNullElse(namespace, "default"),
+                Objects.requireNonNullElse(taskQueue, "default"),
+                node);
     }
 }

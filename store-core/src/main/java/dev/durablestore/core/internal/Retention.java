@@ -63,22 +63,31 @@ public final class Retention {
                     ? prune(nowNanos, policy.settledRows(), batchSize)
                     : Mono.just(0L);
             String start = after == null ? "" : after.toString();
-            Mono<RetentionSweep> step = storage.scanClosed(start, batchSize).flatMap(closed -> {
-                List<ClosedWorkflow> due = new ArrayList<>();
-                for (ClosedWorkflow w : closed) {
-                    if (w.liveRows() == 0 && due(w, policy, nowNanos)) {
-                        due.add(w);
-                    }
-                }
-                WorkflowId resumeAfter = closed.size() < batchSize
-                        ? null
-                        : StoredRows.workflowId(closed.get(closed.size() - 1).workflowId());
-                Mono<RetentionStorage.Deleted> deleted = Flux.fromIterable(byRows(due))
-                        .concatMap(storage::deleteClosed)
-                        .reduce(RetentionStorage.Deleted.NONE, RetentionStorage.Deleted::plus);
-                return deleted.map(d -> new RetentionSweep(
-                        d.workflows(), d.events(), d.timers(), d.outboxRows(), 0, d.lateAppends(), resumeAfter));
-            });
+            long closedBefore = before(nowNanos, shortest(policy));
+            Mono<RetentionSweep> step = storage.scanClosed(start, closedBefore, batchSize)
+                    .flatMap(closed -> {
+                        List<ClosedWorkflow> due = new ArrayList<>();
+                        for (ClosedWorkflow w : closed) {
+                            if (w.liveRows() == 0 && due(w, policy, nowNanos)) {
+                                due.add(w);
+                            }
+                        }
+                        WorkflowId resumeAfter = closed.size() < batchSize
+                                ? null
+                                : StoredRows.workflowId(
+                                        closed.get(closed.size() - 1).workflowId());
+                        Mono<RetentionStorage.Deleted> deleted = Flux.fromIterable(byRows(due))
+                                .concatMap(storage::deleteClosed)
+                                .reduce(RetentionStorage.Deleted.NONE, RetentionStorage.Deleted::plus);
+                        return deleted.map(d -> new RetentionSweep(
+                                d.workflows(),
+                                d.events(),
+                                d.timers(),
+                                d.outboxRows(),
+                                0,
+                                d.lateAppends(),
+                                resumeAfter));
+                    });
             return pruned.flatMap(rows -> step.map(s -> rows == 0
                     ? s
                     : new RetentionSweep(
@@ -143,10 +152,11 @@ public final class Retention {
             InvalidArgumentException.requireNonNull(policy, "policy");
             long nowNanos = EpochNanos.of(now, "now");
             long[] totals = {0, 0, Long.MAX_VALUE}; // overdue, held by live rows, oldest close
-            return storage.scanClosed("", BACKLOG_PAGE)
+            long closedBefore = before(nowNanos, shortest(policy));
+            return storage.scanClosed("", closedBefore, BACKLOG_PAGE)
                     .expand(page -> page.size() < BACKLOG_PAGE
                             ? Mono.empty()
-                            : storage.scanClosed(page.get(page.size() - 1).workflowId(), BACKLOG_PAGE))
+                            : storage.scanClosed(page.get(page.size() - 1).workflowId(), closedBefore, BACKLOG_PAGE))
                     .doOnNext(page -> {
                         for (ClosedWorkflow w : page) {
                             if (due(w, policy, nowNanos)) {
@@ -159,6 +169,17 @@ public final class Retention {
                     .then(Mono.fromSupplier(() -> new RetentionBacklog(
                             now, totals[0], totals[1], totals[0] == 0 ? null : EpochNanos.toInstant(totals[2]))));
         });
+    }
+
+    /** @return the shortest retention the policy gives any workflow (D3): none closed later can be due */
+    private static Duration shortest(RetentionPolicy policy) {
+        Duration shortest = policy.closedFor();
+        for (Duration d : policy.namespaces().values()) {
+            if (d.compareTo(shortest) < 0) {
+                shortest = d;
+            }
+        }
+        return shortest;
     }
 
     /** D3, D5: closed strictly before {@code now} minus the workflow's retention. */

@@ -3,6 +3,7 @@ package dev.durablestore.core.storage;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.WorkflowId;
@@ -57,6 +58,13 @@ public interface OutboxReadStorage {
      * @return the counts per route (O61)
      */
     Mono<OutboxCounts> countByRoute(long dueByNanos, long claimedBeforeNanos, int cap);
+
+    /**
+     * @param dueByNanos pending rows visible by then count as due, epoch nanoseconds
+     * @param cap the most rows each of the three reads takes
+     * @return the activity per route (O68)
+     */
+    Flux<OutboxRouteActivity> routeActivity(long dueByNanos, int cap);
 
     /**
      * @param dispatchKey the row

@@ -13,14 +13,17 @@ import reactor.core.publisher.Mono;
 public interface RetentionStorage {
 
     /**
-     * D1, D2: the closed workflows (last lifecycle event of a terminal kind) with an id after
-     * {@code afterWorkflowId}, in id order, read in one snapshot on a reader.
+     * D1, D2, D7: the closed workflows (last lifecycle event of a terminal kind) closed before
+     * {@code closedBeforeNanos}, with an id after {@code afterWorkflowId}, in id order, read in one
+     * snapshot on a reader. Workflows closed later cannot be due, so the walk skips them in SQL and
+     * costs nothing for the (usually many) closed workflows still within their retention.
      *
      * @param afterWorkflowId the canonical id text to start after; {@code ""} for the first
+     * @param closedBeforeNanos only workflows whose close time is strictly before this, epoch nanoseconds
      * @param limit the most workflows returned, at least one
      * @return at most {@code limit} closed workflows; fewer only when the walk reached the last one
      */
-    Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, int limit);
+    Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, long closedBeforeNanos, int limit);
 
     /**
      * D5, D6, D11: deletes each workflow's events, timers and outbox rows in one transaction (on

@@ -82,7 +82,8 @@ public final class Backend {
      * @param name the store's name, for threads, logs and errors
      * @return the open backend; fails with {@link dev.durablestore.api.SchemaVersionException} when the
      *     database records a newer schema version, and with {@link BackendException} when the schema
-     *     cannot be applied
+     *     cannot be applied ({@link dev.durablestore.api.TransientBackendException} when the failure may
+     *     pass: the server away, or read-only, X13)
      */
     public static Mono<Backend> open(
             ConnectionFactory factory,
@@ -116,10 +117,10 @@ public final class Backend {
                 schema = schema.subscribeOn(scheduler);
             }
             String listenChannel = channel;
+            // a server that is away or read-only (a standby) fails the open with a transient error
             return schema.onErrorMap(
                             e -> !(e instanceof StoreException),
-                            e -> new BackendException(
-                                    "cannot apply the schema to " + database + ": " + e.getMessage(), e))
+                            e -> Failures.backend("applying the schema to " + database, e))
                     .then(Mono.defer(
                             () -> listenChannel == null ? Mono.empty() : backend.listen(factory, listenChannel)))
                     .thenReturn(backend)
@@ -135,6 +136,7 @@ public final class Backend {
         PgNotifications notifications = new PgNotifications(
                 factory, channel, () -> Schedulers.parallel().schedule(wakeups), wakeups::settledLater, name);
         listener = notifications;
+        db.onWriteCommitted(notifications::primaryAnswered);
         return notifications.start();
     }
 

@@ -43,6 +43,8 @@ final class Db implements GroupCommit.Gate {
     private volatile boolean closed;
     private final Sinks.Empty<Void> drained = Sinks.empty();
     private final Duration operationTimeout;
+    /** Run after every write that committed (see {@link #onWriteCommitted}); nothing by default. */
+    private volatile Runnable writeCommitted = () -> {};
 
     /**
      * @param factory where connections come from (not owned: never closed by the store)
@@ -79,6 +81,14 @@ final class Db implements GroupCommit.Gate {
     /** @return the PostgreSQL channel notified when rows become claimable, or {@code null} for none */
     String notifyChannel() {
         return notifyChannel;
+    }
+
+    /**
+     * @param action run after every write that committed (on the thread that saw the commit): the
+     *     database accepts writes, so it is a primary
+     */
+    void onWriteCommitted(Runnable action) {
+        writeCommitted = action;
     }
 
     /** Maps a transaction failure to the error the subscriber receives; runs after the rollback. */
@@ -123,7 +133,8 @@ final class Db implements GroupCommit.Gate {
                                 .then(Mono.from(c.close())))
                 // a connection that cannot be had (server down, network gone) or not released fails
                 // outside transaction(): map it here too, so writes fail with BackendException (X7)
-                .onErrorMap(e -> Failures.backend(operation, e));
+                .onErrorMap(e -> Failures.backend(operation, e))
+                .doOnSuccess(committed -> writeCommitted.run());
         Mono<Optional<T>> ordered = lane != null ? lane.run(tx) : tx;
         Mono<T> counted = Mono.defer(() -> {
                     writesInFlight.incrementAndGet();
@@ -166,8 +177,10 @@ final class Db implements GroupCommit.Gate {
                         Mono.from(factory.create()),
                         c -> {
                             long begin = System.nanoTime();
-                            return Mono.defer(() -> work.apply(c))
-                                    .doOnSuccess(v -> metrics.batchCommitted(commands, System.nanoTime() - begin));
+                            return Mono.defer(() -> work.apply(c)).doOnSuccess(v -> {
+                                metrics.batchCommitted(commands, System.nanoTime() - begin);
+                                writeCommitted.run();
+                            });
                         },
                         c -> Mono.from(c.close()))
                 .onErrorMap(e -> Failures.backend(operation, e))

@@ -15,14 +15,28 @@ import java.util.concurrent.TimeoutException;
  * is a {@link TransientBackendException}: a serialization failure or deadlock (SQLSTATE 40001,
  * 40P01), a lost or refused connection (class 08, an I/O failure, or a connection that closed or
  * failed the pool's validation: a resource failure without SQLSTATE), the server shutting down or starting (57P01, 57P02, 57P03), too many connections (53300),
- * or anything the driver itself calls transient. Every other failure is a {@link BackendException}.
+ * a write refused by a read-only server (25006: a hot standby before its promotion, X13), or anything the
+ * driver itself calls transient. Every other failure is a {@link BackendException}.
  */
 final class Failures {
 
     /** SQLSTATE of a unique-key violation, the same on PostgreSQL and H2. */
     private static final String UNIQUE_VIOLATION = "23505";
+    /**
+     * SQLSTATE of a write refused because the server is read-only: a hot standby (PostgreSQL refuses
+     * {@code INSERT}, {@code UPDATE}, {@code LISTEN}, {@code NOTIFY} during recovery with it), or a
+     * session whose {@code default_transaction_read_only} is on.
+     */
+    private static final String READ_ONLY = "25006";
+
+    /** What a {@link #READ_ONLY} failure says before the driver's message (X13). */
+    static final String READ_ONLY_MESSAGE = "the server is read-only (a standby, not the primary; writes succeed"
+            + " again once the store's connections reach a primary: a promoted standby, or the primary named by a"
+            + " failover URL with targetServerType=primary)";
+
     /** SQLSTATEs of failures that pass: retrying the operation later may succeed. */
-    private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300");
+    private static final Set<String> TRANSIENT_STATES =
+            Set.of("40001", "40P01", "57P01", "57P02", "57P03", "53300", READ_ONLY);
 
     /** SQLSTATEs of a statement aborted so that another can go on: nothing changed, it may be sent again. */
     private static final Set<String> ABORTED = Set.of("40P01", "40001");
@@ -42,6 +56,9 @@ final class Failures {
         String message = failure instanceof R2dbcException r2dbc && r2dbc.getSqlState() != null
                 ? "[" + r2dbc.getSqlState() + "] " + r2dbc.getMessage()
                 : String.valueOf(failure);
+        if (isReadOnly(failure)) {
+            message = READ_ONLY_MESSAGE + ": " + message;
+        }
         return isTransient(failure)
                 ? new TransientBackendException(operation + " failed: " + message, failure)
                 : new BackendException(operation + " failed: " + message, failure);
@@ -72,6 +89,14 @@ final class Failures {
             }
         }
         return false;
+    }
+
+    /**
+     * @param failure a failure
+     * @return true when it, or one of its causes, is a write refused by a read-only server (25006)
+     */
+    static boolean isReadOnly(Throwable failure) {
+        return hasSqlState(failure, Set.of(READ_ONLY));
     }
 
     /**

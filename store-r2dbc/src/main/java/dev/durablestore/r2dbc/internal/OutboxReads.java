@@ -3,6 +3,7 @@ package dev.durablestore.r2dbc.internal;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -172,6 +173,29 @@ final class OutboxReads implements OutboxReadStorage {
                             .collectList()
                             .map(found -> OutboxListingSql.fold(found, cap)));
         });
+    }
+
+    /** O68. */
+    @Override
+    public Flux<OutboxRouteActivity> routeActivity(long dueByNanos, int cap) {
+        return db.read(
+                        "routeActivity",
+                        c -> Flux.fromArray(OutboxListingSql.Activity.values())
+                                .concatMap(activity -> Sql.query(
+                                        c,
+                                        activity.sql(i -> "$" + i),
+                                        row -> new OutboxListingSql.ActivityRow(
+                                                activity,
+                                                Sql.textAt(row, 0),
+                                                Sql.textAt(row, 1),
+                                                Sql.textAt(row, 2),
+                                                number(row, 3)),
+                                        activity == OutboxListingSql.Activity.OLDEST_DUE
+                                                ? new Object[] {dueByNanos, (long) cap}
+                                                : new Object[] {(long) cap}))
+                                .collectList()
+                                .map(OutboxListingSql::foldActivity))
+                .flatMapMany(Flux::fromIterable);
     }
 
     private static long number(io.r2dbc.spi.Row row, int index) {

@@ -44,8 +44,9 @@ final class R2dbcRetention implements RetentionStorage {
     /** D1: each workflow whose last lifecycle event is terminal, with its instant, after a cursor. */
     private static final String CLOSED = "SELECT e.workflow_id, e.recorded_at FROM events e "
             + "WHERE e.queryable = 1 AND e.workflow_id > $1 AND e.kind IN " + TERMINAL_KINDS
+            + " AND e.recorded_at < $2"
             + " AND NOT EXISTS (SELECT 1 FROM events l WHERE l.workflow_id = e.workflow_id AND l.queryable = 1 "
-            + "AND l.seq > e.seq AND l.kind <> 'ChildWorkflowStarted') ORDER BY e.workflow_id LIMIT $2";
+            + "AND l.seq > e.seq AND l.kind <> 'ChildWorkflowStarted') ORDER BY e.workflow_id LIMIT $3";
 
     private static final String LIVE = "status IN ('pending', 'claimed')";
 
@@ -57,7 +58,7 @@ final class R2dbcRetention implements RetentionStorage {
     }
 
     @Override
-    public Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, int limit) {
+    public Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, long closedBeforeNanos, int limit) {
         return db.readConsistent(
                 "sweepRetention",
                 c -> Sql.query(
@@ -65,6 +66,7 @@ final class R2dbcRetention implements RetentionStorage {
                                 CLOSED,
                                 row -> new Object[] {Sql.textAt(row, 0), Sql.longAt(row, 1)},
                                 afterWorkflowId,
+                                closedBeforeNanos,
                                 limit)
                         .collectList()
                         .flatMap(found -> describe(c, found)));

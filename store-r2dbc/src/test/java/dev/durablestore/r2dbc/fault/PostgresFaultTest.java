@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.util.retry.Retry;
 
@@ -185,7 +183,8 @@ class PostgresFaultTest {
         ReactiveStore other = openStore(server.port(), "fault-other");
         WorkflowId w = WorkflowId.random();
         Flux.range(0, 8).flatMap(i -> s.readHead(w)).blockLast(BOUND);
-        awaitTrue("the store listens", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
+        Await.until(
+                "the store listens", () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
         ClaimStreamOptions hourly = ClaimStreamOptions.defaults().withPollInterval(Duration.ofHours(1));
         OutboxRow row = OutboxRow.pending(w, 0, "work", Payload.json("{}"), Instant.now());
 
@@ -210,7 +209,7 @@ class PostgresFaultTest {
                 .allSatisfy(e -> assertThat(e).isInstanceOf(TransientBackendException.class));
 
         // and it listens again, so a row staged on the other node wakes the idle stream, which survived
-        awaitTrue(
+        Await.until(
                 "the store listens again",
                 () -> !storePids("query LIKE 'LISTEN%'").isEmpty());
         Duration toListen = Duration.between(before, Instant.now());
@@ -283,7 +282,7 @@ class PostgresFaultTest {
 
     /** @return the pid of the store's session once it waits for a lock */
     private long awaitStorePidWaitingForLock() {
-        awaitTrue(
+        Await.until(
                 "the store's transaction waits for the outbox lock",
                 () -> storePids("wait_event_type = 'Lock'").size() == 1);
         return storePids("wait_event_type = 'Lock'").get(0);
@@ -314,7 +313,7 @@ class PostgresFaultTest {
         WriteLoad load = new WriteLoad(s, WORKFLOWS);
         closeAfter.add(load);
         load.start();
-        awaitTrue(
+        Await.until(
                 "the load is running: 5 appends per workflow and 20 settles acknowledged",
                 () -> load.appendsAcknowledged() >= 5 * WORKFLOWS && load.settled.size() >= 20);
         return load;
@@ -329,7 +328,7 @@ class PostgresFaultTest {
      */
     private Duration awaitFailuresDuringOutage(ReactiveStore s, WriteLoad load, Instant down) {
         int failedBefore = load.failedAttempts.get();
-        awaitTrue(
+        Await.until(
                 "every writer saw an attempt fail while the server is away",
                 () -> load.workflowsWithFailures(1) == WORKFLOWS && load.failedAttempts.get() > failedBefore);
         WorkflowId w = load.workflows().get(0);
@@ -356,9 +355,9 @@ class PostgresFaultTest {
         int ackedAtUp = load.appendsAcknowledged();
         int settledAtUp = load.settled.size();
         int claimedAtUp = load.claimedRows.get();
-        awaitTrue("the same store acknowledges appends again", () -> load.appendsAcknowledged() > ackedAtUp);
+        Await.until("the same store acknowledges appends again", () -> load.appendsAcknowledged() > ackedAtUp);
         Duration recovery = Duration.between(up, Instant.now());
-        awaitTrue(
+        Await.until(
                 "every writer and the claim stream make progress again",
                 () -> load.appendsAcknowledged() >= ackedAtUp + 3 * WORKFLOWS
                         && load.settled.size() >= settledAtUp + 20
@@ -408,21 +407,8 @@ class PostgresFaultTest {
             Set<Long> events = seqs.getOrDefault(w.toString(), Set.of());
             Set<Long> rows = ordinals.getOrDefault(w.toString(), Set.of());
             Set<Long> acked = appended.get(w);
-            assertThat(events).as("acknowledged appends of %s", w).containsAll(acked);
+            Ledger.assertWorkflowHolds(w, events, rows, acked);
             checked += acked.size();
-            List<Long> contiguous = new ArrayList<>();
-            for (long k = 1; k <= events.size(); k++) {
-                contiguous.add(k);
-            }
-            assertThat(events).as("history of %s", w).containsExactlyElementsOf(contiguous);
-            Set<Long> expectedRows = new HashSet<>();
-            events.forEach(k -> {
-                expectedRows.add(2 * k);
-                expectedRows.add(2 * k + 1);
-            });
-            assertThat(rows)
-                    .as("outbox rows of %s: both rows of every stored event, none of a missing one", w)
-                    .containsExactlyInAnyOrderElementsOf(expectedRows);
         }
         for (String key : settled) {
             assertThat(status.get(key)).as("acknowledged settle of %s", key).isEqualTo("done");
@@ -433,17 +419,6 @@ class PostgresFaultTest {
     /** The figures of a run, on the test's standard output (the surefire report keeps them). */
     private static void report(String format, Object... args) {
         System.out.printf("PostgresFaultTest: " + format + "%n", args);
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        Mono.fromCallable(() -> condition.getAsBoolean())
-                .subscribeOn(Schedulers.boundedElastic()) // conditions may block (they read the tables)
-                .filter(Boolean::booleanValue)
-                .repeatWhenEmpty(r -> r.delayElements(Duration.ofMillis(20)))
-                .timeout(
-                        BOUND,
-                        Mono.error(() -> new AssertionError("timed out after " + BOUND + " waiting until " + what)))
-                .block();
     }
 
     /** Runs one statement on a fresh plain connection to the server (not through any proxy). */

@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class TcpProxy implements AutoCloseable {
 
     private final int port;
-    private final int targetPort;
+    private int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Object gate = new Object();
     private boolean stalled;
@@ -60,6 +60,20 @@ final class TcpProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + port, e);
         }
+    }
+
+    /**
+     * Drops every relayed connection and relays new ones to another server from now on, as when a
+     * name or a virtual address moves to another machine. Keeps listening.
+     *
+     * @param port the new server's loopback port
+     */
+    synchronized void moveTo(int port) {
+        targetPort = port;
+        for (Socket socket : open) {
+            closeQuietly(socket);
+        }
+        open.clear();
     }
 
     /** Drops every relayed connection and stops listening. */
@@ -118,23 +132,35 @@ final class TcpProxy implements AutoCloseable {
                 return; // cut
             }
             passGate();
-            try {
-                Socket server = new Socket(Loopback.ADDRESS, targetPort);
-                client.setTcpNoDelay(true);
-                server.setTcpNoDelay(true);
-                open.add(client);
-                open.add(server);
-                if (s.isClosed()) { // cut while connecting
-                    closeQuietly(client);
-                    closeQuietly(server);
-                    return;
-                }
-                daemon("proxy-up-" + port, () -> pump(client, server));
-                daemon("proxy-down-" + port, () -> pump(server, client));
-            } catch (IOException e) {
-                closeQuietly(client);
+            if (!relay(s, client)) {
+                return;
             }
         }
+    }
+
+    /**
+     * Connects an accepted client to the target, under this relay's lock so that {@link #cut()} and
+     * {@link #moveTo(int)} see every relayed connection.
+     *
+     * @return false when the relay was cut meanwhile
+     */
+    private synchronized boolean relay(ServerSocket s, Socket client) {
+        if (s.isClosed()) { // cut while the client waited
+            closeQuietly(client);
+            return false;
+        }
+        try {
+            Socket server = new Socket(Loopback.ADDRESS, targetPort);
+            client.setTcpNoDelay(true);
+            server.setTcpNoDelay(true);
+            open.add(client);
+            open.add(server);
+            daemon("proxy-up-" + port, () -> pump(client, server));
+            daemon("proxy-down-" + port, () -> pump(server, client));
+        } catch (IOException e) {
+            closeQuietly(client);
+        }
+        return true;
     }
 
     private void pump(Socket from, Socket to) {

@@ -44,6 +44,25 @@ class FailuresTest {
     }
 
     @Test
+    void X13_a_write_refused_by_a_read_only_server_is_transient_and_says_the_server_is_a_standby() {
+        // given what PostgreSQL answers a write on a hot standby
+        R2dbcNonTransientResourceException failure =
+                new R2dbcNonTransientResourceException("cannot execute INSERT in a read-only transaction", "25006");
+
+        // when mapped, then it is transient and says why, before the driver's state and message
+        assertThat(Failures.backend("append", failure))
+                .isInstanceOf(TransientBackendException.class)
+                .hasMessage("append failed: " + Failures.READ_ONLY_MESSAGE
+                        + ": [25006] cannot execute INSERT in a read-only transaction")
+                .hasMessageContaining("read-only")
+                .hasMessageContaining("standby")
+                .hasCause(failure);
+        assertThat(Failures.isReadOnly(new IllegalStateException(failure))).isTrue();
+        assertThat(Failures.isReadOnly(new R2dbcNonTransientResourceException("gone", "08006")))
+                .isFalse();
+    }
+
+    @Test
     void what_the_driver_calls_transient_and_io_failures_are_transient() {
         assertThat(Failures.backend("read", new R2dbcTransientResourceException("pool exhausted")))
                 .isInstanceOf(TransientBackendException.class);

@@ -4,6 +4,7 @@ import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxRowState;
 import dev.durablestore.api.OutboxStatus;
@@ -220,6 +221,31 @@ final class OutboxReads implements OutboxReadStorage {
                 return OutboxListingSql.fold(found, cap);
             });
         });
+    }
+
+    /** O68. @param dueByNanos due bound @param cap rows per read @return activity per route */
+    @Override
+    public Flux<OutboxRouteActivity> routeActivity(long dueByNanos, int cap) {
+        return readers.read("routeActivity", c -> {
+                    List<OutboxListingSql.ActivityRow> found = new ArrayList<>();
+                    for (OutboxListingSql.Activity activity : OutboxListingSql.Activity.values()) {
+                        PreparedStatement ps = c.prepare(activity.sql(i -> "?"));
+                        if (activity == OutboxListingSql.Activity.OLDEST_DUE) {
+                            ps.setLong(1, dueByNanos);
+                            ps.setLong(2, cap);
+                        } else {
+                            ps.setLong(1, cap);
+                        }
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                found.add(new OutboxListingSql.ActivityRow(
+                                        activity, rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+                            }
+                        }
+                    }
+                    return OutboxListingSql.foldActivity(found);
+                })
+                .flatMapMany(Flux::fromIterable);
     }
 
     private static void bind(PreparedStatement ps, List<Object> args) throws SQLException {

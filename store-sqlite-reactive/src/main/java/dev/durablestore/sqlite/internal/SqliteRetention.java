@@ -36,6 +36,7 @@ final class SqliteRetention implements RetentionStorage {
     private static final String CLOSED =
             "SELECT e.workflow_id, e.recorded_at FROM events e INDEXED BY events_queryable "
                     + "WHERE e.queryable = 1 AND e.workflow_id > ? AND e.kind IN " + TERMINAL_KINDS
+                    + " AND e.recorded_at < ?"
                     + " AND NOT EXISTS (SELECT 1 FROM events l INDEXED BY events_queryable WHERE l.queryable = 1 "
                     + "AND l.workflow_id = e.workflow_id AND l.seq > e.seq AND l.kind <> 'ChildWorkflowStarted') "
                     + "ORDER BY e.workflow_id LIMIT ?";
@@ -66,12 +67,13 @@ final class SqliteRetention implements RetentionStorage {
     }
 
     @Override
-    public Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, int limit) {
+    public Mono<List<ClosedWorkflow>> scanClosed(String afterWorkflowId, long closedBeforeNanos, int limit) {
         return readers.readConsistent("sweepRetention", c -> {
             List<String[]> found = new ArrayList<>();
             PreparedStatement ps = c.prepare(CLOSED);
             ps.setString(1, afterWorkflowId);
-            ps.setInt(2, limit);
+            ps.setLong(2, closedBeforeNanos);
+            ps.setInt(3, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     found.add(new String[] {rs.getString(1), Long.toString(rs.getLong(2))});
