@@ -105,6 +105,11 @@ public final class PgServer implements AutoCloseable {
                 data);
     }
 
+    /** @return true when this server was started here (embedded), false for the server of {@value #URL_VARIABLE} */
+    public boolean embedded() {
+        return embedded != null;
+    }
+
     /** @return where the server comes from, in words */
     public String origin() {
         return origin;

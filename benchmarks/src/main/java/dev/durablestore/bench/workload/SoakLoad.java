@@ -114,9 +114,11 @@ public final class SoakLoad {
         Map<String, Long> first = null;
         long lastMax = 0;
         long seconds = retention.toSeconds() * periods;
+        long began = System.nanoTime();
         try {
             for (long s = 1; s <= seconds; s++) {
-                TimeUnit.SECONDS.sleep(1);
+                // sampled on the wall clock of the load, however long a measurement takes
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, began + TimeUnit.SECONDS.toNanos(s) - System.nanoTime()));
                 checkFailure();
                 Map<String, Long> now = sizer.measure();
                 if (s == retention.toSeconds()) {
