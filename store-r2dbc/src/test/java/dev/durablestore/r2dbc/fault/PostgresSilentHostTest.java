@@ -53,7 +53,7 @@ class PostgresSilentHostTest {
      * The longest a silent {@code LISTEN} connection may go unnoticed and be replaced: the listener's
      * probe interval (10 s) and probe timeout (5 s), its first retry (1 s), and a margin.
      */
-    private static final Duration WAKE_BOUND = Duration.ofSeconds(10 + 5 + 1 + 6);
+    private static final Duration WAKE_BOUND = Duration.ofSeconds(10 + 5 + 1 + 9);
     /** The store's operation timeout here: an operation on a silent connection ends after it. */
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(3);
 
