@@ -8,9 +8,12 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -23,8 +26,16 @@ import reactor.core.scheduler.Schedulers;
  * is lost, the listener reconnects with a growing delay (1 s to 30 s), or sooner when a write of the
  * store commits meanwhile ({@link #primaryAnswered}: at once, or a second after the latest attempt):
  * after a failover it listens on the new primary as soon as the store writes there, not at its next
- * retry (X13). Once listening again it wakes the streams, which meanwhile fall back to polling. Only
- * loaded when r2dbc-postgresql is on the class path.
+ * retry (X13). Once listening again it wakes the streams, which meanwhile fall back to polling.
+ *
+ * <p>A connection whose server vanished silently (its machine gone without a FIN or a reset, as in a
+ * cloud failover) neither errors nor delivers: the kernel may take many minutes to give it up. So
+ * while listening, every {@value #PROBE_INTERVAL_SECONDS} s ({@link #PROBE_INTERVAL}) the listener
+ * runs {@code SELECT 1} on its connection; an error, or no answer within {@value
+ * #PROBE_TIMEOUT_SECONDS} s ({@link #PROBE_TIMEOUT}), counts as a lost connection: it is closed and
+ * replaced as above. A silent server is thus noticed within the sum of both (15 s). A probe belongs
+ * to its connection: it stops when that connection is closed or replaced, or the listener disposed,
+ * and its verdict never touches a successor. Only loaded when r2dbc-postgresql is on the class path.
  */
 final class PgNotifications implements Disposable {
 
@@ -32,6 +43,14 @@ final class PgNotifications implements Disposable {
     private static final long FIRST_RETRY_SECONDS = 1;
     private static final Duration FIRST_RETRY = Duration.ofSeconds(FIRST_RETRY_SECONDS);
     private static final Duration MAX_RETRY = Duration.ofSeconds(30);
+
+    private static final long PROBE_INTERVAL_SECONDS = 10;
+    /** How often the listening connection is probed with {@code SELECT 1}. */
+    private static final Duration PROBE_INTERVAL = Duration.ofSeconds(PROBE_INTERVAL_SECONDS);
+
+    private static final long PROBE_TIMEOUT_SECONDS = 5;
+    /** How long a probe may wait for its answer before the connection counts as lost. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(PROBE_TIMEOUT_SECONDS);
 
     /** The payload of a notification that rows were staged or made claimable again: wakes every stream. */
     static final String STAGED = "";
@@ -49,8 +68,9 @@ final class PgNotifications implements Disposable {
     private final Runnable settled;
     private final String storeName;
     private volatile boolean disposed;
-    private volatile Connection connection;
-    private volatile Disposable notifications;
+    /** The connection listened on, with its notification and probe subscriptions; null when not listening. */
+    private final AtomicReference<Listening> listening = new AtomicReference<>();
+
     private volatile Disposable retry;
     private volatile Duration nextDelay = FIRST_RETRY;
     /** True once a {@code LISTEN} connection was lost: its replacement is logged. */
@@ -124,18 +144,24 @@ final class PgNotifications implements Disposable {
                     .execute()
                     .flatMap(r -> r.getRowsUpdated())
                     .then(Mono.fromRunnable(() -> {
-                        connection = c;
+                        Listening l = new Listening(c, Disposables.composite());
+                        listening.set(l);
                         if (!nextDelay.equals(FIRST_RETRY) || lostOnce) {
                             log.info("store {}: listening on {} again", storeName, channel);
                         }
                         nextDelay = FIRST_RETRY;
-                        notifications = pg.getNotifications()
-                                .subscribe(
-                                        n -> (SETTLED.equals(n.getParameter()) ? settled : wake).run(),
-                                        this::lost,
-                                        () -> lost(new IllegalStateException("notification stream completed")));
-                        if (disposed) {
-                            closeQuietly();
+                        // a subscription added once l is closed is disposed at once (Disposable.Composite)
+                        l.subscriptions()
+                                .add(pg.getNotifications()
+                                        .subscribe(
+                                                n -> (SETTLED.equals(n.getParameter()) ? settled : wake).run(),
+                                                e -> lost(l, e),
+                                                () -> lost(
+                                                        l,
+                                                        new IllegalStateException("notification stream completed"))));
+                        l.subscriptions().add(probes(pg).subscribe(null, e -> lost(l, e)));
+                        if (disposed && listening.compareAndSet(l, null)) {
+                            l.close();
                         }
                         wake.run(); // anything staged while not listening
                     }))
@@ -170,13 +196,37 @@ final class PgNotifications implements Disposable {
         return o instanceof PostgresqlConnection pg ? pg : null;
     }
 
-    private void lost(Throwable e) {
-        if (disposed) {
-            return;
+    /**
+     * @param pg the listening connection
+     * @return a {@code SELECT 1} on {@code pg} every {@link #PROBE_INTERVAL}, one at a time; fails
+     *     when one fails or takes longer than {@link #PROBE_TIMEOUT}
+     */
+    private static Flux<Long> probes(PostgresqlConnection pg) {
+        return Flux.interval(PROBE_INTERVAL)
+                .onBackpressureDrop() // a tick while a probe waits is skipped, not queued
+                .concatMap(
+                        tick -> pg.createStatement("SELECT 1")
+                                .execute()
+                                .flatMap(r -> r.getRowsUpdated())
+                                .then(Mono.just(tick))
+                                .timeout(
+                                        PROBE_TIMEOUT,
+                                        Mono.error(() -> new IllegalStateException("no answer to the liveness probe"
+                                                + " (SELECT 1) within " + PROBE_TIMEOUT))),
+                        1);
+    }
+
+    /**
+     * The connection {@code l} failed: unless it was replaced meanwhile or the listener disposed,
+     * closes it and schedules a new attempt.
+     */
+    private void lost(Listening l, Throwable e) {
+        if (disposed || !listening.compareAndSet(l, null)) {
+            return; // disposed, or already lost or replaced: a late verdict on a closed connection
         }
         lostOnce = true;
         log.warn("store {}: lost the LISTEN connection on {}; reconnecting: {}", storeName, channel, e.toString());
-        closeQuietly();
+        l.close();
         scheduleRetry();
     }
 
@@ -212,7 +262,7 @@ final class PgNotifications implements Disposable {
      * later (a primary that refuses the listener's connection is not asked again at every commit).
      */
     void primaryAnswered() {
-        if (connection != null || disposed || connecting.get()) {
+        if (listening.get() != null || disposed || connecting.get()) {
             return;
         }
         long now = System.nanoTime();
@@ -245,15 +295,18 @@ final class PgNotifications implements Disposable {
                         () -> connecting.set(false));
     }
 
-    private void closeQuietly() {
-        Disposable n = notifications;
-        if (n != null) {
-            n.dispose();
-        }
-        Connection c = connection;
-        connection = null;
-        if (c != null) {
-            Mono.from(c.close()).subscribe(null, e -> log.debug("closing the LISTEN connection failed", e));
+    /**
+     * A connection listened on, with what reads it: its notifications and its probes.
+     *
+     * @param connection the dedicated connection
+     * @param subscriptions the notification and probe subscriptions
+     */
+    private record Listening(Connection connection, Disposable.Composite subscriptions) {
+
+        /** Stops reading and closes the connection, without waiting (a silent server may never answer). */
+        void close() {
+            subscriptions.dispose();
+            Mono.from(connection.close()).subscribe(null, e -> log.debug("closing the LISTEN connection failed", e));
         }
     }
 
@@ -265,7 +318,10 @@ final class PgNotifications implements Disposable {
         if (r != null) {
             r.dispose();
         }
-        closeQuietly();
+        Listening l = listening.getAndSet(null);
+        if (l != null) {
+            l.close();
+        }
     }
 
     @Override

@@ -20,14 +20,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>{@link #stall()} is the silent kind of outage: nothing is closed, but no byte is relayed and no
  * new connection reaches the server (the kernel still completes the client's handshake) until
  * {@link #resume()}, when everything held is delivered, as when a link drops packets for a while
- * and TCP retransmits once it is back. Blocking sockets on daemon threads: test code, two threads
- * per relayed connection.
+ * and TCP retransmits once it is back. {@link #silenceExisting()} is the server's machine vanishing
+ * silently behind an address that moves (a cloud failover): every connection relayed so far stays
+ * open and silent forever, while new ones are relayed as usual. Blocking sockets on daemon threads:
+ * test code, two threads per relayed connection.
  */
 final class TcpProxy implements AutoCloseable {
 
     private final int port;
     private int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** The sockets of the connections {@link #silenceExisting()} silenced: open, relaying nothing. */
+    private final Set<Socket> silenced = ConcurrentHashMap.newKeySet();
+
     private final Object gate = new Object();
     private boolean stalled;
     private ServerSocket listener;
@@ -87,6 +92,16 @@ final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /**
+     * Silences every connection relayed so far for good: its sockets stay open, nothing is relayed
+     * either way and nothing is closed, so neither the client nor the server notices; connections
+     * accepted from now on are relayed as usual. Until {@link #close()}.
+     */
+    synchronized void silenceExisting() {
+        silenced.addAll(open);
+        open.clear();
+    }
+
     /** Holds every byte and every new connection until {@link #resume()}. */
     void stall() {
         synchronized (gate) {
@@ -121,6 +136,10 @@ final class TcpProxy implements AutoCloseable {
         if (listener != null) {
             cut();
         }
+        for (Socket socket : silenced) {
+            closeQuietly(socket);
+        }
+        silenced.clear();
     }
 
     private void accept(ServerSocket s) {
@@ -170,15 +189,20 @@ final class TcpProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 passGate();
+                if (silenced.contains(from)) {
+                    continue; // read and dropped: the other end never hears of it, nor of a close
+                }
                 out.write(buffer, 0, n);
             }
         } catch (IOException e) {
             // the connection is gone: close both ends below
         } finally {
-            closeQuietly(from);
-            closeQuietly(to);
-            open.remove(from);
-            open.remove(to);
+            if (!silenced.contains(from)) {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
         }
     }
 
