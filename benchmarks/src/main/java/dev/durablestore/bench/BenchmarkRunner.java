@@ -3,9 +3,11 @@ package dev.durablestore.bench;
 import dev.durablestore.bench.ReportWriter.Report;
 import dev.durablestore.bench.pg.PostgresComparison;
 import dev.durablestore.bench.pg.PostgresPolicyCost;
+import dev.durablestore.bench.pg.PostgresRetentionSoak;
 import dev.durablestore.bench.pg.PostgresStaging;
 import dev.durablestore.bench.workload.AppendThroughput;
 import dev.durablestore.bench.workload.BackupThroughput;
+import dev.durablestore.bench.workload.RetentionSoak;
 import dev.durablestore.bench.workload.ClaimCost;
 import dev.durablestore.bench.workload.ClaimStreamMemory;
 import dev.durablestore.bench.workload.DemoThroughput;
@@ -22,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, BACKUP) against a baseline
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, BACKUP, SOAK, SOAKPG) against a baseline
  * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
@@ -78,7 +80,9 @@ public final class BenchmarkRunner {
                 new PostgresComparison(),
                 new PostgresPolicyCost(),
                 new PostgresStaging(),
-                new BackupThroughput());
+                new BackupThroughput(),
+                new RetentionSoak(),
+                new PostgresRetentionSoak());
     }
 
     private static boolean run(RunnerOptions options, String argLine) throws IOException {

