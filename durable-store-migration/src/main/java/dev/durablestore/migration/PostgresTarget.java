@@ -35,6 +35,9 @@ final class PostgresTarget {
             + " (source TEXT NOT NULL, source_schema_version INTEGER NOT NULL, source_fingerprint TEXT NOT NULL,"
             + " started_at BIGINT NOT NULL, completed_at BIGINT)";
 
+    /** G6: one advisory lock per schema, keyed by the schema and the marker table's names. */
+    static final String LOCK = "SELECT pg_try_advisory_lock(hashtext(current_schema() || '." + MARKER_TABLE + "'))";
+
     private final Connection connection;
 
     PostgresTarget(Connection connection) {
@@ -251,6 +254,16 @@ final class PostgresTarget {
                 .concatMap(t -> count(t).map(n -> Map.entry(t, n)))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue, LinkedHashMap::new)
                 .map(m -> (Map<Table, Long>) m);
+    }
+
+    /**
+     * G6: takes the session's advisory lock on the target schema's migrations, held until the
+     * connection closes, so two migrations into one schema never run at once.
+     *
+     * @return true when taken, false when another session holds it
+     */
+    Mono<Boolean> tryLock() {
+        return query(LOCK, r -> r.get(0, Boolean.class)).next();
     }
 
     private <T> Flux<T> query(String sql, Function<Readable, T> mapper) {

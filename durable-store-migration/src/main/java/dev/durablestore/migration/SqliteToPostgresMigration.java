@@ -255,6 +255,16 @@ public final class SqliteToPostgresMigration {
         }
 
         private Mono<MigrationReport> migrate(PostgresTarget t, Identity identity) {
+            return t.tryLock()
+                    .flatMap(locked -> locked
+                            ? migrateLocked(t, identity)
+                            : Mono.error(new InvalidArgumentException(
+                                    "target",
+                                    "another migration into this schema is running (it holds the schema's advisory lock);"
+                                            + " run one at a time (nothing was written)")));
+        }
+
+        private Mono<MigrationReport> migrateLocked(PostgresTarget t, Identity identity) {
             return t.marker()
                     .map(Optional::of)
                     .defaultIfEmpty(Optional.empty())

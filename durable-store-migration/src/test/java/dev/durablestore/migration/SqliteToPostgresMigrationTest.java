@@ -190,6 +190,43 @@ class SqliteToPostgresMigrationTest {
     }
 
     @Test
+    void aSecondMigrationIntoTheSameSchemaIsRefusedWhileOneRuns() {
+        // given a session holding the schema's migration lock, as a migration that runs does
+        Path file = dir.resolve("app.db");
+        Sources.rich(file, 4, 3);
+        try (PgSchema pg = new PgSchema()) {
+            io.r2dbc.spi.Connection holder = Mono.from(pg.factory().create()).block(WAIT);
+            try {
+                assertThat(Mono.from(holder.createStatement(PostgresTarget.LOCK).execute())
+                                .flatMap(r -> Mono.from(r.map(row -> row.get(0, Boolean.class))))
+                                .block(WAIT))
+                        .isTrue();
+
+                // when another migration targets the schema, then it is refused and writes nothing
+                assertThatThrownBy(() -> SqliteToPostgresMigration.from(file)
+                                .to(pg.factory())
+                                .run()
+                                .block(WAIT))
+                        .isInstanceOfSatisfying(
+                                InvalidArgumentException.class,
+                                e -> assertThat(e.argument()).isEqualTo("target"))
+                        .hasMessageContaining("another migration into this schema is running");
+                assertThat(pg.queryLong("SELECT count(to_regclass('" + PostgresTarget.MARKER_TABLE + "'))"))
+                        .isZero();
+            } finally {
+                Mono.from(holder.close()).block(WAIT);
+            }
+            // and once the lock is released, it runs
+            assertThat(SqliteToPostgresMigration.from(file)
+                            .to(pg.factory())
+                            .run()
+                            .block(WAIT)
+                            .verified())
+                    .isTrue();
+        }
+    }
+
+    @Test
     void aTargetHoldingTheMigrationOfAnotherSourceIsRefused() {
         // given a target holding the copy of another file
         Path file = dir.resolve("app.db");
