@@ -35,7 +35,8 @@ import reactor.core.scheduler.Schedulers;
  * #PROBE_TIMEOUT_SECONDS} s ({@link #PROBE_TIMEOUT}), counts as a lost connection: it is closed and
  * replaced as above. A silent server is thus noticed within the sum of both (15 s). A probe belongs
  * to its connection: it stops when that connection is closed or replaced, or the listener disposed,
- * and its verdict never touches a successor. Only loaded when r2dbc-postgresql is on the class path.
+ * and its verdict never touches a successor. An attempt to connect and listen that gets no answer
+ * within {@link #ATTEMPT_TIMEOUT} fails and is retried like any other. Only loaded when r2dbc-postgresql is on the class path.
  */
 final class PgNotifications implements Disposable {
 
@@ -47,6 +48,9 @@ final class PgNotifications implements Disposable {
     private static final long PROBE_INTERVAL_SECONDS = 10;
     /** How often the listening connection is probed with {@code SELECT 1}. */
     private static final Duration PROBE_INTERVAL = Duration.ofSeconds(PROBE_INTERVAL_SECONDS);
+
+    /** How long one attempt to connect and {@code LISTEN} may take before it counts as failed. */
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(10);
 
     private static final long PROBE_TIMEOUT_SECONDS = 5;
     /** How long a probe may wait for its answer before the connection counts as lost. */
@@ -131,8 +135,25 @@ final class PgNotifications implements Disposable {
                 });
     }
 
+    /**
+     * One attempt: connect, {@code LISTEN}, start the subscriptions. Bounded by {@link
+     * #ATTEMPT_TIMEOUT}: a server that goes silent during the handshake or the {@code LISTEN} fails
+     * the attempt (which schedules the next) instead of holding the only one in flight forever; a
+     * connection the attempt made by then is closed.
+     */
     private Mono<Void> listen() {
-        return Mono.from(dedicatedFactory().create()).flatMap(c -> {
+        return Mono.from(dedicatedFactory().create())
+                .flatMap(c -> listenOn(c)
+                        .doOnCancel(() -> Mono.from(c.close())
+                                .subscribe(null, e -> log.debug("closing a timed-out LISTEN connection failed", e))))
+                .timeout(
+                        ATTEMPT_TIMEOUT,
+                        Mono.error(() -> new IllegalStateException(
+                                "no LISTEN within " + ATTEMPT_TIMEOUT + " (connect, log in, LISTEN)")));
+    }
+
+    private Mono<Void> listenOn(Connection c) {
+        return Mono.defer(() -> {
             PostgresqlConnection pg = unwrap(c);
             if (pg == null) {
                 return Mono.from(c.close())
