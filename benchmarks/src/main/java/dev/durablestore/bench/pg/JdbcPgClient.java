@@ -115,6 +115,22 @@ final class JdbcPgClient implements PgClient {
     }
 
     @Override
+    public Mono<List<String>> keys(StoreStatements.Bound statement) {
+        return Mono.fromCallable(() -> {
+                    try (Connection c = pool.getConnection();
+                            PreparedStatement s = prepare(c, statement);
+                            ResultSet rs = s.executeQuery()) {
+                        List<String> keys = new ArrayList<>();
+                        while (rs.next()) {
+                            keys.add(rs.getString(1));
+                        }
+                        return keys;
+                    }
+                })
+                .subscribeOn(scheduler);
+    }
+
+    @Override
     public Mono<Long> update(StoreStatements.Bound update) {
         return Mono.fromCallable(() -> {
                     try (Connection c = pool.getConnection();
@@ -139,6 +155,12 @@ final class JdbcPgClient implements PgClient {
                 s.setInt(i + 1, x);
             } else if (v instanceof String text) {
                 s.setString(i + 1, text);
+            } else if (v instanceof String[] texts) {
+                s.setArray(i + 1, c.createArrayOf("text", texts));
+            } else if (v instanceof Long[] longs) {
+                s.setArray(i + 1, c.createArrayOf("bigint", longs));
+            } else if (v instanceof Integer[] ints) {
+                s.setArray(i + 1, c.createArrayOf("int4", ints));
             } else {
                 throw new IllegalArgumentException("value $" + (t.values()[i] + 1) + " of unexpected type "
                         + v.getClass().getName() + " in " + bound.sql());

@@ -28,6 +28,14 @@ interface PgClient extends AutoCloseable {
     Mono<List<ClaimedRow>> claim(StoreStatements.Bound claim);
 
     /**
+     * Runs a statement that returns keys ({@link StoreStatements#completeAll}).
+     *
+     * @param statement the statement and its values
+     * @return the first column of every row it returned
+     */
+    Mono<List<String>> keys(StoreStatements.Bound statement);
+
+    /**
      * Runs a statement that changes rows.
      *
      * @param update the statement and its values

@@ -16,11 +16,11 @@ import dev.durablestore.r2dbc.internal.StoreStatements;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -31,18 +31,18 @@ import reactor.core.publisher.Mono;
  * ({@link R2dbcPgClient}), the Vert.x reactive client ({@link VertxPgClient}) and pgjdbc on a
  * bounded scheduler ({@link JdbcPgClient}). The statements ({@link StoreStatements}) are the
  * store's text and values, built by the store's own code: the stream claim
- * ({@code FOR UPDATE SKIP LOCKED}, {@value #CLAIM} rows), the fenced complete of one row, and
+ * ({@code FOR UPDATE SKIP LOCKED}, {@value #CLAIM} rows), the grouped fenced complete, and
  * {@code appendOutboxBatch}'s multi-row {@code INSERT … FROM unnest(…) ON CONFLICT DO NOTHING}.
  *
- * <p>Per client and run: a drain of pre-staged rows (claim up to {@value #CLAIM}, complete each
- * claimed row by its own statement, {@value #CLAIM} completes in flight, claim again once they are
- * done, until a claim comes back empty; every row must end {@code done}) and a staging of fresh rows
+ * <p>Per client and run: a drain of pre-staged rows (claim up to {@value #CLAIM}, complete the
+ * claimed rows by one statement as the store groups concurrent completes, claim again, until a
+ * claim comes back empty; every row must end {@code done}) and a staging of fresh rows
  * in statements of {@value #BATCH} (one after another; every row must land pending). The clients
  * take turns going first. Selected alone with {@code ./bench.sh --only PGCLIENT}.
  */
 public final class PostgresClients implements Workload {
 
-    /** Rows per claim, and completes in flight: the store's 64 completes in flight per node. */
+    /** Rows per claim: the store's 64 completes in flight per node. */
     static final int CLAIM = PostgresComparison.CONCURRENCY;
     /** Rows per staging statement. */
     static final int BATCH = PostgresStaging.BATCH;
@@ -171,35 +171,39 @@ public final class PostgresClients implements Workload {
     }
 
     /**
-     * Drains {@code rows} pre-staged rows: claim, complete each claimed row ({@value #CLAIM} in
-     * flight), claim again, until a claim comes back empty.
+     * Drains {@code rows} pre-staged rows: claim, complete the claimed rows by one statement, claim
+     * again, until a claim comes back empty.
      */
     private static Measured drain(PgNodes nodes, PgClient client, int rows, CpuMeter meter) {
         nodes.stage(rows, FAN_OUT);
-        AtomicLong completed = new AtomicLong();
         Mono<Integer> round = Mono.defer(() -> {
             long token = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             return client.claim(StoreStatements.claim(RawDb.nowNanos(), token, CLAIM))
-                    .flatMap(claimed -> Flux.fromIterable(claimed)
-                            .flatMap(
-                                    row -> client.update(StoreStatements.complete(
-                                                    row.dispatchKey(), token, RawDb.nowNanos()))
-                                            .doOnNext(n -> {
-                                                if (n != 1) {
-                                                    throw new IllegalStateException(client.label() + ": complete of "
-                                                            + row.dispatchKey() + " changed " + n + " rows");
-                                                }
-                                                completed.incrementAndGet();
-                                            }),
-                                    CLAIM)
-                            .then(Mono.just(claimed.size())));
+                    .flatMap(claimed -> {
+                        if (claimed.isEmpty()) {
+                            return Mono.just(0);
+                        }
+                        List<String> keys = new ArrayList<>(claimed.size());
+                        for (PgClient.ClaimedRow row : claimed) {
+                            keys.add(row.dispatchKey());
+                        }
+                        List<Long> tokens = Collections.nCopies(keys.size(), token);
+                        return client.keys(StoreStatements.completeAll(keys, tokens, RawDb.nowNanos()))
+                                .map(done -> {
+                                    if (done.size() != keys.size()) {
+                                        throw new IllegalStateException(client.label() + ": a complete of "
+                                                + keys.size() + " claimed rows changed " + done.size());
+                                    }
+                                    return done.size();
+                                });
+                    });
         });
         CpuMeter.Sample before = meter.sample();
         long began = System.nanoTime();
         round.repeat().takeWhile(n -> n > 0).then().block(TIMEOUT);
         long nanos = System.nanoTime() - began;
         CpuMeter.Cost cost = meter.since(before, rows);
-        check(nodes, Map.of("done", (long) rows), client.label() + " drained (" + completed.get() + " completes)");
+        check(nodes, Map.of("done", (long) rows), client.label() + " drained");
         return new Measured(Stats.perSecond(rows, nanos), cost);
     }
 
@@ -253,13 +257,14 @@ public final class PostgresClients implements Workload {
                 + "with connections of its own to it, all open at once. The statements are the store's own, text and "
                 + "values built by store-r2dbc's code (`StoreStatements`, benchmarks only): the claim stream's claim "
                 + "(`FOR UPDATE SKIP LOCKED`, with the route's next due time, up to " + CLAIM + " rows, the input "
-                + "returned as hex), the fenced complete of one row (`UPDATE … WHERE dispatch_key = $3 AND status = "
-                + "'claimed' AND claim_token = $4`), and `appendOutboxBatch`'s `INSERT … SELECT … FROM unnest(…) ON "
+                + "returned as hex), the grouped fenced complete the store sends for concurrent completes (`UPDATE outbox o "
+                + "… FROM unnest($1::text[], $2::bigint[]) … AND o.claim_token = u.claim_token AND (o.status || '') = "
+                + "'claimed' RETURNING o.dispatch_key`, keys and tokens bound as Java arrays), and `appendOutboxBatch`'s `INSERT … SELECT … FROM unnest(…) ON "
                 + "CONFLICT DO NOTHING` (the arrays as the store sends them, array-literal text, or as Java arrays where the client says so below; the payloads as one text). Each run, for each "
                 + "client in turn (each run another goes first): a drain of " + drainRows + " pending rows staged by "
-                + "the store (" + FAN_OUT + " per workflow; claim up to " + CLAIM + ", complete each claimed row by "
-                + "its own statement, all " + CLAIM + " in flight, claim again when they are done, until a claim "
-                + "takes nothing; every row must end `done`), then a staging of " + stageRows + " fresh rows, "
+                + "the store (" + FAN_OUT + " per workflow; one loop: claim up to " + CLAIM + ", complete them by one "
+                + "statement, claim again, until a claim takes nothing; every row must end `done`), then a staging of "
+                + stageRows + " fresh rows, "
                 + BATCH + " per statement, one statement after another (every row must land pending; the statements' "
                 + "values built before the clock starts). Sessions with `synchronous_commit=on`. Untimed first: "
                 + WARM_UP + " rows drained and staged by each client. CPU per 1,000 rows: this JVM's (process CPU "

@@ -116,6 +116,16 @@ final class R2dbcPgClient implements PgClient {
     }
 
     @Override
+    public Mono<List<String>> keys(StoreStatements.Bound statement) {
+        return Mono.usingWhen(
+                pool.create(),
+                c -> Flux.from(statement(c, statement).execute())
+                        .concatMap(r -> r.map((row, meta) -> row.get(0, String.class)))
+                        .collectList(),
+                Connection::close);
+    }
+
+    @Override
     public Mono<Long> update(StoreStatements.Bound update) {
         return Mono.usingWhen(
                 pool.create(),

@@ -116,6 +116,17 @@ final class VertxPgClient implements PgClient {
     }
 
     @Override
+    public Mono<List<String>> keys(StoreStatements.Bound statement) {
+        return execute(statement).map(rows -> {
+            List<String> keys = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                keys.add(row.getString(0));
+            }
+            return keys;
+        });
+    }
+
+    @Override
     public Mono<Long> update(StoreStatements.Bound update) {
         return execute(update).map(rows -> (long) rows.rowCount());
     }

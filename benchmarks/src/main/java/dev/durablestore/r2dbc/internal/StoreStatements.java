@@ -10,7 +10,7 @@ import java.util.List;
  * The benchmarks' window on the PostgreSQL statements of {@code store-r2dbc} (in its package, so
  * that {@code PGCLIENT} sends every client the store's own text and values, built by the store's
  * own code, not a copy that could drift): the stream claim ({@link Claims}, {@link SqlDialect}),
- * the fenced complete of one row ({@link FencedSettles}) and the multi-row staging
+ * the grouped fenced complete ({@link GroupedFencedSettles}) and the multi-row staging
  * ({@link OutboxStaging}, {@link ArrayRelation}). Not part of the store: it lives in the
  * benchmarks module only.
  */
@@ -25,21 +25,12 @@ public final class StoreStatements {
 
     /**
      * A statement's text and the values of one execution, in marker order ({@code $1} first), each
-     * a {@link String}, {@link Long}, {@link Integer} or {@link Null}.
+     * a {@link String}, {@link Long}, {@link Integer}, an array of one of them, or a {@link Null}.
      *
      * @param sql the text, with {@code $n} markers
      * @param values the values
      */
     public record Bound(String sql, Object[] values) {}
-
-    /**
-     * {@link FencedSettles}' statement for a settle that is not a retry ({@code complete} when its
-     * status is {@code done}): the row changes only while it is claimed under the given token.
-     * FencedSettles keeps the text private; this is its text, checked by {@link #complete} to bind
-     * the five markers the store binds.
-     */
-    private static final String SETTLE = "UPDATE outbox SET status = $1, claimed_at = NULL, settled_at = $2, "
-            + "failures = COALESCE($5, failures) WHERE dispatch_key = $3 AND status = 'claimed' AND claim_token = $4";
 
     /** {@link OutboxStaging}'s relation of staged rows. */
     private static final ArrayRelation<OutboxRows.Staged> ROWS = ArrayRelation.<OutboxRows.Staged>named("ob")
@@ -97,18 +88,23 @@ public final class StoreStatements {
     }
 
     /**
-     * The fenced complete of one claimed row, as {@code FencedSettles.apply} binds it (no reason:
-     * the failures stay as they are); it changes one row, or none when the claim is not current.
+     * The fenced completes of claimed rows as the store sends concurrent completes on PostgreSQL:
+     * one statement ({@code GroupedFencedSettles.SETTLE_ALIKE}, bound as the store binds it) that
+     * changes each row still claimed under its token and returns the keys it changed.
      *
-     * @param dispatchKey the row
-     * @param claimToken the token its claim wrote
+     * @param dispatchKeys the rows
+     * @param claimTokens the token each row's claim wrote, in the same order
      * @param nowNanos the settle time
-     * @return the statement and its values
+     * @return the statement and its values (the arrays as {@code String[]} and {@code Long[]})
      */
-    public static Bound complete(String dispatchKey, long claimToken, long nowNanos) {
-        return new Bound(
-                SETTLE,
-                values(new Object[] {OutboxStatus.DONE.token(), nowNanos, dispatchKey, claimToken, Sql.text(null)}));
+    public static Bound completeAll(List<String> dispatchKeys, List<Long> claimTokens, long nowNanos) {
+        if (dispatchKeys.size() != claimTokens.size()) {
+            throw new IllegalArgumentException(
+                    dispatchKeys.size() + " dispatchKeys but " + claimTokens.size() + " claimTokens");
+        }
+        return new Bound(GroupedFencedSettles.SETTLE_ALIKE, new Object[] {
+            dispatchKeys.toArray(new String[0]), claimTokens.toArray(new Long[0]), OutboxStatus.DONE.token(), nowNanos
+        });
     }
 
     /**
