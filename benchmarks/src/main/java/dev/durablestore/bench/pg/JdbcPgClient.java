@@ -34,7 +34,7 @@ final class JdbcPgClient implements PgClient {
     private static final Pattern MARKER = Pattern.compile("\\$(\\d+)");
 
     /** A statement's JDBC text and, per {@code ?}, the index of its value. */
-    private record Translated(String sql, int[] values) {}
+    record Translated(String sql, int[] values) {}
 
     private final Map<String, Translated> translated = new ConcurrentHashMap<>();
     private final HikariDataSource pool;
@@ -169,7 +169,7 @@ final class JdbcPgClient implements PgClient {
         return s;
     }
 
-    private static Translated translate(String sql) {
+    static Translated translate(String sql) {
         Matcher m = MARKER.matcher(sql);
         StringBuilder text = new StringBuilder();
         List<Integer> order = new ArrayList<>();

@@ -13,6 +13,8 @@ import dev.durablestore.bench.raw.RawDb;
 import dev.durablestore.core.codec.EventCodec;
 import dev.durablestore.core.internal.OutboxRowEncoder;
 import dev.durablestore.r2dbc.internal.StoreStatements;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -48,8 +51,13 @@ public final class PostgresClients implements Workload {
     static final int BATCH = PostgresStaging.BATCH;
     /** Rows per workflow. */
     private static final int FAN_OUT = 10;
-    /** Rows drained and staged untimed by each client before the first timed run. */
-    private static final int WARM_UP = 20_000;
+    /**
+     * Rows drained and staged untimed by each client before the first timed run: 1,560 claims and
+     * 100 staging statements. After 20,000 (312 claims) the JIT compiler threads were still the
+     * JVM's busiest in the timed drains (JFR: 13 s of compilation in a 104 s run), and every
+     * client spent 50 to 90 ms of JVM CPU per 1,000 drained rows.
+     */
+    private static final int WARM_UP = 100_000;
     /** Connections of each reactive client (the store's pool per node). */
     private static final int POOL_SIZE = PostgresComparison.POOL_SIZE;
     /** Threads and connections of pgjdbc's scheduler. */
@@ -60,6 +68,10 @@ public final class PostgresClients implements Workload {
     private static final int MAX_CONNECTIONS = 3 * POOL_SIZE + JDBC_THREADS + POOL_SIZE + 1 + 1 + 10;
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
+    /** The JIT compiler's time, logged per timed measurement: compiling in a timed phase is JVM CPU. */
+    private static final CompilationMXBean COMPILER = ManagementFactory.getCompilationMXBean();
+    /** How long the JVM's idle CPU is measured, once per run. */
+    private static final Duration IDLE = Duration.ofSeconds(2);
 
     private final OutboxRowEncoder encoder = new OutboxRowEncoder(EventCodec.create());
 
@@ -81,6 +93,7 @@ public final class PostgresClients implements Workload {
         MeteredFigures stagings = new MeteredFigures();
         Map<String, List<Measured>> drainsBy = new LinkedHashMap<>();
         Map<String, List<Measured>> stagesBy = new LinkedHashMap<>();
+        List<Double> idleJvm = new ArrayList<>();
         ctx.log("PGCLIENT starting PostgreSQL");
         try (PgServer server = PgServer.start(ctx.dir(), MAX_CONNECTIONS);
                 PgNodes nodes = PgNodes.open(server, 1, POOL_SIZE, "on", new CommitCounter())) {
@@ -98,27 +111,39 @@ public final class PostgresClients implements Workload {
                     stage(nodes, client, batches(WARM_UP), WARM_UP, meter);
                 }
                 for (int run = 1; run <= ctx.runs(); run++) {
+                    double idle = idleJvmCpu(meter);
+                    idleJvm.add(idle);
+                    ctx.log(String.format(
+                            "PGCLIENT run %d/%d: JVM CPU %.1f ms per second idle, every client open",
+                            run, ctx.runs(), idle));
                     List<List<OutboxRowEncoder.Encoded>> batches = batches(stageRows);
                     for (PgClient client : turn(clients, run)) {
+                        long jit = COMPILER.getTotalCompilationTime();
                         Measured drained = drains.add(client.label(), "rows/s", drain(nodes, client, drainRows, meter));
+                        long drainJit = COMPILER.getTotalCompilationTime() - jit;
+                        jit = COMPILER.getTotalCompilationTime();
                         Measured staged =
                                 stagings.add(client.label(), "rows/s", stage(nodes, client, batches, stageRows, meter));
+                        long stageJit = COMPILER.getTotalCompilationTime() - jit;
                         drainsBy.computeIfAbsent(client.label(), l -> new ArrayList<>())
-                                .add(drained);
+                                .add(lessJit(drained, drainJit, drainRows));
                         stagesBy.computeIfAbsent(client.label(), l -> new ArrayList<>())
-                                .add(staged);
+                                .add(lessJit(staged, stageJit, stageRows));
                         ctx.log(String.format(
-                                "PGCLIENT run %d/%d %s: drain %.0f rows/s (JVM %.1f, server %.1f ms per 1,000 rows), "
-                                        + "staging %.0f rows/s (JVM %.1f, server %.1f ms per 1,000 rows)",
+                                "PGCLIENT run %d/%d %s: drain %.0f rows/s (JVM %.1f, server %.1f ms per 1,000 rows, "
+                                        + "JIT %d ms), staging %.0f rows/s (JVM %.1f, server %.1f ms per 1,000 rows, "
+                                        + "JIT %d ms)",
                                 run,
                                 ctx.runs(),
                                 client.label(),
                                 drained.perSecond(),
                                 drained.cpu().jvm(),
                                 drained.cpu().server(),
+                                drainJit,
                                 staged.perSecond(),
                                 staged.cpu().jvm(),
-                                staged.cpu().server()));
+                                staged.cpu().server(),
+                                stageJit));
                     }
                 }
             } finally {
@@ -127,6 +152,10 @@ public final class PostgresClients implements Workload {
         }
         Section section = new Section(
                 "PGCLIENT", "PostgreSQL clients compared on the store's own statements", method(drainRows, stageRows));
+        section.figure(
+                "JVM CPU while idle, every client open (the floor under each figure of CPU per row)",
+                idleJvm,
+                "ms per second");
         drains.addTo(section, "drain: ");
         stagings.addTo(section, "staging: ");
         compare(section, "drain", drainsBy);
@@ -135,8 +164,21 @@ public final class PostgresClients implements Workload {
     }
 
     /**
+     * @return {@code measured} with the JIT compiler's time in it ({@code jitMillis}, wall time of
+     *     the compiler threads, about their CPU) taken out of the JVM's CPU per 1,000 rows: the
+     *     client's own cost once compiled, which the compiler still working through a timed phase
+     *     (up to 700 ms in a drain of 20,000 rows after 100,000 untimed) would otherwise swamp
+     */
+    private static Measured lessJit(Measured measured, long jitMillis, int rows) {
+        double jvm = Math.max(0, measured.cpu().jvm() - jitMillis * 1_000.0 / rows);
+        return new Measured(
+                measured.perSecond(), new CpuMeter.Cost(jvm, measured.cpu().server()));
+    }
+
+    /**
      * Each other client against the first (r2dbc-postgresql as the store uses it), run by run: its
-     * rate over the first's, and the first's JVM CPU per row over its own (above 1: it costs less).
+     * rate over the first's, and the first's JVM CPU per row over its own, JIT compilation left out
+     * (above 1: it costs less).
      */
     private static void compare(Section section, String what, Map<String, List<Measured>> byClient) {
         List<String> labels = new ArrayList<>(byClient.keySet());
@@ -151,13 +193,23 @@ public final class PostgresClients implements Workload {
                     "r2dbc today",
                     today.stream().map(Measured::perSecond).toList());
             section.sideBySide(
-                    what + " JVM CPU ms per 1,000 rows, r2dbc-postgresql as the store uses it against " + label,
+                    what + " JVM CPU ms per 1,000 rows less JIT compilation, r2dbc-postgresql as the store uses it "
+                            + "against " + label,
                     "ms",
                     "r2dbc today",
                     today.stream().map(m -> m.cpu().jvm()).toList(),
                     "this client",
                     other.stream().map(m -> m.cpu().jvm()).toList());
         }
+    }
+
+    /** @return the JVM's CPU milliseconds per second over {@link #IDLE} with nothing running but the clients' threads */
+    private static double idleJvmCpu(CpuMeter meter) {
+        CpuMeter.Sample before = meter.sample();
+        long began = System.nanoTime();
+        LockSupport.parkNanos(IDLE.toNanos());
+        double seconds = (System.nanoTime() - began) / 1e9;
+        return meter.since(before, 1_000).jvm() / seconds;
     }
 
     /** @return the clients in this run's order: each goes first in turn */
@@ -269,7 +321,9 @@ public final class PostgresClients implements Workload {
                 + "values built before the clock starts). Sessions with `synchronous_commit=on`. Untimed first: "
                 + WARM_UP + " rows drained and staged by each client. CPU per 1,000 rows: this JVM's (process CPU "
                 + "time, every client's threads) and the server's (postmaster and backends, from /proc), over each "
-                + "timed drain or staging. pgjdbc gets the same text with a `?` for each `$n` (a marker used twice "
+                + "timed drain or staging (the JIT compiler's threads included: the log gives its time in each; the JVM's "
+                + "idle CPU, every client open, is measured once per run; the rows comparing each client with r2dbc "
+                + "as the store uses it take the JIT's time out of the JVM's CPU). pgjdbc gets the same text with a `?` for each `$n` (a marker used twice "
                 + "bound twice).";
     }
 }
