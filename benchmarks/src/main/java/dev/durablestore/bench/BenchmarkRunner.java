@@ -1,6 +1,7 @@
 package dev.durablestore.bench;
 
 import dev.durablestore.bench.ReportWriter.Report;
+import dev.durablestore.bench.pg.PostgresClients;
 import dev.durablestore.bench.pg.PostgresComparison;
 import dev.durablestore.bench.pg.PostgresPolicyCost;
 import dev.durablestore.bench.pg.PostgresRetentionSoak;
@@ -24,7 +25,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, BACKUP, SOAK, SOAKPG) against a baseline
+ * The workload runner of issue 5: measures every target (P1–P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, PGCLIENT, BACKUP, SOAK, SOAKPG) against a baseline
  * (raw JDBC, or a peer) run in the same process, prints a table and one {@code RESULT} line per target, and writes
  * {@code BENCHMARKS.md}. {@code ./bench.sh} builds and starts it; {@code --jmh} runs the JMH
  * micro-benchmarks instead. See {@link RunnerOptions#USAGE}.
@@ -80,6 +81,7 @@ public final class BenchmarkRunner {
                 new PostgresComparison(),
                 new PostgresPolicyCost(),
                 new PostgresStaging(),
+                new PostgresClients(),
                 new BackupThroughput(),
                 new RetentionSoak(),
                 new PostgresRetentionSoak());

@@ -28,7 +28,7 @@ public record RunnerOptions(
 
               --quick        smaller sizes (three runs of everything in about three minutes on a quiet machine)
               --runs N       measured runs per figure; every figure is the median over them (default 3)
-              --only LIST    run only these target groups (P1 … P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, BACKUP, SOAK, SOAKPG), e.g.
+              --only LIST    run only these target groups (P1 … P6, P8, P9, OBS, POL, PG, POLPG, PGSTAGE, PGCLIENT, BACKUP, SOAK, SOAKPG), e.g.
                              --only P1,P3 (the report then holds only them)
               --out FILE     the markdown report (default BENCHMARKS.md in the current folder)
               --dir DIR      where the temporary database files go (default: java.io.tmpdir); its file

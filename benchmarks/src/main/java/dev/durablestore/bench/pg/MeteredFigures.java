@@ -32,10 +32,18 @@ final class MeteredFigures {
 
     /** @param section receives every rate, then every CPU row */
     void addTo(Section section) {
-        byLabel.forEach((label, s) ->
-                section.figure(label, s.runs().stream().map(Measured::perSecond).toList(), s.unit()));
+        addTo(section, "");
+    }
+
+    /**
+     * @param section receives every rate, then every CPU row
+     * @param prefix put before every label (e.g. {@code drain: })
+     */
+    void addTo(Section section, String prefix) {
+        byLabel.forEach((label, s) -> section.figure(
+                prefix + label, s.runs().stream().map(Measured::perSecond).toList(), s.unit()));
         byLabel.forEach((label, s) -> section.sideBySide(
-                "CPU ms per 1,000 " + s.unit().replace("/s", "") + ": " + label,
+                prefix + "CPU ms per 1,000 " + s.unit().replace("/s", "") + ": " + label,
                 "ms",
                 "JVM",
                 s.runs().stream().map(m -> m.cpu().jvm()).toList(),

@@ -157,6 +157,34 @@ public final class PgServer implements AutoCloseable {
     }
 
     /**
+     * Where the server is, for a client configured by parts (the Vert.x client of {@code PGCLIENT}).
+     *
+     * @return host, port, database, user and password (the last may be {@code null})
+     */
+    public Endpoint endpoint() {
+        Object port = options.getValue(ConnectionFactoryOptions.PORT);
+        Object database = options.getValue(ConnectionFactoryOptions.DATABASE);
+        Object password = options.getValue(ConnectionFactoryOptions.PASSWORD);
+        return new Endpoint(
+                String.valueOf(options.getRequiredValue(ConnectionFactoryOptions.HOST)),
+                port == null ? 5432 : Integer.parseInt(port.toString()),
+                database == null ? "postgres" : database.toString(),
+                String.valueOf(options.getRequiredValue(ConnectionFactoryOptions.USER)),
+                password == null ? null : password.toString());
+    }
+
+    /**
+     * A server's address and login, by parts.
+     *
+     * @param host the host
+     * @param port the port
+     * @param database the database
+     * @param user the user
+     * @param password the password, or {@code null}
+     */
+    public record Endpoint(String host, int port, String database, String user, String password) {}
+
+    /**
      * Where a JDBC connection goes.
      *
      * @param url the JDBC URL
