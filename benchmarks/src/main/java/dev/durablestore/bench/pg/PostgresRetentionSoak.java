@@ -83,8 +83,7 @@ public final class PostgresRetentionSoak implements Workload {
             for (int run = 1; run <= ctx.runs(); run++) {
                 ctx.log("SOAKPG run " + run + "/" + ctx.runs() + ": steady " + RetentionSoak.RATE
                         + " workflows/s, retention " + retention.toSeconds() + " s, " + periods + " periods");
-                try (PgNodes nodes =
-                        PgNodes.open(server, 1, PostgresComparison.POOL_SIZE, "on", StoreMetrics.NONE)) {
+                try (PgNodes nodes = PgNodes.open(server, 1, PostgresComparison.POOL_SIZE, "on", StoreMetrics.NONE)) {
                     SoakLoad load = new SoakLoad(nodes.stores().get(0));
                     SoakLoad.Steady steady = load.steady(
                             ctx, "SOAKPG", RetentionSoak.RATE, retention, periods, () -> sizes(server, nodes));
@@ -115,8 +114,7 @@ public final class PostgresRetentionSoak implements Workload {
         Map<String, Long> parts = new LinkedHashMap<>();
         for (String table : TABLES) {
             String relation = "'" + nodes.schema() + "." + table + "'::regclass";
-            List<String> row = server.query(
-                            "SELECT pg_table_size(" + relation + "), pg_indexes_size(" + relation + ")")
+            List<String> row = server.query("SELECT pg_table_size(" + relation + "), pg_indexes_size(" + relation + ")")
                     .get(0);
             parts.put(table + " table", Long.parseLong(row.get(0)));
             parts.put(table + " indexes", Long.parseLong(row.get(1)));
@@ -143,7 +141,8 @@ public final class PostgresRetentionSoak implements Workload {
                 + ") with its defaults but one: as the retention is shortened from days to seconds, "
                 + "`autovacuum_naptime` is shortened from 1 min to " + NAPTIME_SECONDS + " s for the soak "
                 + "(`ALTER SYSTEM`, on the embedded server only), so that autovacuum wakes as often relative to the retention as it would "
-                + "in production; the store itself runs no VACUUM. The load is SOAK's: " + RetentionSoak.RATE + " workflows per second started (one "
+                + "in production; the store itself runs no VACUUM. The load is SOAK's: " + RetentionSoak.RATE
+                + " workflows per second started (one "
                 + "`appendWithOutbox` each) and closed by a claim stream, a `RetentionSweeper` with a retention "
                 + "of " + retention.toSeconds() + " s every tenth of it, for " + periods + " retention periods; "
                 + "storage is `pg_table_size` (heap, TOAST, free space and visibility maps) and "

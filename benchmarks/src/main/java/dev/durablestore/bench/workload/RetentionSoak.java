@@ -90,8 +90,7 @@ public final class RetentionSoak implements Workload {
             Path db = ctx.freshDb("soak");
             try (SqliteReactiveStore store = Fixtures.openStore(db, "FULL")) {
                 SoakLoad load = new SoakLoad(store);
-                SoakLoad.Steady steady =
-                        load.steady(ctx, "SOAK", RATE, retention, periods, () -> sizes(db));
+                SoakLoad.Steady steady = load.steady(ctx, "SOAK", RATE, retention, periods, () -> sizes(db));
                 Map<String, Long> pages = pages(db);
                 size.run(steady.lastPeriodMax() / 1e6, SoakLoad.total(steady.firstPeriod()) / 1e6);
                 figures.steady(steady, pages);

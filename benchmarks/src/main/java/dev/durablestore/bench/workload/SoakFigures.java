@@ -33,7 +33,11 @@ public final class SoakFigures {
         count("overdue closed workflows left at the end (backlog)", steady.backlogAtEnd());
         extra.forEach((name, value) -> {
             if (name.endsWith("bytes")) {
-                mb("at the end: " + name.substring(0, name.length() - "bytes".length()).trim(), value);
+                mb(
+                        "at the end: "
+                                + name.substring(0, name.length() - "bytes".length())
+                                        .trim(),
+                        value);
             } else {
                 count("at the end: " + name, value);
             }

@@ -140,9 +140,8 @@ public final class SoakLoad {
         quiesce();
         drain.dispose();
         Map<String, Long> end = sizer.measure();
-        long backlog = store.retentionBacklog(policy, Instant.now())
-                .block(TIMEOUT)
-                .overdueWorkflows();
+        long backlog =
+                store.retentionBacklog(policy, Instant.now()).block(TIMEOUT).overdueWorkflows();
         return new Steady(first, lastMax, end, staged.sum(), drained.sum(), backlog);
     }
 
@@ -200,7 +199,9 @@ public final class SoakLoad {
                 checkFailure();
                 long t1 = System.nanoTime();
                 Window w = new Window(
-                        sweeping, Stats.perSecond(staged.sum() - s0, t1 - t0), Stats.perSecond(drained.sum() - d0, t1 - t0));
+                        sweeping,
+                        Stats.perSecond(staged.sum() - s0, t1 - t0),
+                        Stats.perSecond(drained.sum() - d0, t1 - t0));
                 if (sweeper != null) {
                     sweeper.dispose();
                 }
