@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionPolicy;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.console.ConsoleAuthorizer;
+import dev.durablestore.console.DurableConsole;
 import dev.durablestore.console.TrafficMeter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,6 +89,40 @@ class ConsoleAutoConfigurationTest {
                             .expectStatus()
                             .isForbidden();
                 });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theConsoleShowsTheBacklogOfTheSweepersRetentionPolicy() {
+        runner().withPropertyValues(
+                        "durablestore.console.enabled=true",
+                        "durablestore.retention.closed-for=7d",
+                        "durablestore.retention.namespaces.billing=400d")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(DurableConsole.class).options().retention())
+                            .isEqualTo(RetentionPolicy.closedFor(Duration.ofDays(7))
+                                    .withNamespace("billing", Duration.ofDays(400)));
+                    Map<String, Object> overview = WebTestClient.bindToRouterFunction(
+                                    (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
+                            .build()
+                            .get()
+                            .uri("/durable-store/api/overview")
+                            .exchange()
+                            .expectStatus()
+                            .isOk()
+                            .expectBody(Map.class)
+                            .returnResult()
+                            .getResponseBody();
+                    assertThat((Map<String, Object>) overview.get("retention"))
+                            .containsEntry("on", true)
+                            .containsEntry("overdue", 0);
+                });
+        runner().withPropertyValues("durablestore.console.enabled=true")
+                .run(context -> assertThat(
+                                context.getBean(DurableConsole.class).options().retention())
+                        .as("retention off: the console says so")
+                        .isNull());
     }
 
     @Test
