@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -52,7 +53,6 @@ class ConsoleAutoConfigurationTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void mountedReadOnlyAtItsPathWithTheMeterAroundTheStore() {
         runner().withPropertyValues(
                         "durablestore.console.enabled=true",
@@ -67,18 +67,8 @@ class ConsoleAutoConfigurationTest {
                     store.appendOutboxBatch(List.of(OutboxRow.pending(w, 0, "a", Payload.json("{}"), Instant.now())))
                             .block(Duration.ofSeconds(10));
                     assertThat(meter.staged()).isEqualTo(1);
-                    WebTestClient client = WebTestClient.bindToRouterFunction(
-                                    (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
-                            .build();
-                    Map<String, Object> session = client.get()
-                            .uri("/ops/store/api/session")
-                            .exchange()
-                            .expectStatus()
-                            .isOk()
-                            .expectBody(Map.class)
-                            .returnResult()
-                            .getResponseBody();
-                    assertThat(session)
+                    WebTestClient client = client(context);
+                    assertThat(json(client, "/ops/store/api/session"))
                             .containsEntry("readOnly", true)
                             .containsEntry("previews", false)
                             .containsEntry("lease", "PT2M");
@@ -103,26 +93,37 @@ class ConsoleAutoConfigurationTest {
                     assertThat(context.getBean(DurableConsole.class).options().retention())
                             .isEqualTo(RetentionPolicy.closedFor(Duration.ofDays(7))
                                     .withNamespace("billing", Duration.ofDays(400)));
-                    Map<String, Object> overview = WebTestClient.bindToRouterFunction(
-                                    (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
-                            .build()
-                            .get()
-                            .uri("/durable-store/api/overview")
-                            .exchange()
-                            .expectStatus()
-                            .isOk()
-                            .expectBody(Map.class)
-                            .returnResult()
-                            .getResponseBody();
-                    assertThat((Map<String, Object>) overview.get("retention"))
+                    assertThat((Map<String, Object>) json(client(context), "/durable-store/api/overview")
+                                    .get("retention"))
                             .containsEntry("on", true)
                             .containsEntry("overdue", 0);
                 });
         runner().withPropertyValues("durablestore.console.enabled=true")
                 .run(context -> assertThat(
                                 context.getBean(DurableConsole.class).options().retention())
-                        .as("retention off: the console says so")
+                        .as("retention off: no policy")
                         .isNull());
+    }
+
+    /** @return a client of the console the context mounted */
+    @SuppressWarnings("unchecked")
+    private static WebTestClient client(ApplicationContext context) {
+        return WebTestClient.bindToRouterFunction(
+                        (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
+                .build();
+    }
+
+    /** @return the JSON object {@code uri} answers with 200 */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(WebTestClient client, String uri) {
+        return client.get()
+                .uri(uri)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
     }
 
     @Test
