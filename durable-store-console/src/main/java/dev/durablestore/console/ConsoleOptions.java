@@ -3,6 +3,7 @@ package dev.durablestore.console;
 import dev.durablestore.api.InvalidArgumentException;
 import dev.durablestore.api.OutboxLeaseReaper;
 import dev.durablestore.api.OutboxQuery;
+import dev.durablestore.api.RetentionPolicy;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -47,7 +48,8 @@ public final class ConsoleOptions {
             Duration lease,
             int countCap,
             Duration countTtl,
-            int maxBulk) {
+            int maxBulk,
+            RetentionPolicy retention) {
 
         Settings {
             InvalidArgumentException.requireBetween(previewBytes, MIN_PREVIEW_BYTES, MAX_PREVIEW_BYTES, "previewBytes");
@@ -70,6 +72,7 @@ public final class ConsoleOptions {
         private int countCap = 100_000;
         private Duration countTtl = Duration.ofSeconds(2);
         private int maxBulk = 1000;
+        private RetentionPolicy retention;
 
         private Draft() {}
 
@@ -81,11 +84,12 @@ public final class ConsoleOptions {
             countCap = s.countCap();
             countTtl = s.countTtl();
             maxBulk = s.maxBulk();
+            retention = s.retention();
         }
 
         private ConsoleOptions build() {
             return new ConsoleOptions(
-                    new Settings(readOnly, previews, previewBytes, lease, countCap, countTtl, maxBulk));
+                    new Settings(readOnly, previews, previewBytes, lease, countCap, countTtl, maxBulk, retention));
         }
     }
 
@@ -98,7 +102,7 @@ public final class ConsoleOptions {
 
     /**
      * @return read-only, previews of 2 KiB, the lease reaper's default lease (5 min), 100,000 rows
-     *     counted per status, counts kept 2 s, bulk 1,000
+     *     counted per status, counts kept 2 s, bulk 1,000, no retention backlog (retention off)
      */
     public static ConsoleOptions defaults() {
         return DEFAULTS;
@@ -137,6 +141,15 @@ public final class ConsoleOptions {
     /** @return the most rows one bulk action or bulk count touches, 1 to {@value #MAX_BULK_LIMIT} */
     public int maxBulk() {
         return settings.maxBulk();
+    }
+
+    /**
+     * @return the application's retention policy, whose backlog the overview shows (read with the
+     *     counts, at most once per {@link #countTtl()}), or {@code null} (the default) when
+     *     retention is off and the store keeps every workflow
+     */
+    public RetentionPolicy retention() {
+        return settings.retention();
     }
 
     /**
@@ -200,6 +213,18 @@ public final class ConsoleOptions {
      */
     public ConsoleOptions withMaxBulk(int value) {
         return with(d -> d.maxBulk = value);
+    }
+
+    /**
+     * @param value the retention policy the application sweeps with ({@code RetentionSweeper}), so
+     *     the overview shows its backlog: the closed workflows overdue, those held by live rows and
+     *     the age of the oldest ({@code OperatorStore.retentionBacklog}, which reads every closed
+     *     workflow, hence once per {@link #countTtl()} at most); {@code null} when retention is
+     *     off
+     * @return a copy with the retention policy set
+     */
+    public ConsoleOptions withRetention(RetentionPolicy value) {
+        return with(d -> d.retention = value);
     }
 
     /** @return true when {@code o} holds the same options */

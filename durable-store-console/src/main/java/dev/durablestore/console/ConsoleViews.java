@@ -9,6 +9,7 @@ import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionBacklog;
 import dev.durablestore.api.RunSummary;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.api.WorkflowSummary;
@@ -59,7 +60,8 @@ final class ConsoleViews {
         this.options = options;
         this.clock = clock;
         this.payloads = new PayloadPreview(options);
-        this.counts = new CountCache(store, clock, options.lease(), options.countTtl(), options.countCap());
+        this.counts = new CountCache(
+                store, clock, options.lease(), options.countTtl(), options.countCap(), options.retention());
         this.rateStream = meter == null ? null : new RateStream(meter, clock, Duration.ofSeconds(1));
     }
 
@@ -70,7 +72,7 @@ final class ConsoleViews {
         }
     }
 
-    /** {@code GET overview}: the counts by route and status, from the count cache. */
+    /** {@code GET overview}: the counts by route and status and the retention backlog, from the count cache. */
     Mono<ServerResponse> overview(ServerRequest request) {
         Mono<CountCache.Snapshot> snapshot = Mono.defer(() -> counts.get(fresh(params(request, Set.of("fresh")))));
         return snapshot.flatMap(s -> {
@@ -116,8 +118,25 @@ final class ConsoleViews {
                     Duration.between(s.countedAt(), clock.instant()).toMillis());
             body.put("countMillis", s.tookMillis());
             body.put("lease", options.lease().toString());
+            body.put("retention", retention(s.retention()));
             return ConsoleHandlers.ok(body);
         });
+    }
+
+    /**
+     * The retention backlog (D9) as of the count: {@code {"on":false}} when the console has no
+     * retention policy (the store keeps every workflow), otherwise the overdue closed workflows,
+     * those of them held by live rows, and the age of the oldest overdue one (0 when none is).
+     */
+    private static Map<String, Object> retention(RetentionBacklog backlog) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("on", backlog != null);
+        if (backlog != null) {
+            m.put("overdue", backlog.overdueWorkflows());
+            m.put("heldByLiveRows", backlog.heldByLiveRows());
+            m.put("oldestAgeMillis", backlog.oldestAge().toMillis());
+        }
+        return m;
     }
 
     /**

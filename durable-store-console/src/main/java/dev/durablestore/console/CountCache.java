@@ -4,17 +4,22 @@ import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxCounts;
 import dev.durablestore.api.OutboxRouteActivity;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionBacklog;
+import dev.durablestore.api.RetentionPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 
 /**
- * The overview counts and each route's activity, read at most once per TTL however many pages ask
- * (one read in flight at a time, shared), each count capped per status by {@code countByRoute} and
- * each activity read by {@code routeActivity} with at most {@link #ACTIVITY_CAP} rows. Past the TTL
+ * The overview counts, each route's activity and, with a retention policy, the retention backlog,
+ * read at most once per TTL however many pages ask (one read in flight at a time, shared), each
+ * count capped per status by {@code countByRoute}, each activity read by {@code routeActivity} with
+ * at most {@link #ACTIVITY_CAP} rows, and the backlog by {@code retentionBacklog}, which reads every
+ * closed workflow (D9) and so is never read per page. Past the TTL
  * the last counts are answered at once while a new count runs, so only the very first page waits
  * for a count.
  */
@@ -28,10 +33,11 @@ final class CountCache {
      */
     static final int ACTIVITY_CAP = 10_000;
 
-    /** Counts, each route's activity (O68), and when they were taken. */
+    /** Counts, each route's activity (O68), the retention backlog (D9; null when off), and when they were taken. */
     record Snapshot(
             OutboxCounts counts,
             Map<ClaimScope, OutboxRouteActivity> activity,
+            RetentionBacklog retention,
             Instant countedAt,
             Instant dueBy,
             long tookMillis) {}
@@ -41,15 +47,21 @@ final class CountCache {
     private final Duration lease;
     private final Duration ttl;
     private final int cap;
+    private final RetentionPolicy retention;
     private final AtomicReference<Snapshot> last = new AtomicReference<>();
     private final AtomicReference<Mono<Snapshot>> inflight = new AtomicReference<>();
 
-    CountCache(ReactiveStore store, Clock clock, Duration lease, Duration ttl, int cap) {
+    /**
+     * @param retention the policy whose backlog is read with the counts, or {@code null} for none
+     *     (retention off)
+     */
+    CountCache(ReactiveStore store, Clock clock, Duration lease, Duration ttl, int cap, RetentionPolicy retention) {
         this.store = store;
         this.clock = clock;
         this.lease = lease;
         this.ttl = ttl;
         this.cap = cap;
+        this.retention = retention;
     }
 
     /** @param fresh true to wait for counts taken after this call @return the counts */
@@ -88,16 +100,24 @@ final class CountCache {
         }
     }
 
-    /** @return one count and activity read, taken when subscribed */
+    /** @return one count, activity and backlog read, taken when subscribed */
     private Mono<Snapshot> count() {
         return Mono.defer(() -> {
             Instant now = clock.instant();
             long start = System.nanoTime();
             Mono<Map<ClaimScope, OutboxRouteActivity>> activity =
                     store.routeActivity(now, Math.min(cap, ACTIVITY_CAP)).collectMap(OutboxRouteActivity::route);
-            return store.countByRoute(now, now.minus(lease), cap)
-                    .zipWith(activity)
-                    .map(t -> new Snapshot(t.getT1(), t.getT2(), now, now, (System.nanoTime() - start) / 1_000_000));
+            Mono<Optional<RetentionBacklog>> backlog = retention == null
+                    ? Mono.just(Optional.empty())
+                    : store.retentionBacklog(retention, now).map(Optional::of);
+            return Mono.zip(store.countByRoute(now, now.minus(lease), cap), activity, backlog)
+                    .map(t -> new Snapshot(
+                            t.getT1(),
+                            t.getT2(),
+                            t.getT3().orElse(null),
+                            now,
+                            now,
+                            (System.nanoTime() - start) / 1_000_000));
         });
     }
 }

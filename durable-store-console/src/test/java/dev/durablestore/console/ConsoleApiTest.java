@@ -11,12 +11,14 @@ import static org.springframework.http.HttpStatus.UNSUPPORTED_MEDIA_TYPE;
 import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.OutboxStatus;
+import dev.durablestore.api.RetentionPolicy;
 import dev.durablestore.api.Settlement;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -264,6 +266,57 @@ class ConsoleApiTest {
         Map<String, Object> fresh =
                 json(c.get().uri(BASE + "/api/overview?fresh=true").exchange());
         assertThat(fresh.get("countedAt")).isNotEqualTo(first);
+    }
+
+    @Test
+    void without_a_retention_policy_the_overview_says_retention_is_off() {
+        assertThat(retention(readOnly())).isEqualTo(Map.of("on", false));
+    }
+
+    @Test
+    void the_overview_shows_the_retention_backlog_of_the_policy_it_was_given() {
+        WebTestClient c = client(
+                ConsoleOptions.defaults()
+                        .withCountTtl(Duration.ZERO)
+                        .withRetention(RetentionPolicy.closedFor(Duration.ofDays(1))),
+                null,
+                null);
+        // given REFUND closed 1 h and EXPIRED 30 min before the seed: both within a day's retention
+        assertThat(retention(c))
+                .containsEntry("on", true)
+                .containsEntry("overdue", 0)
+                .containsEntry("heldByLiveRows", 0)
+                .containsEntry("oldestAgeMillis", 0);
+        // when two days pass and EXPIRED has a pending row again
+        fixture.clock.advance(Duration.ofDays(2));
+        fixture.store
+                .appendOutboxBatch(List.of(ConsoleFixture.row(
+                        ConsoleFixture.EXPIRED, 0, "orders", "checkout", "refund", fixture.clock.instant())))
+                .block(TIMEOUT);
+        Instant before = fixture.clock.instant();
+        Map<String, Object> backlog = retention(c);
+        Instant after = fixture.clock.instant();
+        // then both are overdue, EXPIRED held by its live row, and the oldest is REFUND's close
+        assertThat(backlog)
+                .containsEntry("on", true)
+                .containsEntry("overdue", 2)
+                .containsEntry("heldByLiveRows", 1);
+        Instant refundClosed = fixture.t0.minus(Duration.ofHours(1));
+        assertThat(((Number) backlog.get("oldestAgeMillis")).longValue())
+                .isBetween(
+                        Duration.between(refundClosed, before).toMillis(),
+                        Duration.between(refundClosed, after).toMillis());
+    }
+
+    /** @return the overview's retention backlog, read now */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> retention(WebTestClient c) {
+        return (Map<String, Object>) json(c.get()
+                        .uri(BASE + "/api/overview?fresh=true")
+                        .exchange()
+                        .expectStatus()
+                        .isOk())
+                .get("retention");
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.durablestore.api.ClaimRequest;
 import dev.durablestore.api.ClaimScope;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
+import dev.durablestore.api.RetentionPolicy;
 import dev.durablestore.api.Settlement;
 import dev.durablestore.api.WorkflowId;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ class ConsoleBrowserTest {
         fixture = new ConsoleFixture(dir, meter, true);
         ConsoleOptions options = ConsoleOptions.defaults().withCountTtl(Duration.ofMillis(500));
         DurableConsole actions = DurableConsole.builder(fixture.store)
-                .withOptions(options.withReadOnly(false))
+                .withOptions(options.withReadOnly(false).withRetention(RetentionPolicy.closedFor(Duration.ofHours(1))))
                 .withAuthorizer((action, request) -> Mono.just(true))
                 .withMeter(meter)
                 .withClock(fixture.clock)
@@ -214,6 +215,10 @@ class ConsoleBrowserTest {
         assertThat(read(d -> d.findElement(By.cssSelector("tr[data-route='billing/payments/'] td.c-claimerSeen"))
                         .getText()))
                 .startsWith("not within lease");
+        // the retention backlog of an hour's retention: REFUND closed 1 h 10 min ago, EXPIRED 40 min ago
+        assertThat(read(d -> d.findElement(By.id("retention-overdue")).getText()))
+                .isEqualTo("1");
+        assertThat(read(d -> d.findElement(By.id("retention-held")).getText())).isEqualTo("0");
         // the rates come from the server-sent events of the live traffic
         waiting().until(d -> {
             String staged = d.findElement(By.id("rate-staged")).getText();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durablestore.api.InvalidArgumentException;
+import dev.durablestore.api.RetentionPolicy;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,19 @@ class ConsoleOptionsTest {
                         .withMaxBulk(500)
                         .withReadOnly(false));
         assertThat(changed.toString()).startsWith("ConsoleOptions[readOnly=false, previews=true, ");
+    }
+
+    @Test
+    void the_retention_policy_is_off_by_default_and_kept_by_copies() {
+        RetentionPolicy policy = RetentionPolicy.closedFor(Duration.ofDays(7));
+
+        ConsoleOptions on = ConsoleOptions.defaults().withRetention(policy);
+
+        assertThat(ConsoleOptions.defaults().retention()).isNull();
+        assertThat(on.retention()).isEqualTo(policy);
+        assertThat(on.withMaxBulk(10).retention()).isEqualTo(policy);
+        assertThat(on.withRetention(null)).isEqualTo(ConsoleOptions.defaults());
+        assertThat(on.toString()).endsWith(", retention=" + policy + "]");
     }
 
     @Test

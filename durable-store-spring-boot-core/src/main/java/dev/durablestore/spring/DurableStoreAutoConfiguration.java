@@ -266,8 +266,10 @@ public class DurableStoreAutoConfiguration {
                 ObjectProvider<ConsoleAuthorizer> authorizer,
                 ObjectProvider<Clock> clock) {
             DurableStoreProperties.Console c = properties.getConsole();
-            ConsoleOptions options =
-                    c.options(null).withLease(properties.getReaper().getLease());
+            // the sweeper's policy, from the same settings, so the backlog shown is the one it works off
+            ConsoleOptions options = c.options(null)
+                    .withLease(properties.getReaper().getLease())
+                    .withRetention(properties.getRetention().policy(null));
             ConsoleAuthorizer hook = authorizer.getIfUnique();
             if (!c.isReadOnly() && hook == null) {
                 throw new InvalidArgumentException(
@@ -342,7 +344,7 @@ public class DurableStoreAutoConfiguration {
             ObjectProvider<Clock> clock,
             ObjectProvider<StoreMetrics> metrics) {
         DurableStoreProperties.Retention retention = properties.getRetention();
-        RetentionSweeper sweeper = retention.sweeper(store, null);
+        RetentionSweeper sweeper = retention.sweeper(store, retention.policy(null), null);
         if (sweeper == null) {
             return new SweeperLifecycle(() -> {
                 log.info("durable-store retention is off: closed workflows are kept"

@@ -152,7 +152,7 @@ public class DurableStoreProperties implements Validator {
         p.sqlite.config(errors);
         p.r2dbc.config(unused(ConnectionFactory.class), errors);
         p.reaper.reaper(unused(OperatorStore.class), errors);
-        p.retention.sweeper(unused(OperatorStore.class), errors);
+        p.retention.sweeper(unused(OperatorStore.class), p.retention.policy(errors), errors);
         p.dispatcher.claimStreamOptions(errors);
         p.dispatcher.check(errors);
         p.metrics.check(errors);
@@ -398,6 +398,9 @@ public class DurableStoreProperties implements Validator {
      */
     public static class Retention {
 
+        /** The policy the settings are checked on while {@code closed-for} is unset; never applied. */
+        private static final RetentionPolicy PLACEHOLDER = RetentionPolicy.closedFor(Duration.ofDays(1));
+
         /** How long a closed workflow is kept; unset (the default) keeps every workflow. */
         private Duration closedFor;
         /** Per-namespace retentions, for workflows with outbox rows in those namespaces; the longest wins. */
@@ -410,16 +413,17 @@ public class DurableStoreProperties implements Validator {
         private int batchSize = RetentionSweeper.DEFAULT_BATCH_SIZE;
 
         /**
-         * @param store the store the sweeper deletes from
+         * The one place the retention settings become a policy: the sweeper deletes by it and the
+         * console shows its backlog.
+         *
          * @param errors where a setting the library refuses is reported, or {@code null} to throw it
-         * @return the sweeper of these settings, without its clock and metrics; {@code null} when
-         *     retention is off ({@code closed-for} unset)
+         * @return the policy of these settings; {@code null} when retention is off ({@code closed-for}
+         *     unset)
          */
-        RetentionSweeper sweeper(OperatorStore store, Errors errors) {
+        RetentionPolicy policy(Errors errors) {
             // every setting is checked also while retention is off, so a bad one never waits unseen;
             // the placeholder default only carries the other settings' checks when closed-for is unset
-            PropertyGroup<RetentionPolicy> policy =
-                    PropertyGroup.of("retention", RetentionPolicy.closedFor(Duration.ofDays(1)), errors);
+            PropertyGroup<RetentionPolicy> policy = PropertyGroup.of("retention", PLACEHOLDER, errors);
             if (closedFor != null) {
                 policy.set(p -> RetentionPolicy.closedFor(closedFor));
             } else if (namespaces != null || settledRows != null) {
@@ -440,11 +444,25 @@ public class DurableStoreProperties implements Validator {
             if (settledRows != null) {
                 policy.set(p -> p.withSettledRows(settledRows));
             }
-            RetentionSweeper sweeper = PropertyGroup.of("retention", RetentionSweeper.of(store, policy.get()), errors)
+            return closedFor == null ? null : policy.get();
+        }
+
+        /**
+         * @param store the store the sweeper deletes from
+         * @param policy the policy of these settings ({@link #policy}), or {@code null} when
+         *     retention is off
+         * @param errors where a setting the library refuses is reported, or {@code null} to throw it
+         * @return the sweeper of {@code policy} and these settings, without its clock and metrics;
+         *     {@code null} when retention is off
+         */
+        RetentionSweeper sweeper(OperatorStore store, RetentionPolicy policy, Errors errors) {
+            // the interval and batch size are checked also while retention is off, on the placeholder
+            RetentionSweeper sweeper = PropertyGroup.of(
+                            "retention", RetentionSweeper.of(store, policy == null ? PLACEHOLDER : policy), errors)
                     .set(s -> s.withInterval(interval))
                     .set(s -> s.withBatchSize(batchSize))
                     .get();
-            return closedFor == null ? null : sweeper;
+            return policy == null ? null : sweeper;
         }
 
         /** @return the retentions as the start-up line gives them */

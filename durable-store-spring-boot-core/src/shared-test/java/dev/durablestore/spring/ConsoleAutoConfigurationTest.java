@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durablestore.api.OutboxRow;
 import dev.durablestore.api.Payload;
 import dev.durablestore.api.ReactiveStore;
+import dev.durablestore.api.RetentionPolicy;
 import dev.durablestore.api.WorkflowId;
 import dev.durablestore.console.ConsoleAuthorizer;
+import dev.durablestore.console.DurableConsole;
 import dev.durablestore.console.TrafficMeter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
@@ -50,7 +53,6 @@ class ConsoleAutoConfigurationTest {
     }
 
     @Test
-    @SuppressWarnings("unchecked")
     void mountedReadOnlyAtItsPathWithTheMeterAroundTheStore() {
         runner().withPropertyValues(
                         "durablestore.console.enabled=true",
@@ -65,18 +67,8 @@ class ConsoleAutoConfigurationTest {
                     store.appendOutboxBatch(List.of(OutboxRow.pending(w, 0, "a", Payload.json("{}"), Instant.now())))
                             .block(Duration.ofSeconds(10));
                     assertThat(meter.staged()).isEqualTo(1);
-                    WebTestClient client = WebTestClient.bindToRouterFunction(
-                                    (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
-                            .build();
-                    Map<String, Object> session = client.get()
-                            .uri("/ops/store/api/session")
-                            .exchange()
-                            .expectStatus()
-                            .isOk()
-                            .expectBody(Map.class)
-                            .returnResult()
-                            .getResponseBody();
-                    assertThat(session)
+                    WebTestClient client = client(context);
+                    assertThat(json(client, "/ops/store/api/session"))
                             .containsEntry("readOnly", true)
                             .containsEntry("previews", false)
                             .containsEntry("lease", "PT2M");
@@ -87,6 +79,51 @@ class ConsoleAutoConfigurationTest {
                             .expectStatus()
                             .isForbidden();
                 });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theConsoleShowsTheBacklogOfTheSweepersRetentionPolicy() {
+        runner().withPropertyValues(
+                        "durablestore.console.enabled=true",
+                        "durablestore.retention.closed-for=7d",
+                        "durablestore.retention.namespaces.billing=400d")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(DurableConsole.class).options().retention())
+                            .isEqualTo(RetentionPolicy.closedFor(Duration.ofDays(7))
+                                    .withNamespace("billing", Duration.ofDays(400)));
+                    assertThat((Map<String, Object>) json(client(context), "/durable-store/api/overview")
+                                    .get("retention"))
+                            .containsEntry("on", true)
+                            .containsEntry("overdue", 0);
+                });
+        runner().withPropertyValues("durablestore.console.enabled=true")
+                .run(context -> assertThat(
+                                context.getBean(DurableConsole.class).options().retention())
+                        .as("retention off: no policy")
+                        .isNull());
+    }
+
+    /** @return a client of the console the context mounted */
+    @SuppressWarnings("unchecked")
+    private static WebTestClient client(ApplicationContext context) {
+        return WebTestClient.bindToRouterFunction(
+                        (RouterFunction<ServerResponse>) context.getBean("durableStoreConsole"))
+                .build();
+    }
+
+    /** @return the JSON object {@code uri} answers with 200 */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(WebTestClient client, String uri) {
+        return client.get()
+                .uri(uri)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
     }
 
     @Test

@@ -151,6 +151,22 @@
       drawRates();
     });
   }
+  // The retention backlog as of the count: closed workflows past their retention still stored, those
+  // kept by a pending or claimed row, and how long ago the oldest closed; or that retention is off.
+  function retention(r) {
+    if (!r.on) {
+      return [el('p', { class: 'muted', id: 'retention-off',
+        text: 'Retention is off: the store keeps every closed workflow (the console was given no retention policy).' })];
+    }
+    const card = (k, v, l) => el('div', { class: 'card' }, el('div', { class: 'v', id: 'retention-' + k, text: v }),
+      el('div', { class: 'l', text: l }));
+    return [el('div', { class: 'cards' },
+      card('overdue', fmt(r.overdue), 'Overdue closed workflows'),
+      card('held', fmt(r.heldByLiveRows), 'Held by live rows'),
+      card('oldest', r.overdue > 0 ? age(r.oldestAgeMillis) : '—', 'Age of the oldest overdue')),
+    el('p', { class: 'muted', text: 'Workflows closed longer than their retention and still stored; the sweeper deletes '
+      + 'them on its next pass, except those held until their pending or claimed rows settle.' })];
+  }
   async function overview() {
     const cards = el('div', { class: 'cards', id: 'rates-legend' },
       ...chart.SERIES.map(([k, l]) => el('div', { class: 'card' },
@@ -161,8 +177,11 @@
     const rateBox = el('section', { class: 'rates', 'aria-labelledby': 'rates-heading' },
       el('h2', { id: 'rates-heading', text: 'Live rates' }), cards, graph);
     const holder = el('div', { id: 'overview-table' }, el('p', { class: 'muted', text: 'Counting…' }));
+    const retentionBox = el('section', { class: 'retention', 'aria-labelledby': 'retention-heading' },
+      el('h2', { id: 'retention-heading', text: 'Retention backlog' }),
+      el('div', { id: 'retention' }, el('p', { class: 'muted', text: 'Counting…' })));
     view(rateBox, el('h2', { text: 'Outbox by route' }), holder,
-      el('p', { class: 'muted', id: 'counted-at' }));
+      el('p', { class: 'muted', id: 'counted-at' }), retentionBox);
     startRates();
     drawRates();
     const draw = async () => {
@@ -200,6 +219,7 @@
             + '); at most ' + fmt(o.cap) + ' rows counted per status' + (o.capped.length ? ', capped: ' + o.capped.join(', ') : '')
             + '. Lease ' + o.lease + '.';
         }
+        document.getElementById('retention')?.replaceChildren(...retention(o.retention));
       } catch (e) {
         flash('Overview failed: ' + e.message, true);
       }
