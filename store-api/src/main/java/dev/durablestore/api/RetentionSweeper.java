@@ -1,5 +1,6 @@
 package dev.durablestore.api;
 
+import dev.durablestore.api.internal.Periodic;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,7 +9,6 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -205,30 +205,11 @@ public final class RetentionSweeper {
      */
     public Disposable start(Scheduler timer) {
         Objects.requireNonNull(timer, "timer");
-        return Flux.interval(settings.interval(), settings.interval(), timer)
-                .onBackpressureDrop()
-                .concatMap(
-                        tick -> sweepOnce().onErrorResume(e -> {
-                            report(e);
-                            // a closed store stays closed: report it once and stop sweeping
-                            return e instanceof StoreClosedException ? Mono.error(e) : Mono.empty();
-                        }),
-                        1)
-                .onErrorComplete(StoreClosedException.class)
-                .subscribe();
+        return Periodic.every(
+                settings.interval(), timer, this::sweepOnce, settings.onError(), log, "retention sweeper");
     }
 
     private static void logFailure(Throwable e) {
         log.warn("a retention sweep failed, the next one runs as planned: {}", String.valueOf(e));
-    }
-
-    /** Hands a failure to the user's callback; a callback that throws must not end the sweeper. */
-    private void report(Throwable e) {
-        try {
-            settings.onError().accept(e);
-        } catch (RuntimeException callbackFailure) {
-            callbackFailure.addSuppressed(e);
-            log.warn("the retention sweeper's onError callback threw", callbackFailure);
-        }
     }
 }
