@@ -139,19 +139,21 @@ final class R2dbcRetention implements RetentionStorage {
     /** D5, D6 in one short transaction; D11 checked after its commit. */
     @Override
     public Mono<Deleted> deleteClosed(List<ClosedWorkflow> due) {
-        List<String> deleted = new ArrayList<>();
-        return db.write(
-                        "sweepRetention",
-                        c -> Flux.fromIterable(due)
-                                .concatMap(w -> deleteGuarded(c, w).doOnNext(d -> {
-                                    if (d.workflows() > 0) {
-                                        deleted.add(w.workflowId());
-                                    }
-                                }))
-                                .reduce(Deleted.NONE, Deleted::plus))
-                .flatMap(d -> deleted.isEmpty()
-                        ? Mono.just(d)
-                        : lateAppends(deleted).map(late -> d.plus(new Deleted(0, 0, 0, 0, late))));
+        return Mono.defer(() -> {
+            List<String> deleted = new ArrayList<>(); // per subscription: a retried step starts afresh
+            return db.write(
+                            "sweepRetention",
+                            c -> Flux.fromIterable(due)
+                                    .concatMap(w -> deleteGuarded(c, w).doOnNext(d -> {
+                                        if (d.workflows() > 0) {
+                                            deleted.add(w.workflowId());
+                                        }
+                                    }))
+                                    .reduce(Deleted.NONE, Deleted::plus))
+                    .flatMap(d -> deleted.isEmpty()
+                            ? Mono.just(d)
+                            : lateAppends(deleted).map(late -> d.plus(new Deleted(0, 0, 0, 0, late))));
+        });
     }
 
     /** D6: the rows locked, then the head and rows compared with what the walk saw. */
